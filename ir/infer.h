@@ -42,6 +42,10 @@ struct InferCtx {
 // check_node_structure before this is called; the specialization checks everything else.
 template <Op op>
 Expected<std::vector<Type>> infer(const InferCtx& cx);
+#define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance) \
+  template <>                                                                        \
+  Expected<std::vector<Type>> infer<Op::Enum>(const InferCtx& cx);
+#include "spec/ops.def"
 
 // Dispatches on cx.node.op (after check_node_structure).
 Expected<std::vector<Type>> infer_types(const InferCtx& cx);

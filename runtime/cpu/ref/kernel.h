@@ -35,6 +35,10 @@ struct KernelCtx {
 // as runtime_error("<op>.Rn", ...) (the executor adds the node's place).
 template <ir::Op op>
 Status kernel(KernelCtx& cx);
+#define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance) \
+  template <>                                                                        \
+  Status kernel<ir::Op::Enum>(KernelCtx & cx);
+#include "spec/ops.def"
 
 // Dispatches on cx.node.op.
 Status run_kernel(KernelCtx& cx);
