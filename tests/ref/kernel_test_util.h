@@ -1,0 +1,145 @@
+// Test helpers for ref kernels: build one node, bind input tensors, infer the result types at run
+// time (the same inference the executor uses), allocate static results, run the kernel.
+//
+//   auto r = KernelRun(ir::Op::Binary)
+//                .attr("kind", ir::EnumValue{ir::BinaryKind::Add})
+//                .input(make_tensor<float>({2}, {1, 2}))
+//                .input(make_tensor<float>({2}, {3, 4}))
+//                .run();
+//   ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+//   EXPECT_EQ(values<float>(r.out(0)), (std::vector<float>{4, 6}));
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ir/infer.h"
+#include "runtime/cpu/ref/dispatch.h"
+#include "runtime/cpu/ref/kernel.h"
+
+namespace plumb::rt::testing {
+
+template <typename T>
+Tensor make_tensor(std::vector<int64_t> shape, const std::vector<T>& data, ir::DType dt) {
+  Tensor t = Tensor::allocate(dt, std::move(shape));
+  if constexpr (std::is_same_v<T, std::string>) {
+    for (size_t i = 0; i < data.size(); ++i) t.strings()[i] = data[i];
+  } else {
+    std::memcpy(t.data, data.data(), data.size() * sizeof(T));
+  }
+  return t;
+}
+
+template <typename T> constexpr ir::DType dtype_of();
+template <> constexpr ir::DType dtype_of<float>() { return ir::DType::F32; }
+template <> constexpr ir::DType dtype_of<double>() { return ir::DType::F64; }
+template <> constexpr ir::DType dtype_of<int8_t>() { return ir::DType::I8; }
+template <> constexpr ir::DType dtype_of<int16_t>() { return ir::DType::I16; }
+template <> constexpr ir::DType dtype_of<int32_t>() { return ir::DType::I32; }
+template <> constexpr ir::DType dtype_of<int64_t>() { return ir::DType::I64; }
+template <> constexpr ir::DType dtype_of<uint8_t>() { return ir::DType::U8; }
+template <> constexpr ir::DType dtype_of<uint16_t>() { return ir::DType::U16; }
+template <> constexpr ir::DType dtype_of<uint32_t>() { return ir::DType::U32; }
+template <> constexpr ir::DType dtype_of<uint64_t>() { return ir::DType::U64; }
+template <> constexpr ir::DType dtype_of<bool>() { return ir::DType::Bool; }
+template <> constexpr ir::DType dtype_of<std::string>() { return ir::DType::String; }
+
+template <typename T>
+Tensor make_tensor(std::vector<int64_t> shape, const std::vector<T>& data) {
+  return make_tensor<T>(std::move(shape), data, dtype_of<T>());
+}
+
+template <typename T>
+std::vector<T> values(const Tensor& t) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return std::vector<std::string>(t.strings(), t.strings() + t.numel());
+  } else {
+    return std::vector<T>(t.as<T>(), t.as<T>() + t.numel());
+  }
+}
+
+struct KernelResult {
+  Status status;
+  std::vector<RtValue> outputs;
+  const Tensor& out(size_t i) const { return std::get<Tensor>(outputs.at(i)); }
+};
+
+class KernelRun {
+ public:
+  explicit KernelRun(ir::Op op) { node_.op = op; }
+  KernelRun& attr(std::string name, ir::AttrValue v) {
+    node_.attrs.push_back(ir::Attr{std::move(name), std::move(v)});
+    return *this;
+  }
+  KernelRun& input(RtValue v) {
+    inputs_.push_back(std::move(v));
+    return *this;
+  }
+  KernelRun& outputs(int n) {
+    num_outputs_ = n;
+    return *this;
+  }
+  KernelRun& mode(NumericMode m) {
+    mode_ = m;
+    return *this;
+  }
+  // Runs structure check + run-time inference + the kernel. Attributes must be given in ops.def
+  // order (check_node_structure enforces exactly the op's attributes).
+  KernelResult run() {
+    KernelResult r;
+    const int nout = num_outputs_ >= 0 ? num_outputs_ : ir::op_info(node_.op).min_outputs;
+    node_.inputs.assign(inputs_.size(), 0);
+    node_.outputs.assign(nout, 0);
+    std::vector<ir::Type> in_types;
+    std::vector<std::vector<int64_t>> in_values(inputs_.size());
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      in_types.push_back(type_of(inputs_[i]));
+      if (inputs_[i].is_tensor()) {
+        const Tensor& t = inputs_[i].tensor();
+        if (ir::is_int(t.dtype) && t.numel() <= ir::kMaxKnownValues)
+          visit_dtype(t.dtype, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            if constexpr (std::is_integral_v<T>)
+              for (int64_t k = 0; k < t.numel(); ++k) in_values[i].push_back(static_cast<int64_t>(t.as<T>()[k]));
+          });
+      }
+    }
+    std::vector<ir::Operand> operands;
+    for (size_t i = 0; i < inputs_.size(); ++i)
+      operands.push_back(ir::Operand{&in_types[i], inputs_[i].is_tensor() && ir::is_int(in_types[i].dtype) ? &in_values[i] : nullptr});
+    r.status = ir::check_node_structure(node_);
+    if (!r.status.is_ok()) return r;
+    ir::Graph g;
+    ir::InferCtx cx{node_, operands, g, /*at_runtime=*/true};
+    auto types = ir::infer_types(cx);
+    if (!types.has_value()) {
+      r.status = types.status();
+      return r;
+    }
+    r.outputs.resize(types->size());
+    for (size_t i = 0; i < types->size(); ++i) {
+      const ir::Type& t = (*types)[i];
+      if (t.is_tensor() && t.ranked && ir::shape_is_static(t.shape)) {
+        std::vector<int64_t> dims;
+        for (const auto& d : t.shape) dims.push_back(d.size);
+        r.outputs[i] = Tensor::allocate(t.dtype, dims);
+      }
+    }
+    ref::KernelCtx kc{node_, {}, {}, mode_};
+    for (auto& v : inputs_) kc.inputs.push_back(&v);
+    for (auto& v : r.outputs) kc.outputs.push_back(&v);
+    r.status = ref::run_kernel(kc);
+    return r;
+  }
+
+ private:
+  ir::Node node_;
+  std::vector<RtValue> inputs_;
+  int num_outputs_ = -1;
+  NumericMode mode_ = NumericMode::kNative;
+};
+
+}  // namespace plumb::rt::testing
