@@ -1,0 +1,27 @@
+// The plumb CLI commands (DESIGN.md §7). main.cpp parses the command word and calls one of these;
+// each lives in tools/cmd_<name>.cpp. A command returns the process exit code: 0 success,
+// 1 mismatch (check/conformance), 2 error (after printing ONE line
+// `plumb: <file>: <place>: <reason> (<label>)` to stderr through report_error).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/status.h"
+
+namespace plumb::cli {
+
+using Args = std::vector<std::string>;  // the arguments after the command word
+
+int cmd_verify(const Args& args);       // plumb verify FILE.plumb
+int cmd_print(const Args& args);        // plumb print FILE (.plumb or .onnx)
+int cmd_asm(const Args& args);          // plumb asm TEXT -o FILE.plumb
+int cmd_run(const Args& args);          // plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR]
+int cmd_convert(const Args& args);      // plumb convert MODEL.onnx -o MODEL.plumb
+int cmd_check(const Args& args);        // plumb check MODEL --data DIR ...
+int cmd_conformance(const Args& args);  // plumb conformance SUITE_DIR | --core DIR ...
+
+// Prints `plumb: <file>: <place>: <reason> (<label>)` (empty parts left out) and returns 2.
+int report_error(const std::string& file, const Status& s);
+
+}  // namespace plumb::cli
