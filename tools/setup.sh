@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages plumb builds and tests with. Idempotent: does nothing when they
+# are all present, so it is safe to run before every build.
+set -euo pipefail
+
+PACKAGES=(
+  cmake g++ make git
+  flatbuffers-compiler libflatbuffers-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libdnnl-dev libre2-dev zlib1g-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
