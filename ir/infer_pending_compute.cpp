@@ -1,11 +1,6 @@
 // TEMPORARY: placeholders for the compute family until its inference lands. Delete when done.
 #include "ir/infer.h"
 namespace plumb::ir {
-template <> Expected<std::vector<Type>> infer<Op::Pool>(const InferCtx&) { return unsupported("Pool: inference not implemented yet"); }
-template <> Expected<std::vector<Type>> infer<Op::MatMul>(const InferCtx&) { return unsupported("MatMul: inference not implemented yet"); }
-template <> Expected<std::vector<Type>> infer<Op::Conv>(const InferCtx&) { return unsupported("Conv: inference not implemented yet"); }
-template <> Expected<std::vector<Type>> infer<Op::If>(const InferCtx&) { return unsupported("If: inference not implemented yet"); }
-template <> Expected<std::vector<Type>> infer<Op::While>(const InferCtx&) { return unsupported("While: inference not implemented yet"); }
 template <> Expected<std::vector<Type>> infer<Op::Sequence>(const InferCtx&) { return unsupported("Sequence: inference not implemented yet"); }
 template <> Expected<std::vector<Type>> infer<Op::Optional>(const InferCtx&) { return unsupported("Optional: inference not implemented yet"); }
 template <> Expected<std::vector<Type>> infer<Op::Map>(const InferCtx&) { return unsupported("Map: inference not implemented yet"); }
