@@ -129,8 +129,9 @@ Status kernel<ir::Op::ImageDecode>(KernelCtx& cx) {
     } else if (format == ir::PixelFormat::Bgr) {
       o[p * 3] = px[2], o[p * 3 + 1] = px[1], o[p * 3 + 2] = px[0];
     } else {
-      // ITU-R BT.601 luma with integer weights (sum 1000), rounded half up: exact and portable.
-      o[p] = static_cast<uint8_t>((299 * px[0] + 587 * px[1] + 114 * px[2] + 500) / 1000);
+      // ITU-R BT.601 luma in 16-bit fixed point, rounded half up (the formula of PIL's "L" mode,
+      // which ONNX's reference ImageDecoder uses): exact and portable.
+      o[p] = static_cast<uint8_t>((19595 * px[0] + 38470 * px[1] + 7471 * px[2] + 0x8000) >> 16);
     }
   }
   *cx.outputs[0] = std::move(out);
