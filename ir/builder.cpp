@@ -1,0 +1,298 @@
+#include "ir/builder.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "ir/constant_values.h"
+#include "ir/infer.h"
+
+namespace plumb::ir {
+
+namespace {
+
+// "new node binary [from 'Add_3' (Add-14)]": a node being built has no pre-order number yet.
+std::string build_place(const Node& n) {
+  std::string s = node_place(n, 0);
+  return "new " + s.substr(s.find("node"), 4) + s.substr(s.find(' ', 5));
+}
+
+Attr make_attr(std::string name, AttrValue v) { return Attr{std::move(name), std::move(v)}; }
+
+int default_num_outputs(const OpInfo& info, const std::vector<ValueId>& inputs,
+                        const std::vector<Region>& regions) {
+  if (info.op == Op::If) return regions.empty() ? 0 : static_cast<int>(regions[0].results.size());
+  if (info.op == Op::While) return static_cast<int>(inputs.size());
+  return info.min_outputs;
+}
+
+}  // namespace
+
+std::vector<Attr> order_attrs(Op op, std::vector<Attr> attrs) {
+  if (static_cast<int>(op) >= kNumOps) return attrs;
+  const OpInfo& info = op_info(op);
+  auto rank = [&](const Attr& a) {
+    for (int i = 0; i < info.num_attrs; ++i)
+      if (info.attrs[i].name == a.name) return i;
+    return info.num_attrs;
+  };
+  std::stable_sort(attrs.begin(), attrs.end(),
+                   [&](const Attr& a, const Attr& b) { return rank(a) < rank(b); });
+  return attrs;
+}
+
+Builder::Builder(Graph& g) : g_(g) {
+  // Constants the graph already has at top level keep feeding inference.
+  const_of_.assign(g_.values.size(), -1);
+  for (const Node& n : g_.body.nodes)
+    if (n.op == Op::Constant && n.outputs.size() == 1 && n.outputs[0] < g_.values.size()) {
+      const Attr* a = n.find_attr("value");
+      const auto* ref = a ? std::get_if<ConstRef>(&a->value) : nullptr;
+      if (ref && ref->index < g_.constants.size()) const_of_[n.outputs[0]] = ref->index;
+    }
+}
+
+void Builder::fail(Status s) {
+  if (status_.is_ok()) status_ = std::move(s);
+}
+
+const Type& Builder::type_of(ValueId v) const {
+  static const Type kNone;  // immutable
+  return v < g_.values.size() ? g_.values[v].type : kNone;
+}
+
+const std::vector<int64_t>* Builder::known_values(ValueId v) {
+  if (v >= const_of_.size() || const_of_[v] < 0) return nullptr;
+  const auto c = static_cast<size_t>(const_of_[v]);
+  if (decoded_.size() < g_.constants.size()) decoded_.resize(g_.constants.size());
+  if (c >= decoded_.size()) return nullptr;
+  if (!decoded_[c]) decoded_[c] = constant_int_values(g_.constants[c]);
+  return *decoded_[c] ? &**decoded_[c] : nullptr;
+}
+
+ValueId Builder::input(Type type, std::string onnx_name) {
+  if (!ok()) return kNoValue;
+  const std::string why = type_problem(type);
+  if (!why.empty()) {
+    fail(Status(ErrorCode::kInvalidModel, why, "graph.V2", "input '" + onnx_name + "'"));
+    return kNoValue;
+  }
+  const ValueId v = g_.add_value(std::move(type), onnx_name);
+  g_.body.params.push_back(v);
+  g_.input_names.push_back(std::move(onnx_name));
+  return v;
+}
+
+void Builder::output(ValueId v, std::string onnx_name) {
+  if (!ok()) return;
+  if (v >= g_.values.size()) {
+    fail(Status(ErrorCode::kInvalidModel, "output is not a value of this graph", "graph.V5",
+                "output '" + onnx_name + "'"));
+    return;
+  }
+  if (g_.values[v].onnx_name.empty()) g_.values[v].onnx_name = onnx_name;
+  g_.body.results.push_back(v);
+  g_.output_names.push_back(std::move(onnx_name));
+}
+
+std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vector<Attr> attrs,
+                                   std::vector<Region> regions, int num_outputs) {
+  const bool known_op = static_cast<int>(op) < kNumOps;
+  const int fallback = num_outputs >= 0 ? num_outputs : known_op ? op_info(op).min_outputs : 0;
+  const std::vector<ValueId> failed(static_cast<size_t>(fallback), kNoValue);
+  if (!ok()) return failed;
+  if (!known_op) {
+    fail(invalid_model("graph.V9", strfmt("op code %d is not a core op", static_cast<int>(op))));
+    return failed;
+  }
+  Node n;
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.attrs = order_attrs(op, std::move(attrs));
+  n.regions = std::move(regions);
+  n.prov = prov_;
+  const std::string place = build_place(n);
+  const int nout = num_outputs >= 0 ? num_outputs : default_num_outputs(op_info(op), n.inputs, n.regions);
+  n.outputs.assign(static_cast<size_t>(nout), kNoValue);
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    if (n.inputs[i] >= g_.values.size()) {
+      fail(Status(ErrorCode::kInvalidModel, strfmt("operand %zu is not a value of this graph", i), "graph.V5",
+                  place));
+      return failed;
+    }
+  if (Status s = check_node_structure(n); !s.is_ok()) {
+    fail(s.with_place(place));
+    return failed;
+  }
+  for (const Attr& a : n.attrs)
+    if (const auto* t = std::get_if<TypeAttr>(&a.value)) {
+      const std::string why = type_problem(t->type);
+      if (!why.empty()) {
+        fail(Status(ErrorCode::kInvalidModel, "attribute '" + a.name + "': " + why, "graph.V10", place));
+        return failed;
+      }
+    }
+  std::vector<Operand> operands(n.inputs.size());
+  for (size_t i = 0; i < n.inputs.size(); ++i)
+    operands[i] = Operand{&g_.values[n.inputs[i]].type, known_values(n.inputs[i])};
+  Expected<std::vector<Type>> types = infer_types(InferCtx{n, operands, g_, false});
+  if (!types) {
+    fail(types.status().with_place(place));
+    return failed;
+  }
+  if (types->size() != n.outputs.size()) {
+    fail(Status(ErrorCode::kInvalidModel,
+                strfmt("%zu results asked for, inference gives %zu", n.outputs.size(), types->size()),
+                "graph.V12", place));
+    return failed;
+  }
+  for (size_t i = 0; i < types->size(); ++i) n.outputs[i] = g_.add_value(std::move((*types)[i]));
+  const_of_.resize(g_.values.size(), -1);
+  if (op == Op::Constant) const_of_[n.outputs[0]] = n.attr_const("value");
+  std::vector<ValueId> results = n.outputs;
+  current().nodes.push_back(std::move(n));
+  return results;
+}
+
+ValueId Builder::emit1(Op op, std::vector<ValueId> inputs, std::vector<Attr> attrs) {
+  std::vector<ValueId> r = emit(op, std::move(inputs), std::move(attrs), {}, 1);
+  return r.empty() ? kNoValue : r[0];
+}
+
+// ---- constants ---------------------------------------------------------------------------------
+
+ValueId Builder::constant(ConstantData data) {
+  if (!ok()) return kNoValue;
+  const std::string why = constant_problem(data);
+  if (!why.empty()) {
+    fail(Status(ErrorCode::kInvalidModel, why, "graph.V4", "new constant"));
+    return kNoValue;
+  }
+  const auto index = static_cast<uint32_t>(g_.constants.size());
+  g_.constants.push_back(std::move(data));
+  return emit1(Op::Constant, {}, {make_attr("value", ConstRef{index})});
+}
+
+ValueId Builder::const_ints(DType dt, std::vector<int64_t> dims, const std::vector<int64_t>& values) {
+  if (!ok()) return kNoValue;
+  Expected<std::vector<uint8_t>> bytes = encode_int_values(dt, values);
+  if (!bytes) {
+    fail(bytes.status());
+    return kNoValue;
+  }
+  return constant(ConstantData::owned(Type::tensor(dt, static_shape(dims)), std::move(*bytes)));
+}
+
+ValueId Builder::const_floats(DType dt, std::vector<int64_t> dims, const std::vector<double>& values) {
+  if (!ok()) return kNoValue;
+  const DType stored = dt == DType::F64 ? DType::F64 : DType::F32;
+  Expected<std::vector<uint8_t>> bytes = encode_float_values(stored, values);
+  if (!bytes) {
+    fail(bytes.status());
+    return kNoValue;
+  }
+  const ValueId c =
+      constant(ConstantData::owned(Type::tensor(stored, static_shape(dims)), std::move(*bytes)));
+  return stored == dt ? c : cast(c, dt);
+}
+
+ValueId Builder::shape_const(const std::vector<int64_t>& dims) {
+  return const_ints(DType::I64, {static_cast<int64_t>(dims.size())}, dims);
+}
+
+// ---- ops -----------------------------------------------------------------------------------------
+
+ValueId Builder::unary(int kind, ValueId operand) {
+  return emit1(Op::Unary, {operand}, {make_attr("kind", EnumValue{kind})});
+}
+ValueId Builder::binary(int kind, ValueId lhs, ValueId rhs) {
+  return emit1(Op::Binary, {lhs, rhs}, {make_attr("kind", EnumValue{kind})});
+}
+ValueId Builder::compare(int kind, ValueId lhs, ValueId rhs) {
+  return emit1(Op::Compare, {lhs, rhs}, {make_attr("kind", EnumValue{kind})});
+}
+ValueId Builder::select(ValueId pred, ValueId on_true, ValueId on_false) {
+  return emit1(Op::Select, {pred, on_true, on_false});
+}
+ValueId Builder::cast(ValueId operand, DType to, bool saturate, int round) {
+  return emit1(Op::Cast, {operand},
+               {make_attr("to", to), make_attr("saturate", saturate), make_attr("round", EnumValue{round})});
+}
+ValueId Builder::bitcast(ValueId operand, DType to) {
+  return emit1(Op::Bitcast, {operand}, {make_attr("to", to)});
+}
+ValueId Builder::shape_of(ValueId operand) { return emit1(Op::ShapeOf, {operand}); }
+ValueId Builder::reshape(ValueId operand, ValueId shape) { return emit1(Op::Reshape, {operand, shape}); }
+ValueId Builder::broadcast(ValueId operand, ValueId shape, std::vector<int64_t> dims) {
+  return emit1(Op::Broadcast, {operand, shape}, {make_attr("dims", std::move(dims))});
+}
+ValueId Builder::transpose(ValueId operand, std::vector<int64_t> perm) {
+  return emit1(Op::Transpose, {operand}, {make_attr("perm", std::move(perm))});
+}
+ValueId Builder::concat(std::vector<ValueId> operands, int64_t axis) {
+  return emit1(Op::Concat, std::move(operands), {make_attr("axis", axis)});
+}
+ValueId Builder::reduce(int kind, ValueId operand, std::vector<int64_t> axes) {
+  return emit1(Op::Reduce, {operand},
+               {make_attr("kind", EnumValue{kind}), make_attr("axes", std::move(axes))});
+}
+ValueId Builder::matmul(ValueId lhs, ValueId rhs, DType to) {
+  return emit1(Op::MatMul, {lhs, rhs}, {make_attr("to", to)});
+}
+
+// ---- regions -------------------------------------------------------------------------------------
+
+std::vector<ValueId> Builder::begin_region(const std::vector<Type>& param_types) {
+  // The region is opened even after a failure, so begin/end stay balanced.
+  open_.emplace_back();
+  std::vector<ValueId> params;
+  for (const Type& t : param_types) {
+    if (!ok()) {
+      params.push_back(kNoValue);
+      continue;
+    }
+    const std::string why = type_problem(t);
+    if (!why.empty()) {
+      fail(Status(ErrorCode::kInvalidModel, why, "graph.V2", "new region parameter"));
+      params.push_back(kNoValue);
+      continue;
+    }
+    params.push_back(g_.add_value(t));
+    open_.back().params.push_back(params.back());
+  }
+  const_of_.resize(g_.values.size(), -1);
+  return params;
+}
+
+Region Builder::end_region(std::vector<ValueId> results) {
+  if (open_.empty()) {
+    fail(internal_error("builder: end_region without begin_region"));
+    return Region{};
+  }
+  Region r = std::move(open_.back());
+  open_.pop_back();
+  if (!ok()) return Region{};
+  for (ValueId v : results)
+    if (v >= g_.values.size()) {
+      fail(Status(ErrorCode::kInvalidModel, "region result is not a value of this graph", "graph.V5",
+                  "new region"));
+      return Region{};
+    }
+  r.results = std::move(results);
+  return r;
+}
+
+std::vector<ValueId> Builder::if_(ValueId cond, Region then_region, Region else_region) {
+  std::vector<Region> regions;
+  regions.push_back(std::move(then_region));
+  regions.push_back(std::move(else_region));
+  return emit(Op::If, {cond}, {}, std::move(regions));
+}
+
+std::vector<ValueId> Builder::while_(std::vector<ValueId> init, Region cond, Region body) {
+  std::vector<Region> regions;
+  regions.push_back(std::move(cond));
+  regions.push_back(std::move(body));
+  return emit(Op::While, std::move(init), {}, std::move(regions));
+}
+
+}  // namespace plumb::ir
