@@ -1,0 +1,36 @@
+// spec/ops/rng.md: result[k] = word (k mod 4) of Philox4x32-10(counter = (k/4, stream), key = seed).
+#include <string>
+
+#include "ir/infer.h"
+#include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/philox.h"
+
+namespace plumb::rt::ref {
+
+template <>
+Status kernel<ir::Op::Rng>(KernelCtx& cx) {
+  const Tensor& shape_t = cx.inputs[0]->tensor();
+  std::vector<int64_t> shape(shape_t.as<int64_t>(), shape_t.as<int64_t>() + shape_t.numel());
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    // rng.R1
+    if (d < 0 || (d != 0 && n > ir::kMaxElements / d))
+      return runtime_error("rng.R1", "shape has a negative entry or more than 2^40 elements");
+    n *= d;
+  }
+  RtValue* out = cx.outputs[0];
+  if (!out->is_tensor() || out->tensor().data == nullptr) *out = Tensor::allocate(ir::DType::U32, shape);
+  Tensor& result = out->tensor();
+  if (result.dtype != ir::DType::U32 || result.shape != shape)
+    return internal_error("rng: result slot does not have the inferred type");
+  const uint64_t seed = static_cast<uint64_t>(cx.node.attr_int("seed"));
+  const uint64_t stream = static_cast<uint64_t>(cx.node.attr_int("stream"));
+  uint32_t* dst = result.as<uint32_t>();
+  for (int64_t k = 0; k < n; k += 4) {
+    const PhiloxCounter block = rng_block(static_cast<uint64_t>(k) / 4, seed, stream);
+    for (int64_t w = 0; w < 4 && k + w < n; ++w) dst[k + w] = block[w];
+  }
+  return Status::ok();
+}
+
+}  // namespace plumb::rt::ref
