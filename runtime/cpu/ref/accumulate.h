@@ -1,0 +1,91 @@
+// Accumulator helpers shared by the contraction and window kernels (matmul, conv, pool): widening
+// a tensor's elements into the accumulator type the spec names, and rounding/wrapping them back.
+//   Floating accumulators: float (f32, f16, bf16, f8 operands) or double (f64 operands, precise mode).
+//   Integer accumulators: uint32_t / uint64_t, i.e. arithmetic modulo 2^32 / 2^64, which is exact
+//   for a result that wraps (two's complement) to 32 / 64 bits or fewer.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/cpu/ref/dispatch.h"
+#include "runtime/value.h"
+
+namespace plumb::rt::ref {
+
+// dst[i] = A(t[first + i]) for i < n: exact for every combination the verifier admits.
+template <typename A>
+void load_as(const Tensor& t, int64_t first, int64_t n, A* dst) {
+  visit_dtype(t.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
+      return;  // excluded by the dtype tables
+    } else {
+      const T* src = t.as<T>() + first;
+      if constexpr (is_narrow_float_v<T>) {
+        if constexpr (std::is_floating_point_v<A>)
+          for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<A>(to_f64(src[i]));
+      } else if constexpr (std::is_floating_point_v<T> == std::is_floating_point_v<A>) {
+        for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<A>(src[i]);  // ints: modulo 2^bits(A)
+      }
+    }
+  });
+}
+
+// Reduces an integer accumulator to the bits of dtype `dt` (two's complement wrap), sign- or
+// zero-extended to 64 bits, which the storage type then holds exactly.
+inline uint64_t wrap_to(ir::DType dt, uint64_t v) {
+  const int bits = ir::dtype_bits(dt);
+  if (bits >= 64) return v;
+  const uint64_t mask = (uint64_t{1} << bits) - 1;
+  v &= mask;
+  if (ir::is_signed_int(dt) && (v >> (bits - 1)) != 0) v |= ~mask;
+  return v;
+}
+
+// t[first + i] = round_or_wrap(src[i]) for i < n: floats rounded once to nearest-even, integers
+// wrapped to the dtype's width.
+template <typename A>
+void store_from(const A* src, int64_t n, Tensor& t, int64_t first) {
+  const ir::DType dt = t.dtype;
+  visit_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = t.as<T>() + first;
+    if constexpr (std::is_same_v<T, f16>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = to_f16(static_cast<double>(src[i]));
+    } else if constexpr (std::is_same_v<T, bf16>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = to_bf16(static_cast<double>(src[i]));
+    } else if constexpr (std::is_floating_point_v<T> && std::is_floating_point_v<A>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(src[i]);
+    } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_integral_v<A>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(wrap_to(dt, static_cast<uint64_t>(src[i])));
+    }
+  });
+}
+
+// The elements of `t` in accumulator type A: `t`'s own storage when it already is A, else a copy.
+template <typename A>
+class Widened {
+ public:
+  explicit Widened(const Tensor& t) {
+    if (t.dtype == (std::is_same_v<A, float>    ? ir::DType::F32
+                    : std::is_same_v<A, double> ? ir::DType::F64
+                                                : ir::DType::String)) {
+      ptr_ = t.as<A>();
+    } else {
+      copy_.resize(static_cast<size_t>(t.numel()));
+      load_as<A>(t, 0, t.numel(), copy_.data());
+      ptr_ = copy_.data();
+    }
+  }
+  const A* data() const { return ptr_; }
+
+ private:
+  std::vector<A> copy_;
+  const A* ptr_ = nullptr;
+};
+
+}  // namespace plumb::rt::ref
