@@ -1,0 +1,512 @@
+// ModelProto -> OnnxModel (see model.h).
+#include "frontends/onnx/model.h"
+
+#include <climits>
+
+#include <google/protobuf/unknown_field_set.h>
+
+#include "onnx/onnx_pb.h"
+
+namespace plumb::onnx {
+namespace {
+
+constexpr int kMaxNesting = 64;  // subgraphs / type nesting
+
+struct Ctx {
+  ExternalDataContext external;
+};
+
+Status bad(const std::string& place, const std::string& why) {
+  return Status(ErrorCode::kInvalidModel, why, "", place);
+}
+
+// ONNX fields newer than libonnx 1.12's schema arrive as unknown fields; read them by number.
+std::vector<std::string> unknown_len_fields(const google::protobuf::Message& m, int number) {
+  std::vector<std::string> out;
+  const auto& set = m.GetReflection()->GetUnknownFields(m);
+  for (int i = 0; i < set.field_count(); ++i) {
+    const auto& f = set.field(i);
+    if (f.number() == number && f.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED)
+      out.push_back(f.length_delimited());
+  }
+  return out;
+}
+
+Expected<std::optional<ir::Type>> convert_type(const ::onnx::TypeProto& tp, int depth,
+                                               bool* sparse = nullptr);
+
+Expected<std::optional<ir::Type>> convert_tensor_type(int32_t elem_type, bool has_shape,
+                                                      const ::onnx::TensorShapeProto& shape) {
+  if (elem_type == 0) return std::optional<ir::Type>();  // undefined element type: no usable type
+  if (elem_type == 14 || elem_type == 15)
+    return unsupported(strfmt("complex element type (ONNX code %d) is not supported", elem_type));
+  auto dt = ir::dtype_from_onnx_code(elem_type);
+  if (!dt) return invalid_model("", strfmt("unknown tensor element type %d", elem_type));
+  if (!has_shape) return std::optional<ir::Type>(ir::Type::unranked_tensor(*dt));
+  ir::Shape s;
+  s.reserve(static_cast<size_t>(shape.dim_size()));
+  for (const auto& d : shape.dim()) {
+    if (d.has_dim_value()) {
+      if (d.dim_value() < 0)
+        return invalid_model("", strfmt("negative dimension %lld", (long long)d.dim_value()));
+      s.emplace_back(d.dim_value());
+    } else if (d.has_dim_param()) {
+      s.push_back(ir::Dim::symbolic(d.dim_param()));
+    } else {
+      s.push_back(ir::Dim::symbolic());
+    }
+  }
+  return std::optional<ir::Type>(ir::Type::tensor(*dt, std::move(s)));
+}
+
+Expected<std::optional<ir::Type>> convert_type(const ::onnx::TypeProto& tp, int depth, bool* sparse) {
+  if (depth > kMaxNesting) return invalid_model("", "type nested too deeply");
+  using V = ::onnx::TypeProto::ValueCase;
+  switch (tp.value_case()) {
+    case V::kTensorType:
+      return convert_tensor_type(tp.tensor_type().elem_type(), tp.tensor_type().has_shape(),
+                                 tp.tensor_type().shape());
+    case V::kSparseTensorType:
+      if (sparse != nullptr) *sparse = true;
+      return convert_tensor_type(tp.sparse_tensor_type().elem_type(), tp.sparse_tensor_type().has_shape(),
+                                 tp.sparse_tensor_type().shape());
+    case V::kSequenceType: {
+      if (!tp.sequence_type().has_elem_type()) return std::optional<ir::Type>();
+      PLUMB_ASSIGN_OR_RETURN(auto e, convert_type(tp.sequence_type().elem_type(), depth + 1));
+      if (!e) return std::optional<ir::Type>();
+      return std::optional<ir::Type>(ir::Type::sequence(std::move(*e)));
+    }
+    case V::kOptionalType: {
+      if (!tp.optional_type().has_elem_type()) return std::optional<ir::Type>();
+      PLUMB_ASSIGN_OR_RETURN(auto e, convert_type(tp.optional_type().elem_type(), depth + 1));
+      if (!e) return std::optional<ir::Type>();
+      return std::optional<ir::Type>(ir::Type::optional(std::move(*e)));
+    }
+    case V::kMapType: {
+      auto kdt = ir::dtype_from_onnx_code(tp.map_type().key_type());
+      if (!kdt || !(ir::is_int(*kdt) || ir::is_string(*kdt)) || ir::is_packed(*kdt))
+        return invalid_model(
+            "", strfmt("map key type %d is not an integer or string type", tp.map_type().key_type()));
+      if (!tp.map_type().has_value_type()) return std::optional<ir::Type>();
+      PLUMB_ASSIGN_OR_RETURN(auto v, convert_type(tp.map_type().value_type(), depth + 1));
+      if (!v) return std::optional<ir::Type>();
+      return std::optional<ir::Type>(ir::Type::map(*kdt, std::move(*v)));
+    }
+    default: return std::optional<ir::Type>();  // opaque or no type
+  }
+}
+
+Expected<OnnxValueInfo> convert_value_info(const ::onnx::ValueInfoProto& vi) {
+  OnnxValueInfo out;
+  out.name = vi.name();
+  if (vi.has_type()) {
+    auto t = convert_type(vi.type(), 0, &out.sparse);
+    if (!t) return t.status().with_place("value '" + vi.name() + "'");
+    out.type = std::move(*t);
+  }
+  return out;
+}
+
+Expected<OnnxGraph> convert_graph(const ::onnx::GraphProto& g, Ctx& ctx, int depth);
+
+Expected<std::vector<OnnxNode>> convert_nodes(
+    const google::protobuf::RepeatedPtrField<::onnx::NodeProto>& nodes, Ctx& ctx, int depth);
+
+Expected<OnnxAttribute> convert_attribute(const ::onnx::AttributeProto& a, Ctx& ctx, int depth) {
+  OnnxAttribute out;
+  out.name = a.name();
+  out.ref_attr_name = a.ref_attr_name();
+  int type = a.type();
+  if (type == 0) {
+    // IR < 2 models leave the type out: infer it from the one field that is set.
+    if (a.has_f())
+      type = 1;
+    else if (a.has_i())
+      type = 2;
+    else if (a.has_s())
+      type = 3;
+    else if (a.has_t())
+      type = 4;
+    else if (a.has_g())
+      type = 5;
+    else if (a.has_sparse_tensor())
+      type = 11;
+    else if (a.has_tp())
+      type = 13;
+    else if (a.floats_size())
+      type = 6;
+    else if (a.ints_size())
+      type = 7;
+    else if (a.strings_size())
+      type = 8;
+    else if (a.tensors_size())
+      type = 9;
+    else if (a.graphs_size())
+      type = 10;
+    else if (a.sparse_tensors_size())
+      type = 12;
+    else if (a.type_protos_size())
+      type = 14;
+  }
+  if (type < 0 || type > 14)
+    return invalid_model("", strfmt("attribute '%s' has unknown type %d", a.name().c_str(), type));
+  out.type = static_cast<AttrType>(type);
+  if (!out.ref_attr_name.empty()) return out;  // a reference inside a function body: no value here
+  switch (out.type) {
+    case AttrType::Undefined: break;
+    case AttrType::Float: out.f = a.f(); break;
+    case AttrType::Int: out.i = a.i(); break;
+    case AttrType::String: out.s = a.s(); break;
+    case AttrType::Tensor: {
+      PLUMB_ASSIGN_OR_RETURN(out.t, tensor_from_proto(a.t(), &ctx.external));
+      break;
+    }
+    case AttrType::SparseTensor: {
+      PLUMB_ASSIGN_OR_RETURN(out.t, sparse_tensor_from_proto(a.sparse_tensor(), &ctx.external));
+      break;
+    }
+    case AttrType::Graph: {
+      PLUMB_ASSIGN_OR_RETURN(auto sub, convert_graph(a.g(), ctx, depth + 1));
+      out.g = std::make_shared<const OnnxGraph>(std::move(sub));
+      break;
+    }
+    case AttrType::TypeProto: {
+      PLUMB_ASSIGN_OR_RETURN(out.tp, convert_type(a.tp(), 0));
+      break;
+    }
+    case AttrType::Floats: out.floats.assign(a.floats().begin(), a.floats().end()); break;
+    case AttrType::Ints: out.ints.assign(a.ints().begin(), a.ints().end()); break;
+    case AttrType::Strings: out.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case AttrType::Tensors:
+      for (const auto& t : a.tensors()) {
+        PLUMB_ASSIGN_OR_RETURN(auto x, tensor_from_proto(t, &ctx.external));
+        out.tensors.push_back(std::move(x));
+      }
+      break;
+    case AttrType::SparseTensors:
+      for (const auto& t : a.sparse_tensors()) {
+        PLUMB_ASSIGN_OR_RETURN(auto x, sparse_tensor_from_proto(t, &ctx.external));
+        out.tensors.push_back(std::move(x));
+      }
+      break;
+    case AttrType::Graphs:
+      for (const auto& g : a.graphs()) {
+        PLUMB_ASSIGN_OR_RETURN(auto sub, convert_graph(g, ctx, depth + 1));
+        out.graphs.push_back(std::make_shared<const OnnxGraph>(std::move(sub)));
+      }
+      break;
+    case AttrType::TypeProtos:
+      for (const auto& t : a.type_protos()) {
+        PLUMB_ASSIGN_OR_RETURN(auto x, convert_type(t, 0));
+        out.type_protos.push_back(std::move(x));
+      }
+      break;
+  }
+  return out;
+}
+
+Expected<OnnxNode> convert_node(const ::onnx::NodeProto& n, Ctx& ctx, int depth) {
+  OnnxNode out;
+  out.name = n.name();
+  out.op_type = n.op_type();
+  out.domain = canonical_domain(n.domain());
+  for (const auto& s : unknown_len_fields(n, 8)) out.overload = s;  // NodeProto.overload (IR 10)
+  out.inputs.assign(n.input().begin(), n.input().end());
+  out.outputs.assign(n.output().begin(), n.output().end());
+  for (const auto& a : n.attribute()) {
+    auto attr = convert_attribute(a, ctx, depth);
+    if (!attr) return attr.status().with_place(out.place() + ": attribute '" + a.name() + "'");
+    for (const auto& prev : out.attributes)
+      if (prev.name == attr->name) return bad(out.place(), "attribute '" + a.name() + "' appears twice");
+    out.attributes.push_back(std::move(*attr));
+  }
+  if (out.op_type.empty()) return bad(out.place(), "node has no op_type");
+  return out;
+}
+
+Expected<std::vector<OnnxNode>> convert_nodes(
+    const google::protobuf::RepeatedPtrField<::onnx::NodeProto>& nodes, Ctx& ctx, int depth) {
+  std::vector<OnnxNode> out;
+  out.reserve(static_cast<size_t>(nodes.size()));
+  for (int i = 0; i < nodes.size(); ++i) {
+    auto n = convert_node(nodes.Get(i), ctx, depth);
+    if (!n) {
+      std::string where = nodes.Get(i).name().empty()
+                              ? strfmt("node #%d (%s)", i, nodes.Get(i).op_type().c_str())
+                              : "node '" + nodes.Get(i).name() + "' (" + nodes.Get(i).op_type() + ")";
+      return n.status().with_place(where);
+    }
+    out.push_back(std::move(*n));
+  }
+  return out;
+}
+
+Expected<OnnxGraph> convert_graph(const ::onnx::GraphProto& g, Ctx& ctx, int depth) {
+  if (depth > kMaxNesting) return invalid_model("", "subgraphs nested too deeply");
+  OnnxGraph out;
+  out.name = g.name();
+  const std::string gplace = g.name().empty() ? std::string("graph") : "graph '" + g.name() + "'";
+  for (const auto& t : g.initializer()) {
+    auto x = tensor_from_proto(t, &ctx.external);
+    if (!x) return x.status().with_place(gplace + ": initializer '" + t.name() + "'");
+    out.initializers.push_back(std::move(*x));
+  }
+  for (const auto& t : g.sparse_initializer()) {
+    auto x = sparse_tensor_from_proto(t, &ctx.external);
+    if (!x) return x.status().with_place(gplace + ": sparse initializer '" + t.values().name() + "'");
+    out.initializers.push_back(std::move(*x));
+  }
+  for (const auto& vi : g.input()) {
+    auto x = convert_value_info(vi);
+    if (!x) return x.status().with_place(gplace + ": input '" + vi.name() + "'");
+    out.inputs.push_back(std::move(*x));
+  }
+  for (const auto& vi : g.output()) {
+    auto x = convert_value_info(vi);
+    if (!x) return x.status().with_place(gplace + ": output '" + vi.name() + "'");
+    out.outputs.push_back(std::move(*x));
+  }
+  for (const auto& vi : g.value_info()) {
+    auto x = convert_value_info(vi);
+    if (!x) return x.status().with_place(gplace + ": value_info '" + vi.name() + "'");
+    out.value_info.push_back(std::move(*x));
+  }
+  PLUMB_ASSIGN_OR_RETURN(out.nodes, convert_nodes(g.node(), ctx, depth));
+  return out;
+}
+
+Status convert_opsets(const google::protobuf::RepeatedPtrField<::onnx::OperatorSetIdProto>& imports,
+                      std::map<std::string, int64_t>* out, const std::string& place) {
+  for (const auto& op : imports) {
+    const std::string d = canonical_domain(op.domain());
+    auto it = out->find(d);
+    if (it != out->end() && it->second != op.version())
+      return bad(place, strfmt("domain '%s' imported twice, at versions %lld and %lld", op.domain().c_str(),
+                               (long long)it->second, (long long)op.version()));
+    (*out)[d] = op.version();
+  }
+  return Status::ok();
+}
+
+Expected<OnnxFunction> convert_function(const ::onnx::FunctionProto& f, Ctx& ctx) {
+  OnnxFunction out;
+  out.name = f.name();
+  out.domain = canonical_domain(f.domain());
+  const std::string place = "function '" + f.domain() + "." + f.name() + "'";
+  out.inputs.assign(f.input().begin(), f.input().end());
+  out.outputs.assign(f.output().begin(), f.output().end());
+  out.attributes.assign(f.attribute().begin(), f.attribute().end());
+  PLUMB_RETURN_IF_ERROR(convert_opsets(f.opset_import(), &out.opsets, place));
+  // Fields after libonnx 1.12: attribute_proto = 11, value_info = 12, overload = 13.
+  for (const auto& bytes : unknown_len_fields(f, 11)) {
+    ::onnx::AttributeProto a;
+    if (!a.ParseFromString(bytes)) return bad(place, "malformed attribute_proto");
+    auto x = convert_attribute(a, ctx, 0);
+    if (!x) return x.status().with_place(place);
+    out.attribute_defaults.push_back(std::move(*x));
+  }
+  for (const auto& bytes : unknown_len_fields(f, 12)) {
+    ::onnx::ValueInfoProto vi;
+    if (!vi.ParseFromString(bytes)) return bad(place, "malformed value_info");
+    auto x = convert_value_info(vi);
+    if (!x) return x.status().with_place(place);
+    out.value_info.push_back(std::move(*x));
+  }
+  for (const auto& s : unknown_len_fields(f, 13)) out.overload = s;
+  auto nodes = convert_nodes(f.node(), ctx, 0);
+  if (!nodes) return nodes.status().with_place(place);
+  out.nodes = std::move(*nodes);
+  return out;
+}
+
+std::string dirname_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+std::string canonical_domain(const std::string& domain) {
+  return domain == "ai.onnx" ? std::string() : domain;
+}
+
+const char* attr_type_name(AttrType t) {
+  switch (t) {
+    case AttrType::Undefined: return "UNDEFINED";
+    case AttrType::Float: return "FLOAT";
+    case AttrType::Int: return "INT";
+    case AttrType::String: return "STRING";
+    case AttrType::Tensor: return "TENSOR";
+    case AttrType::Graph: return "GRAPH";
+    case AttrType::Floats: return "FLOATS";
+    case AttrType::Ints: return "INTS";
+    case AttrType::Strings: return "STRINGS";
+    case AttrType::Tensors: return "TENSORS";
+    case AttrType::Graphs: return "GRAPHS";
+    case AttrType::SparseTensor: return "SPARSE_TENSOR";
+    case AttrType::SparseTensors: return "SPARSE_TENSORS";
+    case AttrType::TypeProto: return "TYPE_PROTO";
+    case AttrType::TypeProtos: return "TYPE_PROTOS";
+  }
+  return "?";
+}
+
+// --- OnnxNode ----------------------------------------------------------------------------------
+
+const OnnxAttribute* OnnxNode::attr(const std::string& attr_name) const {
+  for (const auto& a : attributes)
+    if (a.name == attr_name) return &a;
+  return nullptr;
+}
+
+std::string OnnxNode::place() const {
+  return (name.empty() ? std::string("node") : "node '" + name + "'") + " (" + op_type + ")";
+}
+
+namespace {
+template <typename T, typename Get>
+Expected<T> typed_attr(const OnnxNode& n, const std::string& attr_name, AttrType want, T dflt, Get get) {
+  const OnnxAttribute* a = n.attr(attr_name);
+  if (a == nullptr) return dflt;
+  if (a->type != want)
+    return Status(ErrorCode::kInvalidModel,
+                  strfmt("attribute '%s' is %s, expected %s", attr_name.c_str(), attr_type_name(a->type),
+                         attr_type_name(want)),
+                  "", n.place());
+  return get(*a);
+}
+}  // namespace
+
+Expected<int64_t> OnnxNode::attr_int(const std::string& n, int64_t d) const {
+  return typed_attr<int64_t>(*this, n, AttrType::Int, d, [](const OnnxAttribute& a) { return a.i; });
+}
+Expected<float> OnnxNode::attr_float(const std::string& n, float d) const {
+  return typed_attr<float>(*this, n, AttrType::Float, d, [](const OnnxAttribute& a) { return a.f; });
+}
+Expected<std::string> OnnxNode::attr_string(const std::string& n, const std::string& d) const {
+  return typed_attr<std::string>(*this, n, AttrType::String, d, [](const OnnxAttribute& a) { return a.s; });
+}
+Expected<std::vector<int64_t>> OnnxNode::attr_ints(const std::string& n,
+                                                   const std::vector<int64_t>& d) const {
+  return typed_attr<std::vector<int64_t>>(*this, n, AttrType::Ints, d,
+                                          [](const OnnxAttribute& a) { return a.ints; });
+}
+Expected<std::vector<float>> OnnxNode::attr_floats(const std::string& n, const std::vector<float>& d) const {
+  return typed_attr<std::vector<float>>(*this, n, AttrType::Floats, d,
+                                        [](const OnnxAttribute& a) { return a.floats; });
+}
+
+// --- OnnxGraph / OnnxModel --------------------------------------------------------------------
+
+const Tensor* OnnxGraph::initializer(const std::string& tensor_name) const {
+  for (const auto& t : initializers)
+    if (t.name == tensor_name) return &t;
+  return nullptr;
+}
+
+const OnnxValueInfo* OnnxGraph::declared(const std::string& tensor_name) const {
+  for (const auto* list : {&inputs, &outputs, &value_info})
+    for (const auto& v : *list)
+      if (v.name == tensor_name) return &v;
+  return nullptr;
+}
+
+std::vector<const OnnxValueInfo*> OnnxGraph::real_inputs() const {
+  std::vector<const OnnxValueInfo*> out;
+  for (const auto& v : inputs)
+    if (!is_initializer(v.name)) out.push_back(&v);
+  return out;
+}
+
+int64_t OnnxModel::opset(const std::string& domain_name) const {
+  auto it = opsets.find(canonical_domain(domain_name));
+  return it == opsets.end() ? 0 : it->second;
+}
+
+const OnnxFunction* OnnxModel::function(const std::string& domain_name, const std::string& fn_name,
+                                        const std::string& overload) const {
+  const std::string d = canonical_domain(domain_name);
+  for (const auto& f : functions)
+    if (f.domain == d && f.name == fn_name && f.overload == overload) return &f;
+  return nullptr;
+}
+
+Status check_versions(const OnnxModel& m) {
+  if (m.ir_version < kMinIrVersion)
+    return unsupported(strfmt("IR version %lld is older than the oldest supported (%lld)",
+                              (long long)m.ir_version, (long long)kMinIrVersion));
+  if (m.ir_version > kMaxIrVersion)
+    return unsupported(strfmt("IR version %lld is newer than the newest supported (%lld)",
+                              (long long)m.ir_version, (long long)kMaxIrVersion));
+  for (const auto& [domain, version] : m.opsets) {
+    const std::string shown = domain.empty() ? std::string("ai.onnx") : domain;
+    if (version < 1)
+      return invalid_model(
+          "", strfmt("opset %s version %lld is not positive", shown.c_str(), (long long)version));
+    int64_t max = 0;
+    if (domain.empty())
+      max = kMaxOnnxOpset;
+    else if (domain == "ai.onnx.ml")
+      max = kMaxMlOpset;
+    else if (domain == "ai.onnx.preview.training")
+      max = kMaxTrainingOpset;
+    if (max > 0 && version > max)
+      return unsupported(strfmt("opset %s version %lld is newer than the newest supported (%lld)",
+                                shown.c_str(), (long long)version, (long long)max));
+  }
+  bool uses_onnx = false;
+  for (const auto& n : m.graph.nodes)
+    if (n.domain.empty()) uses_onnx = true;
+  if (uses_onnx && m.opset("") == 0)
+    return invalid_model("", "nodes of domain ai.onnx but no ai.onnx opset import");
+  return Status::ok();
+}
+
+Expected<OnnxModel> parse_model(const std::string& bytes, const std::string& base_dir,
+                                const LoadOptions& options) {
+  if (bytes.size() > options.max_model_bytes || bytes.size() > static_cast<size_t>(INT_MAX))
+    return invalid_model("", strfmt("model is %zu bytes, more than the limit of %llu", bytes.size(),
+                                    (unsigned long long)options.max_model_bytes));
+  ::onnx::ModelProto proto;
+  if (!proto.ParseFromString(bytes)) return invalid_model("", "malformed ModelProto (protobuf parse failed)");
+  if (!proto.has_graph()) return invalid_model("", "model has no graph");
+  OnnxModel m;
+  m.ir_version = proto.ir_version();
+  m.producer_name = proto.producer_name();
+  m.producer_version = proto.producer_version();
+  m.domain = proto.domain();
+  m.model_version = proto.model_version();
+  m.base_dir = base_dir;
+  PLUMB_RETURN_IF_ERROR(convert_opsets(proto.opset_import(), &m.opsets, "model"));
+  if (proto.opset_import_size() == 0 && m.ir_version < 3) m.opsets[""] = 1;  // IR 1/2: implicit opset 1
+  if (options.check_versions) {
+    Status s = check_versions(m);
+    if (!s) return s;
+  }
+  Ctx ctx;
+  ctx.external.base_dir = base_dir;
+  PLUMB_ASSIGN_OR_RETURN(m.graph, convert_graph(proto.graph(), ctx, 0));
+  for (const auto& f : proto.functions()) {
+    PLUMB_ASSIGN_OR_RETURN(auto fn, convert_function(f, ctx));
+    if (m.function(fn.domain, fn.name, fn.overload) != nullptr)
+      return invalid_model("", "function '" + f.domain() + "." + f.name() + "' is defined twice");
+    m.functions.push_back(std::move(fn));
+  }
+  if (options.check_versions) {
+    Status s = check_versions(m);  // again, now that the graph's node domains are known
+    if (!s) return s;
+  }
+  return m;
+}
+
+Expected<OnnxModel> load_model(const std::string& path, const LoadOptions& options) {
+  PLUMB_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path, options.max_model_bytes));
+  auto m = parse_model(bytes, dirname_of(path), options);
+  if (!m) return place_in_file(m.status(), path);
+  m->path = path;
+  return m;
+}
+
+}  // namespace plumb::onnx

@@ -1,0 +1,110 @@
+// Reads every model.onnx and every input_/output_ .pb of the ONNX backend node suites.
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/model.h"
+#include "frontends/onnx/tensor_proto.h"
+
+namespace plumb::onnx {
+namespace {
+
+bool is_dir(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::vector<std::string> list_dir(const std::string& p) {
+  std::vector<std::string> out;
+  DIR* d = opendir(p.c_str());
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") out.push_back(n);
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct Counts {
+  int models = 0;
+  int pbs = 0;
+  int failures = 0;
+};
+
+// Reads <dir>/model.onnx and each test_data_set_*/{input,output}_<k>.pb with the kind of the
+// k-th graph input/output.
+void read_test_folder(const std::string& dir, Counts& c) {
+  auto m = load_model(dir + "/model.onnx");
+  if (!m) {
+    ++c.failures;
+    ADD_FAILURE() << m.status().to_string();
+    return;
+  }
+  ++c.models;
+  const auto inputs = m->graph.real_inputs();
+  for (const auto& ds : list_dir(dir)) {
+    if (ds.rfind("test_data_set_", 0) != 0) continue;
+    for (const auto& f : list_dir(dir + "/" + ds)) {
+      const bool in = f.rfind("input_", 0) == 0, out = f.rfind("output_", 0) == 0;
+      if ((!in && !out) || f.size() < 3 || f.substr(f.size() - 3) != ".pb") continue;
+      const size_t k = std::stoul(f.substr(in ? 6 : 7));
+      const OnnxValueInfo* vi = nullptr;
+      if (in && k < inputs.size()) vi = inputs[k];
+      if (out && k < m->graph.outputs.size()) vi = &m->graph.outputs[k];
+      const std::string path = dir + "/" + ds + "/" + f;
+      auto v =
+          (vi != nullptr && vi->type) ? read_data_file(path, data_kind_of(*vi->type)) : read_data_file(path);
+      if (!v) {
+        ++c.failures;
+        ADD_FAILURE() << v.status().to_string();
+        continue;
+      }
+      // The guess agrees with the declared kind for every file but an optional/1-sequence.
+      ++c.pbs;
+    }
+  }
+}
+
+void read_suite(const std::string& root, Counts& c) {
+  for (const auto& t : list_dir(root)) {
+    const std::string dir = root + "/" + t;
+    if (!is_dir(dir)) continue;
+    struct stat st;
+    if (stat((dir + "/model.onnx").c_str(), &st) == 0) {
+      read_test_folder(dir, c);
+    } else {
+      read_suite(dir, c);  // Debian's layout nests suites (node/, simple/, pytorch-*/)
+    }
+  }
+}
+
+TEST(OnnxModel, LoadsEveryBackendNodeModel) {
+  const std::string root = std::string(PLUMB_SHARED_DIR) + "/onnx-backend-node";
+  if (!is_dir(root)) GTEST_SKIP() << "no " << root;
+  Counts c;
+  read_suite(root, c);
+  std::printf("onnx-backend-node: %d models, %d .pb files read, %d failures\n", c.models, c.pbs, c.failures);
+  EXPECT_EQ(c.failures, 0);
+  EXPECT_GE(c.models, 1802);
+  EXPECT_GE(c.pbs, 6201);
+}
+
+TEST(OnnxModel, LoadsEveryDebianTestdataModel) {
+  const std::string root = "/usr/share/libonnx-testdata/data";
+  if (!is_dir(root)) GTEST_SKIP() << "no " << root << " (libonnx-testdata)";
+  Counts c;
+  read_suite(root, c);
+  std::printf("libonnx-testdata: %d models, %d .pb files read, %d failures\n", c.models, c.pbs, c.failures);
+  EXPECT_EQ(c.failures, 0);
+  EXPECT_GT(c.models, 1000);
+}
+
+}  // namespace
+}  // namespace plumb::onnx
