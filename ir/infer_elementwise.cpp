@@ -1,0 +1,188 @@
+// Type/shape inference and constraints of the elementwise family: spec/ops/{unary,binary,compare,
+// select,cast,bitcast}.md. No implicit broadcasting: operands have identical shapes.
+#include <string>
+
+#include "ir/infer.h"
+
+namespace plumb::ir {
+
+namespace {
+
+std::string type_str(const Type& t) { return type_to_string(t); }
+std::string dt_str(DType dt) { return std::string(dtype_name(dt)); }
+
+// <op>.C1 of every page: each operand is a ranked tensor.
+Status check_ranked_tensors(const InferCtx& cx, const char* label) {
+  for (size_t i = 0; i < cx.operands.size(); ++i) {
+    const Type& t = *cx.operands[i].type;
+    if (!t.is_tensor() || !t.ranked)
+      return invalid_model(
+          label, strfmt("operand %zu has type %s, expected a ranked tensor", i, type_str(t).c_str()));
+  }
+  return Status::ok();
+}
+
+// Identical shapes (spec/ops/binary.md "Shapes"): equal ranks; two static dims must be equal; a
+// static dim against a symbolic one gives the static one (the run-time inference, which sees
+// static shapes, checks the equality again); two symbolic dims give the first operand's.
+Expected<Shape> same_shape(const Shape& a, const Shape& b, const char* label, const char* what) {
+  if (a.size() != b.size())
+    return invalid_model(label, strfmt("%s shapes %s and %s differ in rank (no implicit broadcasting)", what,
+                                       shape_to_string(a).c_str(), shape_to_string(b).c_str()));
+  Shape out = a;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].is_static() && b[i].is_static()) {
+      if (a[i].size != b[i].size)
+        return invalid_model(
+            label, strfmt("%s shapes %s and %s differ in dimension %zu (no implicit broadcasting)", what,
+                          shape_to_string(a).c_str(), shape_to_string(b).c_str(), i));
+    } else if (!a[i].is_static() && b[i].is_static()) {
+      out[i] = b[i];
+    } else if (!a[i].is_static() && !b[i].is_static() && a[i].sym.empty()) {
+      out[i] = b[i];  // a named symbol is more informative than an anonymous one
+    }
+  }
+  return out;
+}
+
+bool is_numeric(DType dt) { return is_int(dt) || is_float(dt); }
+
+// spec/ops/unary.md "Dtypes".
+bool unary_allows(int kind, DType dt) {
+  switch (kind) {
+    case UnaryKind::Neg:
+    case UnaryKind::Abs: return is_signed_int(dt) || is_float(dt);
+    case UnaryKind::Sign: return is_numeric(dt);
+    case UnaryKind::Not: return is_bool(dt) || is_int(dt);
+    default:  // floor ceil round sqrt and the transcendental kinds
+      return is_float(dt);
+  }
+}
+
+// spec/ops/binary.md "Dtypes".
+bool binary_allows(int kind, DType dt) {
+  switch (kind) {
+    case BinaryKind::And:
+    case BinaryKind::Or:
+    case BinaryKind::Xor: return is_bool(dt) || is_int(dt);
+    case BinaryKind::Shl:
+    case BinaryKind::Shr: return is_unsigned_int(dt);
+    default:  // add sub mul div rem pow max min
+      return is_numeric(dt);
+  }
+}
+
+// spec/ops/compare.md "Dtypes".
+bool compare_allows(int kind, DType dt) {
+  if (kind == CompareKind::Eq || kind == CompareKind::Ne) return true;
+  return is_numeric(dt);
+}
+
+int bitcast_bits(DType dt) { return dtype_bits(dt); }  // bool counts as 8, string as 0
+
+}  // namespace
+
+template <>
+Expected<std::vector<Type>> infer<Op::Unary>(const InferCtx& cx) {
+  PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "unary.C1"));  // unary.C1
+  const Type& operand = *cx.operands[0].type;
+  const int kind = cx.node.attr_enum("kind");
+  // unary.C2: the dtype table of the kind
+  if (!unary_allows(kind, operand.dtype))
+    return invalid_model("unary.C2", strfmt("unary %s is not defined for %s",
+                                            std::string(enum_value_name("UnaryKind", kind)).c_str(),
+                                            dt_str(operand.dtype).c_str()));
+  return std::vector<Type>{operand};
+}
+
+template <>
+Expected<std::vector<Type>> infer<Op::Binary>(const InferCtx& cx) {
+  PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "binary.C1"));  // binary.C1
+  const Type& lhs = *cx.operands[0].type;
+  const Type& rhs = *cx.operands[1].type;
+  const int kind = cx.node.attr_enum("kind");
+  // binary.C2: one dtype (no implicit promotion)
+  if (lhs.dtype != rhs.dtype)
+    return invalid_model("binary.C2",
+                         "lhs dtype " + dt_str(lhs.dtype) + " differs from rhs dtype " + dt_str(rhs.dtype));
+  // binary.C3: identical shapes
+  PLUMB_ASSIGN_OR_RETURN(Shape shape, same_shape(lhs.shape, rhs.shape, "binary.C3", "lhs and rhs"));
+  // binary.C4: the dtype table of the kind
+  if (!binary_allows(kind, lhs.dtype))
+    return invalid_model("binary.C4", strfmt("binary %s is not defined for %s",
+                                             std::string(enum_value_name("BinaryKind", kind)).c_str(),
+                                             dt_str(lhs.dtype).c_str()));
+  return std::vector<Type>{Type::tensor(lhs.dtype, std::move(shape))};
+}
+
+template <>
+Expected<std::vector<Type>> infer<Op::Compare>(const InferCtx& cx) {
+  PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "compare.C1"));  // compare.C1
+  const Type& lhs = *cx.operands[0].type;
+  const Type& rhs = *cx.operands[1].type;
+  const int kind = cx.node.attr_enum("kind");
+  // compare.C2
+  if (lhs.dtype != rhs.dtype)
+    return invalid_model("compare.C2",
+                         "lhs dtype " + dt_str(lhs.dtype) + " differs from rhs dtype " + dt_str(rhs.dtype));
+  // compare.C3
+  PLUMB_ASSIGN_OR_RETURN(Shape shape, same_shape(lhs.shape, rhs.shape, "compare.C3", "lhs and rhs"));
+  // compare.C4: ordering kinds need an ordered (numeric) dtype
+  if (!compare_allows(kind, lhs.dtype))
+    return invalid_model("compare.C4", strfmt("compare %s is not defined for %s",
+                                              std::string(enum_value_name("CompareKind", kind)).c_str(),
+                                              dt_str(lhs.dtype).c_str()));
+  return std::vector<Type>{Type::tensor(DType::Bool, std::move(shape))};
+}
+
+template <>
+Expected<std::vector<Type>> infer<Op::Select>(const InferCtx& cx) {
+  PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "select.C1"));  // select.C1
+  const Type& pred = *cx.operands[0].type;
+  const Type& on_true = *cx.operands[1].type;
+  const Type& on_false = *cx.operands[2].type;
+  // select.C2
+  if (pred.dtype != DType::Bool)
+    return invalid_model("select.C2", "pred dtype is " + dt_str(pred.dtype) + ", expected bool");
+  // select.C3
+  if (on_true.dtype != on_false.dtype)
+    return invalid_model("select.C3", "on_true dtype " + dt_str(on_true.dtype) +
+                                          " differs from on_false dtype " + dt_str(on_false.dtype));
+  // select.C4: the three shapes are identical
+  PLUMB_ASSIGN_OR_RETURN(Shape s1,
+                         same_shape(on_true.shape, on_false.shape, "select.C4", "on_true and on_false"));
+  PLUMB_ASSIGN_OR_RETURN(Shape shape, same_shape(s1, pred.shape, "select.C4", "on_true and pred"));
+  return std::vector<Type>{Type::tensor(on_true.dtype, std::move(shape))};
+}
+
+template <>
+Expected<std::vector<Type>> infer<Op::Cast>(const InferCtx& cx) {
+  PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "cast.C1"));  // cast.C1
+  const Type& operand = *cx.operands[0].type;
+  const DType to = cx.node.attr_dtype("to");
+  const int round = cx.node.attr_enum("round");
+  // cast.C2: a directed rounding mode only for f8e8m0 results
+  if (round != RoundMode::NearestEven && to != DType::F8E8M0)
+    return invalid_model("cast.C2", "round = " + std::string(enum_value_name("RoundMode", round)) +
+                                        " applies only to f8e8m0 results, not " + dt_str(to));
+  return std::vector<Type>{Type::tensor(to, operand.shape)};
+}
+
+template <>
+Expected<std::vector<Type>> infer<Op::Bitcast>(const InferCtx& cx) {
+  PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "bitcast.C1"));  // bitcast.C1
+  const Type& operand = *cx.operands[0].type;
+  const DType to = cx.node.attr_dtype("to");
+  // bitcast.C2: neither side is a string
+  if (is_string(operand.dtype) || is_string(to))
+    return invalid_model("bitcast.C2", "bitcast from " + dt_str(operand.dtype) + " to " + dt_str(to) +
+                                           ": strings have no fixed bit width");
+  // bitcast.C3: same storage bit width
+  if (bitcast_bits(operand.dtype) != bitcast_bits(to))
+    return invalid_model("bitcast.C3", strfmt("bitcast from %s (%d bits) to %s (%d bits): bit widths differ",
+                                              dt_str(operand.dtype).c_str(), bitcast_bits(operand.dtype),
+                                              dt_str(to).c_str(), bitcast_bits(to)));
+  return std::vector<Type>{Type::tensor(to, operand.shape)};
+}
+
+}  // namespace plumb::ir
