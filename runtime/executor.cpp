@@ -1,0 +1,422 @@
+#include "runtime/executor.h"
+
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+#include "ir/infer.h"
+#include "runtime/cpu/ref/dispatch.h"
+
+namespace plumb::rt {
+namespace {
+
+bool is_static_tensor(const ir::Type& t) { return t.is_tensor() && t.ranked && ir::shape_is_static(t.shape); }
+
+int64_t count_nodes(const ir::Node& n) {
+  int64_t c = 1;
+  for (const ir::Region& r : n.regions)
+    for (const ir::Node& m : r.nodes) c += count_nodes(m);
+  return c;
+}
+
+// Pre-order index of `target` in `nodes` (counting from `base`), or -1.
+int64_t find_preorder(const std::vector<ir::Node>& nodes, const ir::Node* target, int64_t& counter) {
+  for (const ir::Node& n : nodes) {
+    if (&n == target) return counter;
+    ++counter;
+    for (const ir::Region& r : n.regions) {
+      const int64_t found = find_preorder(r.nodes, target, counter);
+      if (found >= 0) return found;
+    }
+  }
+  return -1;
+}
+
+bool int_values(const Tensor& t, std::vector<int64_t>& out) {
+  if (!ir::is_int(t.dtype) || t.numel() > ir::kMaxKnownValues) return false;
+  out.clear();
+  bool ok = true;
+  visit_dtype(t.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        const T x = t.as<T>()[i];
+        if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8)
+          if (x > static_cast<uint64_t>(INT64_MAX)) ok = false;
+        out.push_back(static_cast<int64_t>(x));
+      }
+    } else {
+      ok = false;
+    }
+  });
+  return ok;
+}
+
+template <typename T>
+double widen(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<double>(x);
+  else
+    return to_f64(x);
+}
+
+// dst (f64, same numel) = src widened exactly.
+Status widen_into(const Tensor& src, double* dst) {
+  Status st;
+  visit_dtype(src.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_float_storage_v<T>) {
+      const T* s = src.as<T>();
+      for (int64_t i = 0; i < src.numel(); ++i) dst[i] = widen(s[i]);
+    } else {
+      st = internal_error("widening a non-float tensor");
+    }
+  });
+  return st;
+}
+
+Status bool_scalar(const RtValue& v, const char* what, bool& out) {
+  if (!v.is_tensor() || v.tensor().dtype != ir::DType::Bool || v.tensor().numel() != 1 || !v.tensor().data)
+    return runtime_error("",
+                         std::string(what) + " is " + ir::type_to_string(type_of(v)) + ", expected bool[]");
+  out = v.tensor().as<uint8_t>()[0] != 0;
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan) {
+  BufferTable b;
+  b.plan = &plan;
+  b.values.resize(g.values.size());
+  if (plan.values.size() != g.values.size()) return internal_error("plan was made for another graph");
+  if (plan.arena_bytes > 0) {
+    void* mem = ::operator new[](static_cast<size_t>(plan.arena_bytes), std::align_val_t(64), std::nothrow);
+    if (!mem)
+      return runtime_error("", strfmt("cannot allocate an arena of %lld bytes", (long long)plan.arena_bytes));
+    std::memset(mem, 0, static_cast<size_t>(plan.arena_bytes));
+    b.arena = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(mem),
+                                       [](uint8_t* p) { ::operator delete[](p, std::align_val_t(64)); });
+    b.arena_bytes = plan.arena_bytes;
+  }
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    const ValuePlan& vp = plan.values[v];
+    if (vp.storage == Storage::kConstant || vp.storage == Storage::kFolded) {
+      b.values[v] = plan.known[v];
+    } else if (vp.storage == Storage::kArena || vp.storage == Storage::kInputArena) {
+      Tensor t;
+      t.dtype = vp.type.dtype;
+      for (const ir::Dim& d : vp.type.shape) t.shape.push_back(d.size);
+      t.data = b.arena.get() + vp.offset;
+      t.storage = std::shared_ptr<void>(b.arena, t.data);
+      b.values[v] = std::move(t);
+    }
+  }
+  return b;
+}
+
+Status bind_inputs(const ir::Graph& g, const Plan& plan, const std::vector<const RtValue*>& inputs,
+                   BufferTable& buffers) {
+  const auto& params = g.body.params;
+  if (inputs.size() != params.size())
+    return invalid_input(strfmt("the graph has %zu inputs, %zu were given", params.size(), inputs.size()));
+  if (buffers.plan != &plan) return internal_error("buffer table was made for another plan");
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (!inputs[k]) return invalid_input(strfmt("input #%zu is not set", k));
+    const ir::ValueId v = params[k];
+    const ValuePlan& vp = plan.values[v];
+    if (vp.storage == Storage::kInputArena) {
+      const Tensor& src = inputs[k]->tensor();
+      Tensor& dst = buffers.values[v].tensor();
+      if (src.shape != dst.shape) return internal_error("input shape differs from the plan");
+      PLUMB_RETURN_IF_ERROR(widen_into(src, dst.as<double>()));
+    } else {
+      buffers.values[v] = *inputs[k];
+    }
+  }
+  return Status::ok();
+}
+
+Status Executor::with_place(Status s, const ir::Node& n) const {
+  if (s.is_ok() || !s.place().empty()) return s;
+  int64_t counter = 0;
+  const int64_t index = find_preorder(g_.body.nodes, &n, counter);
+  return s.with_place(ir::node_place(n, index));
+}
+
+// A value that outlives its node must not point into the arena (its slot is reused): copy it.
+Status Executor::escape(RtValue& v, const BufferTable& b) const {
+  if (auto* t = std::get_if<Tensor>(&v)) {
+    if (!b.in_arena(t->data)) return Status::ok();
+    PLUMB_ASSIGN_OR_RETURN(const int64_t bytes, tensor_bytes(type_of(v), options_.max_bytes));
+    Tensor c = Tensor::allocate(t->dtype, t->shape);
+    if (bytes) std::memcpy(c.data, t->data, static_cast<size_t>(bytes));
+    *t = std::move(c);
+  } else if (auto* s = std::get_if<SequenceValue>(&v)) {
+    for (Tensor& item : s->items) {
+      RtValue tmp = item;
+      PLUMB_RETURN_IF_ERROR(escape(tmp, b));
+      item = std::move(tmp.tensor());
+    }
+  } else if (auto* o = std::get_if<OptionalValue>(&v)) {
+    if (o->value) {
+      RtValue inner = *o->value;
+      PLUMB_RETURN_IF_ERROR(escape(inner, b));
+      o->value = std::make_shared<RtValue>(std::move(inner));
+    }
+  } else if (auto* m = std::get_if<MapValue>(&v)) {
+    RtValue k = m->keys, x = m->values;
+    PLUMB_RETURN_IF_ERROR(escape(k, b));
+    PLUMB_RETURN_IF_ERROR(escape(x, b));
+    m->keys = std::move(k.tensor());
+    m->values = std::move(x.tensor());
+  }
+  return Status::ok();
+}
+
+Status Executor::run(BufferTable& b) {
+  const auto& nodes = g_.body.nodes;
+  if (b.plan != &plan_) return internal_error("buffer table was made for another plan");
+  if (calls_for_ != &b || calls_base_ != b.values.data()) {
+    calls_.clear();
+    calls_.reserve(nodes.size());
+    for (const ir::Node& n : nodes) {
+      ref::KernelCtx kc{n, {}, {}, options_.mode};
+      for (ir::ValueId v : n.inputs) kc.inputs.push_back(&b.values[v]);
+      for (ir::ValueId v : n.outputs) kc.outputs.push_back(&b.values[v]);
+      calls_.push_back(std::move(kc));
+    }
+    calls_for_ = &b;
+    calls_base_ = b.values.data();
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (plan_.node_skip[i]) continue;
+    const ir::Node& n = nodes[i];
+    if (n.op == ir::Op::If) {
+      PLUMB_RETURN_IF_ERROR(run_if(n, b));
+    } else if (n.op == ir::Op::While) {
+      PLUMB_RETURN_IF_ERROR(run_while(n, b));
+    } else if (plan_.node_dynamic[i]) {
+      PLUMB_RETURN_IF_ERROR(run_node_dynamic(n, b));
+    } else {
+      PLUMB_RETURN_IF_ERROR(with_place(runner_.run_node(calls_[i]), n));
+      for (ir::ValueId v : n.outputs) {
+        const RtValue& out = b.values[v];
+        if (!out.is_tensor() || out.tensor().data != b.arena.get() + plan_.values[v].offset)
+          return with_place(internal_error("kernel replaced its preallocated result"), n);
+      }
+    }
+    for (ir::ValueId v : plan_.release_after[i]) b.values[v] = RtValue{};
+  }
+  return Status::ok();
+}
+
+Status Executor::run_region(const ir::Region& r, BufferTable& b) {
+  for (const ir::Node& n : r.nodes) {
+    if (n.op == ir::Op::If) {
+      PLUMB_RETURN_IF_ERROR(run_if(n, b));
+    } else if (n.op == ir::Op::While) {
+      PLUMB_RETURN_IF_ERROR(run_while(n, b));
+    } else if (n.op == ir::Op::Constant) {
+      const uint32_t ci = n.attr_const("value");
+      if (ci >= g_.constants.size() || n.outputs.size() != 1)
+        return with_place(invalid_model("", "constant index out of range"), n);
+      auto t = constant_tensor(g_.constants[ci]);
+      if (!t) return with_place(t.status(), n);
+      b.values[n.outputs[0]] = std::move(*t);
+    } else {
+      PLUMB_RETURN_IF_ERROR(run_node_dynamic(n, b));
+    }
+  }
+  return Status::ok();
+}
+
+// A node whose result shapes are only known now: infer them from the actual operands, allocate
+// the static ones on the heap, leave the rest for the kernel.
+Status Executor::run_node_dynamic(const ir::Node& n, BufferTable& b) {
+  const size_t nin = n.inputs.size();
+  std::vector<ir::Type> types(nin);
+  std::vector<std::vector<int64_t>> vals(nin);
+  std::vector<ir::Operand> operands(nin);
+  ref::KernelCtx kc{n, {}, {}, options_.mode};
+  for (size_t k = 0; k < nin; ++k) {
+    const RtValue& v = b.values[n.inputs[k]];
+    types[k] = type_of(v);
+    operands[k].type = &types[k];
+    if (v.is_tensor() && int_values(v.tensor(), vals[k])) operands[k].values = &vals[k];
+    kc.inputs.push_back(&v);
+  }
+  ir::InferCtx cx{n, operands, g_, /*at_runtime=*/true};
+  auto inferred = ir::infer_types(cx);
+  if (!inferred) return with_place(inferred.status(), n);
+  if (inferred->size() != n.outputs.size()) return with_place(internal_error("inference result count"), n);
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const ir::Type& t = (*inferred)[k];
+    RtValue& out = b.values[n.outputs[k]];
+    if (is_static_tensor(t)) {
+      auto bytes = tensor_bytes(t, options_.max_bytes);
+      if (!bytes) return with_place(bytes.status(), n);
+      std::vector<int64_t> dims;
+      for (const ir::Dim& d : t.shape) dims.push_back(d.size);
+      out = Tensor::allocate(t.dtype, std::move(dims));
+    } else {
+      out = Tensor{};
+    }
+    kc.outputs.push_back(&out);
+  }
+  PLUMB_RETURN_IF_ERROR(with_place(runner_.run_node(kc), n));
+  for (ir::ValueId v : n.outputs) {
+    PLUMB_RETURN_IF_ERROR(with_place(escape(b.values[v], b), n));
+    const ir::Type actual = type_of(b.values[v]);
+    if (!ir::type_refines(actual, g_.type_of(v)))
+      return with_place(internal_error("result is " + ir::type_to_string(actual) + ", declared " +
+                                       ir::type_to_string(g_.type_of(v))),
+                        n);
+  }
+  return Status::ok();
+}
+
+Status Executor::run_if(const ir::Node& n, BufferTable& b) {
+  if (n.inputs.size() != 1 || n.regions.size() != 2) return with_place(internal_error("malformed if"), n);
+  bool cond = false;
+  PLUMB_RETURN_IF_ERROR(with_place(bool_scalar(b.values[n.inputs[0]], "condition", cond), n));
+  const ir::Region& r = n.regions[cond ? 0 : 1];
+  if (r.results.size() != n.outputs.size()) return with_place(internal_error("if: result count"), n);
+  PLUMB_RETURN_IF_ERROR(run_region(r, b));
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    RtValue v = b.values[r.results[k]];
+    PLUMB_RETURN_IF_ERROR(with_place(escape(v, b), n));
+    const ir::Type actual = type_of(v);
+    if (!ir::type_refines(actual, g_.type_of(n.outputs[k])))
+      return with_place(
+          internal_error(strfmt("if: result %zu is %s, declared %s", k, ir::type_to_string(actual).c_str(),
+                                ir::type_to_string(g_.type_of(n.outputs[k])).c_str())),
+          n);
+    b.values[n.outputs[k]] = std::move(v);
+  }
+  return Status::ok();
+}
+
+Status Executor::run_while(const ir::Node& n, BufferTable& b) {
+  if (n.regions.size() != 2) return with_place(internal_error("malformed while"), n);
+  const ir::Region& cond_r = n.regions[0];
+  const ir::Region& body_r = n.regions[1];
+  const size_t carried_n = n.inputs.size();
+  if (cond_r.params.size() != carried_n || body_r.params.size() != carried_n || cond_r.results.size() != 1 ||
+      body_r.results.size() != carried_n || n.outputs.size() != carried_n)
+    return with_place(internal_error("malformed while"), n);
+  std::vector<RtValue> carried;
+  carried.reserve(carried_n);
+  for (ir::ValueId v : n.inputs) carried.push_back(b.values[v]);
+  for (int64_t iter = 0;; ++iter) {
+    for (size_t k = 0; k < carried_n; ++k) b.values[cond_r.params[k]] = carried[k];
+    PLUMB_RETURN_IF_ERROR(run_region(cond_r, b));
+    bool go = false;
+    PLUMB_RETURN_IF_ERROR(with_place(bool_scalar(b.values[cond_r.results[0]], "cond result", go), n));
+    if (!go) break;
+    if (options_.max_while_iterations > 0 && iter >= options_.max_while_iterations)
+      return with_place(runtime_error("", strfmt("while: stopped after the limit of %lld iterations",
+                                                 (long long)options_.max_while_iterations)),
+                        n);
+    for (size_t k = 0; k < carried_n; ++k) b.values[body_r.params[k]] = carried[k];
+    PLUMB_RETURN_IF_ERROR(run_region(body_r, b));
+    for (size_t k = 0; k < carried_n; ++k) {
+      carried[k] = b.values[body_r.results[k]];
+      const ir::Type actual = type_of(carried[k]);
+      if (!ir::type_refines(actual, g_.type_of(body_r.params[k])))
+        return with_place(
+            internal_error(strfmt("while: iteration %lld yields %s for carried value %zu, the body "
+                                  "takes %s",
+                                  (long long)iter, ir::type_to_string(actual).c_str(), k,
+                                  ir::type_to_string(g_.type_of(body_r.params[k])).c_str())),
+            n);
+    }
+  }
+  for (size_t k = 0; k < carried_n; ++k) {
+    PLUMB_RETURN_IF_ERROR(with_place(escape(carried[k], b), n));
+    b.values[n.outputs[k]] = std::move(carried[k]);
+  }
+  return Status::ok();
+}
+
+// ---- precise mode ----------------------------------------------------------------------------
+
+namespace {
+
+ir::Type map_type(const ir::Type& t) {
+  ir::Type m = t;
+  if (ir::is_float(m.dtype)) m.dtype = ir::DType::F64;
+  if (t.elem) m.elem = std::make_shared<const ir::Type>(map_type(*t.elem));
+  return m;
+}
+
+bool has_float(const ir::Type& t) { return ir::is_float(t.dtype) || (t.elem && has_float(*t.elem)); }
+
+ir::Node make_cast(ir::ValueId from, ir::ValueId to, ir::DType dt, const ir::Provenance& prov) {
+  ir::Node c;
+  c.op = ir::Op::Cast;
+  c.inputs = {from};
+  c.outputs = {to};
+  c.attrs = {ir::Attr{"to", dt}, ir::Attr{"saturate", false},
+             ir::Attr{"round", ir::EnumValue{ir::RoundMode::NearestEven}}};
+  c.prov = prov;
+  c.prov.step = "precise";
+  return c;
+}
+
+Status map_region(const ir::Graph& orig, ir::Graph& out, ir::Region& r) {
+  std::vector<ir::Node> nodes;
+  nodes.reserve(r.nodes.size());
+  for (ir::Node& n : r.nodes) {
+    for (ir::Region& inner : n.regions) PLUMB_RETURN_IF_ERROR(map_region(orig, out, inner));
+    for (ir::Attr& a : n.attrs) {
+      if (auto* dt = std::get_if<ir::DType>(&a.value)) {
+        if (n.op != ir::Op::Bitcast && ir::is_float(*dt)) *dt = ir::DType::F64;
+      } else if (auto* ta = std::get_if<ir::TypeAttr>(&a.value)) {
+        ta->type = map_type(ta->type);
+      }
+    }
+    if (n.op == ir::Op::Bitcast && n.inputs.size() == 1 && n.inputs[0] < orig.values.size() &&
+        ir::is_float(orig.type_of(n.inputs[0]).dtype)) {
+      // f64 -> the native float, then the bit reinterpretation the graph asks for
+      ir::Type native = orig.type_of(n.inputs[0]);
+      const ir::ValueId narrowed = out.add_value(native);
+      nodes.push_back(make_cast(n.inputs[0], narrowed, native.dtype, n.prov));
+      n.inputs[0] = narrowed;
+    }
+    const bool float_source = (n.op == ir::Op::Bitcast || n.op == ir::Op::Rng) && n.outputs.size() == 1 &&
+                              n.outputs[0] < orig.values.size() &&
+                              ir::is_float(orig.type_of(n.outputs[0]).dtype);
+    if (float_source) {
+      // produce the native float as the graph says, then widen it exactly
+      const ir::ValueId wide = n.outputs[0];
+      const ir::ValueId native = out.add_value(orig.type_of(wide));
+      n.outputs[0] = native;
+      ir::Node cast = make_cast(native, wide, ir::DType::F64, n.prov);
+      nodes.push_back(std::move(n));
+      nodes.push_back(std::move(cast));
+      continue;
+    }
+    nodes.push_back(std::move(n));
+  }
+  r.nodes = std::move(nodes);
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<ir::Graph> make_precise_graph(const ir::Graph& g) {
+  ir::Graph out = g;
+  for (ir::Value& v : out.values) v.type = map_type(v.type);
+  for (ir::ConstantData& c : out.constants) {
+    if (!has_float(c.type)) continue;
+    PLUMB_ASSIGN_OR_RETURN(Tensor t, constant_tensor(c));
+    std::vector<uint8_t> bytes(static_cast<size_t>(t.numel()) * sizeof(double));
+    PLUMB_RETURN_IF_ERROR(widen_into(t, reinterpret_cast<double*>(bytes.data())));
+    c = ir::ConstantData::owned(map_type(c.type), std::move(bytes));
+  }
+  PLUMB_RETURN_IF_ERROR(map_region(g, out, out.body));
+  return out;
+}
+
+}  // namespace plumb::rt

@@ -1,0 +1,125 @@
+#include "runtime/session.h"
+
+#include <cstring>
+
+#include "ir/verify.h"
+#include "runtime/executor.h"
+
+namespace plumb::rt {
+namespace {
+
+Tensor deep_copy(const Tensor& t) {
+  Tensor c = Tensor::allocate(t.dtype, t.shape);
+  if (t.dtype == ir::DType::String) {
+    for (int64_t i = 0; i < t.numel(); ++i) c.strings()[i] = t.strings()[i];
+  } else if (t.nbytes() > 0) {
+    std::memcpy(c.data, t.data, static_cast<size_t>(t.nbytes()));
+  }
+  return c;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Session>> Session::create(ir::Graph graph, SessionOptions options) {
+  if (options.verify) PLUMB_RETURN_IF_ERROR(ir::verify(graph));
+  std::unique_ptr<Session> s(new Session());
+  PLUMB_ASSIGN_OR_RETURN(s->backend_, make_backend(options.backend));
+  s->graph_ = std::move(graph);
+  if (options.mode == NumericMode::kPrecise) {
+    PLUMB_ASSIGN_OR_RETURN(ir::Graph p, make_precise_graph(s->graph_));
+    s->precise_ = std::make_unique<ir::Graph>(std::move(p));
+  }
+  s->options_ = std::move(options);
+  s->inputs_.resize(s->num_inputs());
+  s->input_set_.assign(s->num_inputs(), 0);
+  return s;
+}
+
+std::string Session::input_name(size_t k) const {
+  return k < graph_.input_names.size() ? graph_.input_names[k] : std::string();
+}
+std::string Session::output_name(size_t k) const {
+  return k < graph_.output_names.size() ? graph_.output_names[k] : std::string();
+}
+
+Expected<size_t> Session::input_index(std::string_view name) const {
+  for (size_t k = 0; k < graph_.input_names.size() && k < num_inputs(); ++k)
+    if (graph_.input_names[k] == name) return k;
+  std::string names;
+  for (size_t k = 0; k < graph_.input_names.size(); ++k) names += (k ? ", " : "") + graph_.input_names[k];
+  return invalid_input("the graph has no input named '" + std::string(name) + "' (inputs: " + names + ")");
+}
+
+Status Session::set_input(size_t k, RtValue value) {
+  if (k >= num_inputs())
+    return invalid_input(strfmt("input #%zu does not exist: the graph has %zu inputs", k, num_inputs()));
+  inputs_[k] = std::move(value);
+  input_set_[k] = 1;
+  return Status::ok();
+}
+
+Status Session::set_input(std::string_view name, RtValue value) {
+  PLUMB_ASSIGN_OR_RETURN(const size_t k, input_index(name));
+  return set_input(k, std::move(value));
+}
+
+Status Session::run() {
+  have_outputs_ = false;
+  std::vector<ir::Type> types;
+  types.reserve(num_inputs());
+  for (size_t k = 0; k < num_inputs(); ++k) {
+    if (!input_set_[k]) {
+      const std::string n = input_name(k);
+      return invalid_input(n.empty() ? strfmt("input #%zu is not set", k) : "input '" + n + "' is not set");
+    }
+    types.push_back(type_of(inputs_[k]));
+  }
+  if (!plan_ || !plan_->matches(types)) {
+    program_.reset();
+    buffers_.reset();
+    plan_.reset();
+    PLUMB_RETURN_IF_ERROR(check_inputs(graph_, types));
+    PlanOptions po;
+    po.mode = options_.mode;
+    po.max_bytes = options_.max_bytes;
+    PLUMB_ASSIGN_OR_RETURN(Plan p, make_plan(exec_graph(), types, po));
+    auto plan = std::make_unique<Plan>(std::move(p));
+    PLUMB_ASSIGN_OR_RETURN(BufferTable b, make_buffer_table(exec_graph(), *plan));
+    auto buffers = std::make_unique<BufferTable>(std::move(b));
+    CompileOptions co;
+    co.mode = options_.mode;
+    co.max_bytes = options_.max_bytes;
+    co.max_while_iterations = options_.max_while_iterations;
+    PLUMB_ASSIGN_OR_RETURN(program_, backend_->compile(exec_graph(), *plan, co));
+    plan_ = std::move(plan);
+    buffers_ = std::move(buffers);
+    ++plans_made_;
+  }
+  std::vector<const RtValue*> in;
+  in.reserve(inputs_.size());
+  for (const RtValue& v : inputs_) in.push_back(&v);
+  PLUMB_RETURN_IF_ERROR(bind_inputs(exec_graph(), *plan_, in, *buffers_));
+  PLUMB_RETURN_IF_ERROR(program_->run(*buffers_, nullptr));
+  have_outputs_ = true;
+  return Status::ok();
+}
+
+const RtValue& Session::output(size_t k) const {
+  static const RtValue kNone;  // immutable
+  if (!have_outputs_ || k >= num_outputs()) return kNone;
+  return buffers_->values[exec_graph().body.results[k]];
+}
+
+std::vector<RtValue> Session::outputs() const {
+  std::vector<RtValue> out;
+  for (size_t k = 0; k < num_outputs(); ++k) {
+    const RtValue& v = output(k);
+    if (v.is_tensor() && buffers_ && buffers_->in_arena(v.tensor().data))
+      out.emplace_back(deep_copy(v.tensor()));
+    else
+      out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace plumb::rt

@@ -1,0 +1,90 @@
+// A small embeddable API over the runtime phases: load a graph (verified here), bind inputs by
+// position or name, run, read outputs.
+//
+//   auto s = rt::Session::create(std::move(graph), {.mode = rt::NumericMode::kNative});
+//   if (!s) ...;
+//   (*s)->set_input("x", tensor);
+//   Status st = (*s)->run();
+//   const rt::Tensor& y = (*s)->output(0).tensor();
+//
+// Planning is lazy: a run whose input types (dtype and shape) equal the previous run's reuses the
+// plan, arena and compiled program; otherwise the session re-plans (symbolic dims resolve to the
+// new sizes; shape-computing nodes are re-evaluated).
+//
+// NumericMode::kPrecise evaluates every floating value of the graph as f64: floating inputs are
+// widened exactly, constants widened, casts between float types become f64 -> f64 (exact), a cast
+// from float to int converts from the f64 value, the `to` attributes of matmul/conv/cast and the
+// dtype of iota that name a float type are f64, bitcast and rng keep their native float through an
+// inserted cast. Outputs of floating type are then returned as f64 (output_type says so).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.h"
+#include "ir/status.h"
+#include "runtime/backend.h"
+#include "runtime/plan.h"
+
+namespace plumb::rt {
+
+struct SessionOptions {
+  std::string backend = "ref";
+  NumericMode mode = NumericMode::kNative;
+  // Largest arena, and largest single tensor allocated while running, in bytes.
+  int64_t max_bytes = int64_t{16} << 30;
+  // `while` iteration guard (0 = unlimited, as the spec says).
+  int64_t max_while_iterations = 0;
+  // Run ir::verify on the graph. Only a caller that has just verified it may turn this off.
+  bool verify = true;
+};
+
+class Session {
+ public:
+  static Expected<std::unique_ptr<Session>> create(ir::Graph graph, SessionOptions options = {});
+
+  size_t num_inputs() const { return graph_.body.params.size(); }
+  size_t num_outputs() const { return graph_.body.results.size(); }
+  std::string input_name(size_t k) const;  // the graph's input name, or "" when it has none
+  std::string output_name(size_t k) const;
+  const ir::Type& input_type(size_t k) const { return graph_.type_of(graph_.body.params[k]); }
+  // The declared output type as this session returns it (f64 for floats in precise mode).
+  const ir::Type& output_type(size_t k) const { return exec_graph().type_of(exec_graph().body.results[k]); }
+  Expected<size_t> input_index(std::string_view name) const;
+
+  // Binds an input; checked against the declared type when the session runs.
+  Status set_input(size_t k, RtValue value);
+  Status set_input(std::string_view name, RtValue value);
+
+  Status run();
+
+  // Output k of the last successful run: valid until the next run (it may be a view into the
+  // arena). outputs() returns copies that stay valid.
+  const RtValue& output(size_t k) const;
+  std::vector<RtValue> outputs() const;
+
+  const ir::Graph& graph() const { return graph_; }
+  const Plan* plan() const { return plan_.get(); }  // the current plan (null before the first run)
+  int64_t plans_made() const { return plans_made_; }
+
+ private:
+  Session() = default;
+  const ir::Graph& exec_graph() const { return precise_ ? *precise_ : graph_; }
+
+  ir::Graph graph_;
+  std::unique_ptr<ir::Graph> precise_;  // precise mode: the f64 graph that runs
+  SessionOptions options_;
+  std::unique_ptr<Backend> backend_;
+  std::vector<RtValue> inputs_;
+  std::vector<uint8_t> input_set_;
+  std::unique_ptr<Plan> plan_;
+  std::unique_ptr<BufferTable> buffers_;
+  std::unique_ptr<Program> program_;
+  bool have_outputs_ = false;
+  int64_t plans_made_ = 0;
+};
+
+}  // namespace plumb::rt
