@@ -27,6 +27,8 @@ Tensor make_tensor(std::vector<int64_t> shape, const std::vector<T>& data, ir::D
   Tensor t = Tensor::allocate(dt, std::move(shape));
   if constexpr (std::is_same_v<T, std::string>) {
     for (size_t i = 0; i < data.size(); ++i) t.strings()[i] = data[i];
+  } else if constexpr (std::is_same_v<T, bool>) {
+    for (size_t i = 0; i < data.size(); ++i) t.as<bool>()[i] = data[i];
   } else {
     std::memcpy(t.data, data.data(), data.size() * sizeof(T));
   }
