@@ -494,6 +494,244 @@ TEST(VerifyGraph, NeverCrashesOnCorruptedGraphs) {
   EXPECT_GT(refused, 1000);
 }
 
+// ---- if (spec/ops/if.md) ------------------------------------------------------------------------
+
+// Builds `if cond { then: yield then_v } { else: yield else_v }` where the branch values are
+// made inside each branch by negating a fresh input of the given type.
+struct IfCase {
+  Graph g;
+  Builder b{g};
+  ValueId cond;
+  std::vector<ValueId> run(Type cond_type, Type then_t, Type else_t) {
+    cond = b.input(cond_type, "c");
+    ValueId a = b.input(then_t, "a");
+    ValueId e = b.input(else_t, "e");
+    b.begin_region({});
+    Region then_r = b.end_region({b.unary(UnaryKind::Neg, a)});
+    b.begin_region({});
+    Region else_r = b.end_region({b.unary(UnaryKind::Neg, e)});
+    return b.if_(cond, std::move(then_r), std::move(else_r));
+  }
+};
+
+TEST(InferIf, ResultTypesFromBranches) {
+  IfCase c;
+  std::vector<ValueId> r = c.run(boolean(), f32({2, 3}), f32({2, 3}));
+  ASSERT_TRUE(c.b.ok()) << c.b.status().to_string();
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(c.b.type_of(r[0]), f32({2, 3}));
+}
+
+TEST(InferIf, C1ConditionMustBeBoolScalar) {
+  IfCase c;
+  c.run(i64({}), f32({2}), f32({2}));
+  expect_label(c.b.status(), "if.C1");
+  IfCase d;
+  d.run(Type::tensor(DType::Bool, static_shape({1})), f32({2}), f32({2}));
+  expect_label(d.b.status(), "if.C1");
+}
+
+TEST(InferIf, C2BranchesTakeNoParameters) {
+  Graph g;
+  Builder b(g);
+  ValueId p = b.input(boolean(), "p");
+  std::vector<ValueId> params = b.begin_region({f32({2})});
+  Region then_r = b.end_region({params[0]});
+  b.begin_region({});
+  ValueId k = b.const_floats(DType::F32, {2}, {1, 2});
+  Region else_r = b.end_region({k});
+  b.if_(p, std::move(then_r), std::move(else_r));
+  expect_label(b.status(), "if.C2");
+}
+
+TEST(InferIf, C3BranchesYieldOneValuePerResult) {
+  Graph g;
+  Builder b(g);
+  ValueId p = b.input(boolean(), "p");
+  ValueId x = b.input(f32({2}), "x");
+  b.begin_region({});
+  Region then_r = b.end_region({x, x});
+  b.begin_region({});
+  Region else_r = b.end_region({x});
+  b.if_(p, std::move(then_r), std::move(else_r));
+  expect_label(b.status(), "if.C3");
+}
+
+TEST(InferIf, C4BranchesAgreeOnDtypeAndRank) {
+  IfCase c;
+  c.run(boolean(), f32({2}), Type::tensor(DType::F64, static_shape({2})));
+  expect_label(c.b.status(), "if.C4");
+  IfCase d;
+  d.run(boolean(), f32({2}), f32({2, 1}));
+  expect_label(d.b.status(), "if.C4");
+}
+
+TEST(InferIf, DifferentDimsJoinToSymbolic) {
+  IfCase c;
+  Type then_t = Type::tensor(DType::F32, {Dim(2), Dim(3), Dim::symbolic("N")});
+  Type else_t = Type::tensor(DType::F32, {Dim(2), Dim(4), Dim::symbolic("N")});
+  std::vector<ValueId> r = c.run(boolean(), then_t, else_t);
+  ASSERT_TRUE(c.b.ok()) << c.b.status().to_string();
+  EXPECT_EQ(c.b.type_of(r[0]), Type::tensor(DType::F32, {Dim(2), Dim::symbolic(), Dim::symbolic("N")}));
+}
+
+TEST(VerifyIf, BranchesUseEnclosingValues) {
+  IfCase c;
+  std::vector<ValueId> r = c.run(boolean(), f32({2}), f32({2}));
+  c.b.output(r[0], "y");
+  ASSERT_TRUE(c.b.ok()) << c.b.status().to_string();
+  EXPECT_TRUE(verify(c.g).is_ok()) << verify(c.g).to_string();
+  EXPECT_TRUE(verify(if_graph()).is_ok());
+}
+
+TEST(VerifyIf, C1CheckedByVerifier) {
+  Graph g = if_graph();
+  g.values[1].type = i64({});
+  expect_label(verify(g), "if.C1");
+}
+
+TEST(VerifyIf, DeclaredResultIsChecked) {
+  Graph g = if_graph();
+  g.values[4].type = f32({3});
+  expect_label(verify(g), "graph.V12");
+}
+
+// ---- while (spec/ops/while.md) --------------------------------------------------------------------
+
+// while (i < n) { x = -x; i = i + 1 }: x: f32[2], i: i64[], n: i64[] from the enclosing scope.
+struct WhileCase {
+  Graph g;
+  Builder b{g};
+  ValueId x, n, zero;
+  WhileCase() {
+    x = b.input(f32({2}), "x");
+    n = b.input(i64({}), "n");
+    zero = b.scalar_int(DType::I64, 0);
+  }
+  Region cond(std::vector<Type> params) {
+    std::vector<ValueId> p = b.begin_region(params);
+    return b.end_region({b.compare(CompareKind::Lt, p[1], n)});
+  }
+  Region body(std::vector<Type> params) {
+    std::vector<ValueId> p = b.begin_region(params);
+    ValueId one = b.scalar_int(DType::I64, 1);
+    return b.end_region({b.unary(UnaryKind::Neg, p[0]), b.binary(BinaryKind::Add, p[1], one)});
+  }
+};
+
+TEST(InferWhile, ResultsAreFinalCarriedValues) {
+  WhileCase w;
+  std::vector<ValueId> r =
+      w.b.while_({w.x, w.zero}, w.cond({f32({2}), i64({})}), w.body({f32({2}), i64({})}));
+  ASSERT_TRUE(w.b.ok()) << w.b.status().to_string();
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(w.b.type_of(r[0]), f32({2}));
+  EXPECT_EQ(w.b.type_of(r[1]), i64({}));
+  w.b.output(r[0], "y");
+  EXPECT_TRUE(verify(w.g).is_ok()) << verify(w.g).to_string();
+}
+
+TEST(InferWhile, C1OneResultPerCarriedValue) {
+  WhileCase w;
+  std::vector<Region> regions;
+  regions.push_back(w.cond({f32({2}), i64({})}));
+  regions.push_back(w.body({f32({2}), i64({})}));
+  w.b.emit(Op::While, {w.x, w.zero}, {}, std::move(regions), 1);
+  expect_label(w.b.status(), "while.C1");
+}
+
+TEST(InferWhile, C2RegionsTakeTheCarriedValues) {
+  WhileCase w;
+  std::vector<ValueId> p = w.b.begin_region({i64({})});
+  Region cond = w.b.end_region({w.b.compare(CompareKind::Lt, p[0], w.n)});
+  w.b.while_({w.x, w.zero}, std::move(cond), w.body({f32({2}), i64({})}));
+  expect_label(w.b.status(), "while.C2");
+}
+
+TEST(InferWhile, C3CondYieldsOneBoolScalar) {
+  WhileCase w;
+  std::vector<ValueId> p = w.b.begin_region({f32({2}), i64({})});
+  Region cond = w.b.end_region({p[1]});  // i64, not bool
+  w.b.while_({w.x, w.zero}, std::move(cond), w.body({f32({2}), i64({})}));
+  expect_label(w.b.status(), "while.C3");
+
+  WhileCase v;
+  p = v.b.begin_region({f32({2}), i64({})});
+  ValueId t = v.b.compare(CompareKind::Lt, p[1], v.n);
+  cond = v.b.end_region({t, t});
+  v.b.while_({v.x, v.zero}, std::move(cond), v.body({f32({2}), i64({})}));
+  expect_label(v.b.status(), "while.C3");
+}
+
+TEST(InferWhile, C4BodyYieldsOneValuePerCarriedValue) {
+  WhileCase w;
+  std::vector<ValueId> p = w.b.begin_region({f32({2}), i64({})});
+  Region body = w.b.end_region({p[0]});
+  w.b.while_({w.x, w.zero}, w.cond({f32({2}), i64({})}), std::move(body));
+  expect_label(w.b.status(), "while.C4");
+}
+
+TEST(InferWhile, C5InitialValuesFitParameters) {
+  WhileCase w;
+  w.b.while_({w.x, w.zero}, w.cond({f32({3}), i64({})}), w.body({f32({3}), i64({})}));
+  expect_label(w.b.status(), "while.C5");
+  WhileCase v;  // dtype: f32 initial value, f64 parameters
+  const Type f64_2 = Type::tensor(DType::F64, static_shape({2}));
+  v.b.while_({v.x, v.zero}, v.cond({f64_2, i64({})}), v.body({f64_2, i64({})}));
+  expect_label(v.b.status(), "while.C5");
+  WhileCase u;  // only the cond parameter is wrong
+  u.b.while_({u.x, u.zero}, u.cond({f32({5}), i64({})}), u.body({f32({2}), i64({})}));
+  expect_label(u.b.status(), "while.C5");
+}
+
+TEST(InferWhile, C6BodyResultsFitParameters) {
+  WhileCase w;
+  // The body yields concat(p0, p0): f32[4] for a parameter declared f32[2].
+  std::vector<ValueId> p = w.b.begin_region({f32({2}), i64({})});
+  Region body = w.b.end_region({w.b.concat({p[0], p[0]}, 0), p[1]});
+  w.b.while_({w.x, w.zero}, w.cond({f32({2}), i64({})}), std::move(body));
+  expect_label(w.b.status(), "while.C6");
+}
+
+TEST(InferWhile, CarriedShapeMayChange) {
+  // x grows by concat each iteration: parameters declared f32[?]; the result is f32[?].
+  WhileCase w;
+  Type grow = Type::tensor(DType::F32, {Dim::symbolic()});
+  std::vector<ValueId> p = w.b.begin_region({grow, i64({})});
+  ValueId one = w.b.scalar_int(DType::I64, 1);
+  Region body = w.b.end_region({w.b.concat({p[0], w.x}, 0), w.b.binary(BinaryKind::Add, p[1], one)});
+  std::vector<ValueId> r = w.b.while_({w.x, w.zero}, w.cond({grow, i64({})}), std::move(body));
+  ASSERT_TRUE(w.b.ok()) << w.b.status().to_string();
+  EXPECT_EQ(w.b.type_of(r[0]), grow);
+  EXPECT_EQ(w.b.type_of(r[1]), i64({}));
+  w.b.output(r[0], "y");
+  EXPECT_TRUE(verify(w.g).is_ok()) << verify(w.g).to_string();
+}
+
+TEST(VerifyWhile, CondValuesAreNotVisibleInBody) {
+  WhileCase w;
+  std::vector<ValueId> r =
+      w.b.while_({w.x, w.zero}, w.cond({f32({2}), i64({})}), w.body({f32({2}), i64({})}));
+  w.b.output(r[0], "y");
+  ASSERT_TRUE(w.b.ok());
+  Node& loop = w.g.body.nodes.back();
+  ASSERT_EQ(loop.op, Op::While);
+  // The body yields the cond region's first parameter: out of scope there.
+  loop.regions[1].results[0] = loop.regions[0].params[0];
+  expect_label(verify(w.g), "graph.V8");
+}
+
+TEST(VerifyWhile, C2CheckedByVerifier) {
+  WhileCase w;
+  std::vector<ValueId> r =
+      w.b.while_({w.x, w.zero}, w.cond({f32({2}), i64({})}), w.body({f32({2}), i64({})}));
+  w.b.output(r[0], "y");
+  ASSERT_TRUE(w.b.ok());
+  Node& loop = w.g.body.nodes.back();
+  loop.regions[1].params.push_back(w.g.add_value(i64({})));
+  expect_label(verify(w.g), "while.C2");
+}
+
 // ---- constant decoding (ir/constant_values.h) ---------------------------------------------------------
 
 TEST(ConstantValues, DecodesLittleEndianAndPackedTypes) {
