@@ -5,7 +5,4 @@ template <> Status kernel<ir::Op::Gather>(KernelCtx&) { return unsupported("ref:
 template <> Status kernel<ir::Op::Scatter>(KernelCtx&) { return unsupported("ref: Scatter kernel not implemented yet"); }
 template <> Status kernel<ir::Op::Sort>(KernelCtx&) { return unsupported("ref: Sort kernel not implemented yet"); }
 template <> Status kernel<ir::Op::NonZero>(KernelCtx&) { return unsupported("ref: NonZero kernel not implemented yet"); }
-template <> Status kernel<ir::Op::Reduce>(KernelCtx&) { return unsupported("ref: Reduce kernel not implemented yet"); }
-template <> Status kernel<ir::Op::ArgReduce>(KernelCtx&) { return unsupported("ref: ArgReduce kernel not implemented yet"); }
-template <> Status kernel<ir::Op::Scan>(KernelCtx&) { return unsupported("ref: Scan kernel not implemented yet"); }
 }

@@ -1,0 +1,247 @@
+// ref kernels of the reductions: reduce, arg_reduce, scan (spec/ops/reduce.md, arg_reduce.md,
+// scan.md). Accumulation follows the spec: f16/bf16/f8/f4 and f32 accumulate in f32, f64 in f64,
+// integers in their own type, wrapping; the order is sequential, row-major, fixed.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/cpu/ref/dispatch.h"
+#include "runtime/cpu/ref/index.h"
+#include "runtime/cpu/ref/kernel.h"
+
+namespace plumb::rt::ref {
+
+namespace {
+
+// The accumulator type the spec names for storage type T.
+template <typename T>
+using acc_t = std::conditional_t<std::is_same_v<T, double>, double,
+                                 std::conditional_t<is_float_storage_v<T>, float, T>>;
+
+template <typename A, typename T>
+A load(const T& x) {
+  if constexpr (is_narrow_float_v<T>) {
+    return static_cast<A>(to_f64(x));  // exact
+  } else {
+    return static_cast<A>(x);
+  }
+}
+
+// Rounds a float accumulator once to T; wraps an integer accumulator to the dtype's bits.
+template <typename T, typename A>
+T store(A a, ir::DType dt) {
+  const double d = static_cast<double>(a);
+  if constexpr (std::is_same_v<T, f16>)
+    return to_f16(d);
+  else if constexpr (std::is_same_v<T, bf16>)
+    return to_bf16(d);
+  else if constexpr (std::is_same_v<T, f8e4m3fn>)
+    return to_f8e4m3fn(d, false);
+  else if constexpr (std::is_same_v<T, f8e4m3fnuz>)
+    return to_f8e4m3fnuz(d, false);
+  else if constexpr (std::is_same_v<T, f8e5m2>)
+    return to_f8e5m2(d, false);
+  else if constexpr (std::is_same_v<T, f8e5m2fnuz>)
+    return to_f8e5m2fnuz(d, false);
+  else if constexpr (std::is_same_v<T, f8e8m0>)
+    return to_f8e8m0(d, false, Rounding::kNearestEven);
+  else if constexpr (std::is_same_v<T, f4e2m1>)
+    return to_f4e2m1(d, false);
+  else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const int bits = ir::dtype_bits(dt);  // i2/u2/i4/u4 live in a byte: wrap to their width
+    if (bits >= 8) return a;
+    const unsigned mask = (1u << bits) - 1;
+    unsigned v = static_cast<unsigned>(a) & mask;
+    if (ir::is_signed_int(dt) && (v >> (bits - 1)) != 0) v |= ~mask;
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(a);
+  }
+}
+
+template <typename A>
+bool is_nan(A x) {
+  if constexpr (std::is_floating_point_v<A>)
+    return std::isnan(x);
+  else
+    return false;
+}
+
+// The smallest / largest value of an integer dtype held in storage type A.
+template <typename A>
+A int_limit(ir::DType dt, bool largest) {
+  const int bits = ir::dtype_bits(dt);
+  if (bits >= 8) return largest ? std::numeric_limits<A>::max() : std::numeric_limits<A>::min();
+  if (ir::is_signed_int(dt)) return static_cast<A>(largest ? (1 << (bits - 1)) - 1 : -(1 << (bits - 1)));
+  return static_cast<A>(largest ? (1 << bits) - 1 : 0);
+}
+
+// spec/ops/reduce.md "Identities": sum 0, prod 1, max -inf / the minimum, min +inf / the maximum.
+template <typename A>
+A identity(int kind, ir::DType dt) {
+  if (kind == ir::ReduceKind::Sum) return A(0);
+  if (kind == ir::ReduceKind::Prod) return A(1);
+  const bool is_max = kind == ir::ReduceKind::Max;
+  if constexpr (std::is_same_v<A, bool>)
+    return !is_max;
+  else if constexpr (std::is_floating_point_v<A>)
+    return is_max ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
+  else
+    return int_limit<A>(dt, !is_max);
+}
+
+// One accumulation step. Integers wrap (computed modulo 2^64, then narrowed); max/min propagate
+// NaN and order -0 below +0 (IEEE 754-2019 maximum/minimum), so they do not depend on order.
+template <typename A>
+A combine(int kind, A acc, A x) {
+  if (kind == ir::ReduceKind::Sum || kind == ir::ReduceKind::Prod) {
+    const bool sum = kind == ir::ReduceKind::Sum;
+    if constexpr (std::is_integral_v<A>) {
+      const uint64_t a = static_cast<uint64_t>(acc), b = static_cast<uint64_t>(x);
+      return static_cast<A>(sum ? a + b : a * b);
+    } else {
+      return sum ? acc + x : acc * x;
+    }
+  }
+  if (is_nan(acc)) return acc;
+  if (is_nan(x)) return x;
+  const bool is_max = kind == ir::ReduceKind::Max;
+  if (is_max ? x > acc : x < acc) return x;
+  if constexpr (std::is_floating_point_v<A>)
+    if (x == 0 && acc == 0 && std::signbit(acc) != std::signbit(x)) return is_max ? A(0) : A(-0.0);
+  return acc;
+}
+
+// Splits a shape at `axis` into (elements before, extent, elements after).
+struct AxisSplit {
+  int64_t outer = 1, extent = 1, inner = 1;
+  AxisSplit(const std::vector<int64_t>& shape, int64_t axis) {
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
+      (d < axis ? outer : d == axis ? extent : inner) *= shape[d];
+  }
+};
+
+}  // namespace
+
+// spec/ops/reduce.md: result[kept] = acc over reduced indices in row-major order.
+template <>
+Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
+  const Tensor& operand = cx.inputs[0]->tensor();
+  Tensor& result = cx.outputs[0]->tensor();
+  const int kind = cx.node.attr_enum("kind");
+  const std::vector<int64_t>& axes = cx.node.attr_ints("axes");
+  // Each operand index maps to the result offset of its kept dims; reduced dims have stride 0.
+  std::vector<int64_t> to_result(operand.shape.size(), 0);
+  int64_t reduced_n = 1, stride = 1;
+  for (int64_t d = operand.rank() - 1; d >= 0; --d) {
+    bool reduced = false;
+    for (int64_t a : axes) reduced |= a == d;
+    if (reduced) {
+      reduced_n *= operand.shape[d];
+    } else {
+      to_result[d] = stride;
+      stride *= operand.shape[d];
+    }
+  }
+  return visit_dtype(operand.dtype, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, std::string>) {
+      return internal_error("reduce: string operand passed the verifier");
+    } else {
+      using A = acc_t<T>;
+      // A float sum starts from -0 (x + -0 == x for every x, so a sum of -0s stays -0); an empty
+      // sum is +0.
+      A start = identity<A>(kind, operand.dtype);
+      if constexpr (std::is_floating_point_v<A>)
+        if (kind == ir::ReduceKind::Sum && reduced_n > 0) start = A(-0.0);
+      std::vector<A> acc(static_cast<size_t>(result.numel()), start);
+      const T* src = operand.as<T>();
+      for (IndexIter it(operand.shape); !it.done(); it.next()) {
+        const int64_t r = offset_of(it.index(), to_result);  // (vector<bool> has no A&)
+        acc[r] = combine<A>(kind, acc[r], load<A>(src[it.flat()]));
+      }
+      T* dst = result.as<T>();
+      for (size_t i = 0; i < acc.size(); ++i) dst[i] = store<T>(acc[i], operand.dtype);
+      return Status::ok();
+    }
+  });
+}
+
+// spec/ops/arg_reduce.md: the position of the first (or, with select_last, the last) extreme
+// element along axis; NaN is the extreme for both kinds.
+template <>
+Status kernel<ir::Op::ArgReduce>(KernelCtx& cx) {
+  const Tensor& operand = cx.inputs[0]->tensor();
+  Tensor& result = cx.outputs[0]->tensor();
+  const bool is_max = cx.node.attr_enum("kind") == ir::ArgKind::Max;
+  const int64_t axis = cx.node.attr_int("axis");
+  const bool select_last = cx.node.attr_bool("select_last");
+  const AxisSplit s(operand.shape, axis);
+  if (s.extent == 0)  // arg_reduce.R1
+    return runtime_error("arg_reduce.R1", "axis " + std::to_string(axis) +
+                                              " is empty: there is no extreme element (arg_reduce.R1)");
+  return visit_dtype(operand.dtype, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, std::string>) {
+      return internal_error("arg_reduce: string operand passed the verifier");
+    } else {
+      using A = acc_t<T>;
+      // Does x (later in the line) replace best?
+      auto takes = [&](A x, A best) {
+        if (is_nan(best)) return select_last && is_nan(x);
+        if (is_nan(x)) return true;
+        return (is_max ? x > best : x < best) || (select_last && x == best);
+      };
+      const T* src = operand.as<T>();
+      int64_t* dst = result.as<int64_t>();
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          const T* line = src + o * s.extent * s.inner + i;
+          int64_t best = 0;
+          for (int64_t t = 1; t < s.extent; ++t)
+            if (takes(load<A>(line[t * s.inner]), load<A>(line[best * s.inner]))) best = t;
+          dst[o * s.inner + i] = best;
+        }
+      return Status::ok();
+    }
+  });
+}
+
+// spec/ops/scan.md: running sum or product along axis (ONNX CumSum); exclusive shifts by one
+// with the identity first; reverse runs from the end.
+template <>
+Status kernel<ir::Op::Scan>(KernelCtx& cx) {
+  const Tensor& operand = cx.inputs[0]->tensor();
+  Tensor& result = cx.outputs[0]->tensor();
+  const int kind = cx.node.attr_enum("kind");
+  const bool exclusive = cx.node.attr_bool("exclusive"), reverse = cx.node.attr_bool("reverse");
+  const AxisSplit s(operand.shape, cx.node.attr_int("axis"));
+  return visit_dtype(operand.dtype, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
+      return internal_error("scan: operand dtype passed the verifier");
+    } else {
+      using A = acc_t<T>;
+      const A id = identity<A>(kind, operand.dtype);
+      const T* src = operand.as<T>();
+      T* dst = result.as<T>();
+      for (int64_t o = 0; o < s.outer; ++o)
+        for (int64_t i = 0; i < s.inner; ++i) {
+          A acc = id;
+          for (int64_t step = 0; step < s.extent; ++step) {
+            const int64_t t = reverse ? s.extent - 1 - step : step;
+            const int64_t pos = (o * s.extent + t) * s.inner + i;
+            const A x = load<A>(src[pos]);
+            if (exclusive) dst[pos] = store<T>(acc, operand.dtype);
+            acc = step == 0 ? x : combine<A>(kind, acc, x);  // the first element is taken as is
+            if (!exclusive) dst[pos] = store<T>(acc, operand.dtype);
+          }
+        }
+      return Status::ok();
+    }
+  });
+}
+
+}  // namespace plumb::rt::ref
