@@ -1,6 +1,65 @@
-// The plumb CLI: placeholder entry until the commands land (issue 2+).
+// The plumb CLI (DESIGN.md §7): dispatches the command word to tools/cmd_<name>.cpp.
+// Commands that are not built into this binary yet have weak defaults here; a tools/cmd_<name>.cpp
+// that defines the command replaces them at link time with no edit to this file.
 #include <cstdio>
-int main(int argc, char** argv) {
-  std::fprintf(stderr, "plumb: no command given\n");
+#include <cstring>
+#include <string>
+
+#include "ir/graph.h"
+#include "tools/commands.h"
+
+namespace plumb::cli {
+
+namespace {
+constexpr const char* kUsage =
+    "usage: plumb <command> [args]\n"
+    "commands:\n"
+    "  verify FILE.plumb                 load and verify a model\n"
+    "  print FILE [--full]               print a model in the text form\n"
+    "  asm TEXT -o FILE.plumb            assemble the text form into a .plumb file\n"
+    "  run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref|cpu|cuda]\n"
+    "  convert MODEL.onnx -o MODEL.plumb\n"
+    "  check MODEL --data DIR [--expected DIR] [--rtol R --atol A | --tolerance auto] [--report FILE]\n"
+    "  conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n";
+
+int not_built(const char* name) {
+  std::fprintf(stderr, "plumb: %s: not implemented in this build\n", name);
   return 2;
+}
+}  // namespace
+
+__attribute__((weak)) int cmd_run(const Args&) { return not_built("run"); }
+__attribute__((weak)) int cmd_convert(const Args&) { return not_built("convert"); }
+__attribute__((weak)) int cmd_check(const Args&) { return not_built("check"); }
+__attribute__((weak)) int cmd_conformance(const Args&) { return not_built("conformance"); }
+
+// Lowers an .onnx file to a core graph; the ONNX frontend's strong definition replaces this one.
+__attribute__((weak)) Expected<ir::Graph> load_onnx_as_core(const std::string& path) {
+  return unsupported(".onnx models are not supported in this build");
+}
+
+int usage_error(const std::string& why) {
+  std::fprintf(stderr, "plumb: %s\n%s", why.c_str(), kUsage);
+  return 2;
+}
+
+}  // namespace plumb::cli
+
+int main(int argc, char** argv) {
+  using namespace plumb::cli;
+  if (argc < 2) return usage_error("no command given");
+  const std::string cmd = argv[1];
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  Args args(argv + 2, argv + argc);
+  if (cmd == "verify") return cmd_verify(args);
+  if (cmd == "print") return cmd_print(args);
+  if (cmd == "asm") return cmd_asm(args);
+  if (cmd == "run") return cmd_run(args);
+  if (cmd == "convert") return cmd_convert(args);
+  if (cmd == "check") return cmd_check(args);
+  if (cmd == "conformance") return cmd_conformance(args);
+  return usage_error("unknown command '" + cmd + "'");
 }
