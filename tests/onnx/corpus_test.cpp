@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,32 @@ struct Counts {
   int models = 0;
   int pbs = 0;
   int failures = 0;
+  int guess_mismatches = 0;
+  int roundtrips = 0;
+  std::set<std::string> dtypes;  // dtypes of every tensor read (initializers and data)
 };
+
+// Tensors of a value, depth first.
+void collect(const DataValue& v, std::vector<const Tensor*>& out) {
+  if (v.kind == DataValue::Kind::Tensor || v.kind == DataValue::Kind::Map) out.push_back(&v.tensor);
+  for (const auto& e : v.elems) collect(e, out);
+}
+
+// read -> write -> read gives the same tensors (dtype, dims, bytes).
+bool round_trips(const DataValue& v, DataKind kind) {
+  auto bytes = serialize_data_value(v);
+  if (!bytes) return false;
+  auto again = parse_data_value(*bytes, kind);
+  if (!again) return false;
+  std::vector<const Tensor*> a, b;
+  collect(v, a);
+  collect(*again, b);
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i]->dtype != b[i]->dtype || a[i]->dims != b[i]->dims || a[i]->bytes() != b[i]->bytes())
+      return false;
+  return true;
+}
 
 // Reads <dir>/model.onnx and each test_data_set_*/{input,output}_<k>.pb with the kind of the
 // k-th graph input/output.
@@ -48,6 +74,7 @@ void read_test_folder(const std::string& dir, Counts& c) {
     return;
   }
   ++c.models;
+  for (const auto& t : m->graph.initializers) c.dtypes.insert(std::string(ir::dtype_name(t.dtype)));
   const auto inputs = m->graph.real_inputs();
   for (const auto& ds : list_dir(dir)) {
     if (ds.rfind("test_data_set_", 0) != 0) continue;
@@ -66,8 +93,27 @@ void read_test_folder(const std::string& dir, Counts& c) {
         ADD_FAILURE() << v.status().to_string();
         continue;
       }
-      // The guess agrees with the declared kind for every file but an optional/1-sequence.
       ++c.pbs;
+      std::vector<const Tensor*> ts;
+      collect(*v, ts);
+      for (const Tensor* t : ts) c.dtypes.insert(std::string(ir::dtype_name(t->dtype)));
+      const DataKind kind = vi != nullptr && vi->type ? data_kind_of(*vi->type) : DataKind::Tensor;
+      if (round_trips(*v, kind)) {
+        ++c.roundtrips;
+      } else {
+        ++c.failures;
+        ADD_FAILURE() << path << ": read -> write -> read changed the value";
+      }
+      // The guessed kind agrees with the declared one (an optional and a one-element sequence
+      // have the same bytes, so a guessed Sequence is fine for an Optional).
+      if (vi != nullptr && vi->type) {
+        std::string bytes = *read_file_bytes(path);
+        auto g = guess_data_kind(bytes);
+        if (!g || (*g != kind && !(kind == DataKind::Optional && *g == DataKind::Sequence))) {
+          ++c.guess_mismatches;
+          ADD_FAILURE() << path << ": guessed kind differs from the declared one";
+        }
+      }
     }
   }
 }
@@ -90,7 +136,11 @@ TEST(OnnxModel, LoadsEveryBackendNodeModel) {
   if (!is_dir(root)) GTEST_SKIP() << "no " << root;
   Counts c;
   read_suite(root, c);
-  std::printf("onnx-backend-node: %d models, %d .pb files read, %d failures\n", c.models, c.pbs, c.failures);
+  std::printf("onnx-backend-node: %d models, %d .pb files read (%d round trips), %d failures\n", c.models,
+              c.pbs, c.roundtrips, c.failures);
+  std::string dts;
+  for (const auto& d : c.dtypes) dts += " " + d;
+  std::printf("dtypes seen:%s\n", dts.c_str());
   EXPECT_EQ(c.failures, 0);
   EXPECT_GE(c.models, 1802);
   EXPECT_GE(c.pbs, 6201);
@@ -101,7 +151,8 @@ TEST(OnnxModel, LoadsEveryDebianTestdataModel) {
   if (!is_dir(root)) GTEST_SKIP() << "no " << root << " (libonnx-testdata)";
   Counts c;
   read_suite(root, c);
-  std::printf("libonnx-testdata: %d models, %d .pb files read, %d failures\n", c.models, c.pbs, c.failures);
+  std::printf("libonnx-testdata: %d models, %d .pb files read (%d round trips), %d failures\n", c.models,
+              c.pbs, c.roundtrips, c.failures);
   EXPECT_EQ(c.failures, 0);
   EXPECT_GT(c.models, 1000);
 }
