@@ -159,3 +159,50 @@ TEST(OnnxModel, LoadsEveryDebianTestdataModel) {
 
 }  // namespace
 }  // namespace plumb::onnx
+
+namespace plumb::onnx {
+namespace {
+
+// Deterministic byte flips and cuts of real models and data files: every result is a value or a
+// Status, never a crash (run under PLUMB_SANITIZE for the memory side).
+TEST(OnnxModel, SurvivesCorruptedFiles) {
+  const std::string root = std::string(PLUMB_SHARED_DIR) + "/onnx-backend-node";
+  if (!is_dir(root)) GTEST_SKIP() << "no " << root;
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  auto next = [&]() {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  };
+  int tried = 0, rejected = 0;
+  const auto tests = list_dir(root);
+  for (size_t i = 0; i < tests.size(); i += 9) {
+    const std::string dir = root + "/" + tests[i];
+    for (const std::string file : {dir + "/model.onnx", dir + "/test_data_set_0/input_0.pb"}) {
+      auto bytes = read_file_bytes(file);
+      if (!bytes || bytes->empty()) continue;
+      for (int k = 0; k < 8; ++k) {
+        std::string b = *bytes;
+        if (k == 0) {
+          b.resize(next() % b.size());
+        } else {
+          for (int f = 0; f < k; ++f) b[next() % b.size()] ^= static_cast<char>(1 + next() % 255);
+        }
+        ++tried;
+        if (file.size() > 5 && file.substr(file.size() - 5) == ".onnx") {
+          if (!parse_model(b, dir)) ++rejected;
+        } else {
+          auto kind = guess_data_kind(b);
+          if (!kind || !parse_data_value(b, *kind)) ++rejected;
+        }
+      }
+    }
+  }
+  std::printf("corrupted files: %d tried, %d rejected with a Status\n", tried, rejected);
+  EXPECT_GT(tried, 1000);
+  EXPECT_GT(rejected, 0);
+}
+
+}  // namespace
+}  // namespace plumb::onnx
