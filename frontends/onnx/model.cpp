@@ -1,6 +1,8 @@
 // ModelProto -> OnnxModel (see model.h).
 #include "frontends/onnx/model.h"
 
+#include <sys/stat.h>
+
 #include <climits>
 
 #include <google/protobuf/unknown_field_set.h>
@@ -499,6 +501,28 @@ Expected<OnnxModel> parse_model(const std::string& bytes, const std::string& bas
     if (!s) return s;
   }
   return m;
+}
+
+Expected<std::vector<DataValue>> read_test_data_set(const std::string& dir, const OnnxGraph& graph,
+                                                    bool outputs) {
+  std::vector<const OnnxValueInfo*> decl;
+  if (outputs) {
+    for (const auto& o : graph.outputs) decl.push_back(&o);
+  } else {
+    decl = graph.real_inputs();
+  }
+  std::vector<DataValue> out;
+  for (size_t k = 0;; ++k) {
+    const std::string path = dir + "/" + (outputs ? "output_" : "input_") + std::to_string(k) + ".pb";
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) break;
+    Expected<DataValue> v = (k < decl.size() && decl[k]->type)
+                                ? read_data_file(path, data_kind_of(*decl[k]->type))
+                                : read_data_file(path);
+    if (!v) return v.status();
+    out.push_back(std::move(*v));
+  }
+  return out;
 }
 
 Expected<OnnxModel> load_model(const std::string& path, const LoadOptions& options) {

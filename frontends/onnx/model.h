@@ -165,6 +165,12 @@ Expected<OnnxModel> load_model(const std::string& path, const LoadOptions& optio
 Expected<OnnxModel> parse_model(const std::string& bytes, const std::string& base_dir = {},
                                 const LoadOptions& options = {});
 
+// The ONNX test layout: reads <dir>/input_<k>.pb (or output_<k>.pb when `outputs`) for k = 0, 1,
+// ... until the first missing index, each as the kind of the k-th graph input (real_inputs()) or
+// output; a file past the declared count is read with a guessed kind. Errors name the file.
+Expected<std::vector<DataValue>> read_test_data_set(const std::string& dir, const OnnxGraph& graph,
+                                                    bool outputs);
+
 // IR versions 3..13; ai.onnx opsets 1..28, ai.onnx.ml 1..5, ai.onnx.preview.training 1.
 // A newer version is Unsupported (naming it); a malformed one (< 1, missing ai.onnx) InvalidModel.
 Status check_versions(const OnnxModel& model);

@@ -202,6 +202,7 @@ TEST(OnnxModel, MalformedProtobufIsInvalidModel) {
   auto g = parse_model(std::string("\xff\xff\xff\xff garbage", 12));
   ASSERT_FALSE(g);
   EXPECT_EQ(g.status().code(), ErrorCode::kInvalidModel);
+  EXPECT_FALSE(load_model("/tmp"));  // a folder, not a file
   auto f = load_model("/nonexistent/model.onnx");
   ASSERT_FALSE(f);
   EXPECT_EQ(f.status().place(), "/nonexistent/model.onnx");
@@ -282,6 +283,20 @@ TEST(OnnxModel, LocalFunctionsKeepAttributeDefaultsAndOverload) {
   EXPECT_EQ(fn->nodes[0].attr("alpha")->ref_attr_name, "beta");
   EXPECT_EQ(fn->opsets.at(""), 17);
   EXPECT_EQ(m->function("local", "MyRelu"), nullptr);  // other overload
+}
+
+TEST(OnnxModel, ReadsTestDataSetInOrder) {
+  const std::string dir = std::string(PLUMB_SHARED_DIR) + "/onnx-backend-node/test_add";
+  auto m = load_model(dir + "/model.onnx");
+  if (!m) GTEST_SKIP() << "no backend-node suite";
+  auto in = read_test_data_set(dir + "/test_data_set_0", m->graph, false);
+  ASSERT_TRUE(in) << in.status().to_string();
+  ASSERT_EQ(in->size(), 2u);
+  EXPECT_EQ((*in)[0].tensor.dims, (std::vector<int64_t>{3, 4, 5}));
+  EXPECT_EQ((*in)[0].tensor.dtype, ir::DType::F32);
+  auto out = read_test_data_set(dir + "/test_data_set_0", m->graph, true);
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->size(), 1u);
 }
 
 // --- external data ---------------------------------------------------------------------------
