@@ -180,8 +180,8 @@ Status kernel<ir::Op::ArgReduce>(KernelCtx& cx) {
   const bool select_last = cx.node.attr_bool("select_last");
   const AxisSplit s(operand.shape, axis);
   if (s.extent == 0)  // arg_reduce.R1
-    return runtime_error("arg_reduce.R1", "axis " + std::to_string(axis) +
-                                              " is empty: there is no extreme element (arg_reduce.R1)");
+    return runtime_error("arg_reduce.R1",
+                         "axis " + std::to_string(axis) + " is empty: there is no extreme element");
   return visit_dtype(operand.dtype, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, std::string>) {
