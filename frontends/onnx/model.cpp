@@ -466,13 +466,21 @@ Status check_versions(const OnnxModel& m) {
   return Status::ok();
 }
 
-Expected<OnnxModel> parse_model(const std::string& bytes, const std::string& base_dir,
-                                const LoadOptions& options) {
+namespace {
+
+Expected<::onnx::ModelProto> parse_proto(const std::string& bytes, const LoadOptions& options) {
   if (bytes.size() > options.max_model_bytes || bytes.size() > static_cast<size_t>(INT_MAX))
     return invalid_model("", strfmt("model is %zu bytes, more than the limit of %llu", bytes.size(),
                                     (unsigned long long)options.max_model_bytes));
   ::onnx::ModelProto proto;
   if (!proto.ParseFromString(bytes)) return invalid_model("", "malformed ModelProto (protobuf parse failed)");
+  return proto;
+}
+
+// Converts `proto`, releasing each top-level initializer's bytes from it as soon as they are
+// copied, so a large inline model is not held twice.
+Expected<OnnxModel> convert_model(::onnx::ModelProto& proto, const std::string& base_dir,
+                                  const LoadOptions& options) {
   if (!proto.has_graph()) return invalid_model("", "model has no graph");
   OnnxModel m;
   m.ir_version = proto.ir_version();
@@ -489,7 +497,27 @@ Expected<OnnxModel> parse_model(const std::string& bytes, const std::string& bas
   }
   Ctx ctx;
   ctx.external.base_dir = base_dir;
+  std::vector<Tensor> dense;
+  auto* inits = proto.mutable_graph()->mutable_initializer();
+  const std::string gplace =
+      proto.graph().name().empty() ? std::string("graph") : "graph '" + proto.graph().name() + "'";
+  for (int i = 0; i < inits->size(); ++i) {
+    auto x = tensor_from_proto(inits->Get(i), &ctx.external);
+    if (!x) return x.status().with_place(gplace + ": initializer '" + inits->Get(i).name() + "'");
+    dense.push_back(std::move(*x));
+    ::onnx::TensorProto* t = inits->Mutable(i);
+    t->clear_raw_data();
+    t->clear_float_data();
+    t->clear_int32_data();
+    t->clear_int64_data();
+    t->clear_double_data();
+    t->clear_uint64_data();
+    t->clear_string_data();
+  }
+  proto.mutable_graph()->clear_initializer();
   PLUMB_ASSIGN_OR_RETURN(m.graph, convert_graph(proto.graph(), ctx, 0));
+  m.graph.initializers.insert(m.graph.initializers.begin(), std::make_move_iterator(dense.begin()),
+                              std::make_move_iterator(dense.end()));
   for (const auto& f : proto.functions()) {
     PLUMB_ASSIGN_OR_RETURN(auto fn, convert_function(f, ctx));
     if (m.function(fn.domain, fn.name, fn.overload) != nullptr)
@@ -501,6 +529,14 @@ Expected<OnnxModel> parse_model(const std::string& bytes, const std::string& bas
     if (!s) return s;
   }
   return m;
+}
+
+}  // namespace
+
+Expected<OnnxModel> parse_model(const std::string& bytes, const std::string& base_dir,
+                                const LoadOptions& options) {
+  PLUMB_ASSIGN_OR_RETURN(::onnx::ModelProto proto, parse_proto(bytes, options));
+  return convert_model(proto, base_dir, options);
 }
 
 Expected<std::vector<DataValue>> read_test_data_set(const std::string& dir, const OnnxGraph& graph,
@@ -527,7 +563,10 @@ Expected<std::vector<DataValue>> read_test_data_set(const std::string& dir, cons
 
 Expected<OnnxModel> load_model(const std::string& path, const LoadOptions& options) {
   PLUMB_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path, options.max_model_bytes));
-  auto m = parse_model(bytes, dirname_of(path), options);
+  auto proto = parse_proto(bytes, options);
+  if (!proto) return place_in_file(proto.status(), path);
+  std::string().swap(bytes);  // the file's bytes are no longer needed
+  auto m = convert_model(*proto, dirname_of(path), options);
   if (!m) return place_in_file(m.status(), path);
   m->path = path;
   return m;
