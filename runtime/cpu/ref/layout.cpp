@@ -97,7 +97,7 @@ T iota_value(ir::DType dt, int64_t v) {
     return to_f8e8m0(static_cast<double>(v), false, Rounding::kNearestEven);
   } else {
     static_assert(std::is_same_v<T, f4e2m1>, "iota_value: unhandled storage type");
-    return to_f4e2m1(static_cast<double>(v), false);
+    return to_f4e2m1(static_cast<double>(v), true);  // f4e2m1 always saturates (spec/ops/cast.md)
   }
 }
 
