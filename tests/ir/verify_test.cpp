@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "ir/builder.h"
 #include "ir/constant_values.h"
 #include "ir/infer.h"
+#include "ir/text.h"
 #include "ir/verify.h"
 
 namespace plumb::ir {
@@ -730,6 +733,33 @@ TEST(VerifyWhile, C2CheckedByVerifier) {
   Node& loop = w.g.body.nodes.back();
   loop.regions[1].params.push_back(w.g.add_value(i64({})));
   expect_label(verify(w.g), "while.C2");
+}
+
+// The Example of spec/ops/<page>, parsed (ir/text.h) and verified; it must use `op`.
+Status verify_spec_example(const std::string& page, Op op) {
+  std::ifstream in(std::string(PLUMB_SOURCE_DIR) + "/spec/ops/" + page);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const size_t begin = text.find("```plumb\n");
+  if (begin == std::string::npos) return internal_error("no plumb example in " + page);
+  const size_t end = text.find("\n```", begin + 9);
+  Expected<Graph> g = parse_graph(text.substr(begin + 9, end - begin - 9));
+  if (!g) return g.status();
+  bool uses_op = false;
+  for (const Node& n : g->body.nodes) uses_op |= n.op == op;
+  if (!uses_op) return internal_error("the example of " + page + " does not use the op");
+  return verify(*g);
+}
+
+TEST(VerifyIf, SpecExampleVerifies) {
+  Status s = verify_spec_example("if.md", Op::If);
+  EXPECT_TRUE(s.is_ok()) << s.to_string();
+}
+
+TEST(VerifyWhile, SpecExampleVerifies) {
+  Status s = verify_spec_example("while.md", Op::While);
+  EXPECT_TRUE(s.is_ok()) << s.to_string();
 }
 
 // ---- constant decoding (ir/constant_values.h) ---------------------------------------------------------
