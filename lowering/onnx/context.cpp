@@ -1,0 +1,104 @@
+#include "lowering/onnx/context.h"
+
+#include "ir/constant_values.h"
+#include "ir/narrow_float.h"
+
+namespace plumb::lower {
+
+Status LowerCtx::fail(Status s) {
+  if (status_.is_ok()) status_ = std::move(s);
+  return status_;
+}
+
+void LowerCtx::bind(const std::string& name, ir::ValueId v) { scopes_.back().values[name] = v; }
+
+std::optional<ir::ValueId> LowerCtx::lookup(const std::string& name) const {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto f = it->values.find(name);
+    if (f != it->values.end()) return f->second;
+  }
+  return std::nullopt;
+}
+
+void LowerCtx::define_constant(const std::string& name, onnx::Tensor t) {
+  scopes_.back().constants[name] = std::move(t);
+}
+
+void LowerCtx::add_initializers(const onnx::OnnxGraph& g) {
+  for (const onnx::Tensor& t : g.initializers) define_constant(t.name, t);
+}
+
+ir::ValueId LowerCtx::constant_value(const onnx::Tensor& t) { return b.constant(t.to_constant()); }
+
+ir::ValueId LowerCtx::input(const onnx::OnnxNode& n, size_t i) {
+  if (!has_input(n, i)) {
+    fail(invalid_model("", strfmt("required input %zu is missing", i)));
+    return ir::kNoValue;
+  }
+  const std::string& name = n.inputs[i];
+  // The innermost scope that knows the name wins: a value, or a constant emitted on first use.
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    if (auto f = it->values.find(name); f != it->values.end()) return f->second;
+    if (auto c = it->constants.find(name); c != it->constants.end()) {
+      // Emit the constant into the graph body's region level where it is used; constants are cheap
+      // to re-emit in a nested region, so each scope keeps its own.
+      ir::ValueId v = constant_value(c->second);
+      if (v != ir::kNoValue) {
+        b.graph().values[v].onnx_name = name;
+        scopes_.back().values[name] = v;
+      }
+      return v;
+    }
+  }
+  fail(invalid_model("",
+                     "input '" + name + "' is not produced by any earlier node, initializer or graph input"));
+  return ir::kNoValue;
+}
+
+void LowerCtx::set_output(const onnx::OnnxNode& n, size_t i, ir::ValueId v) {
+  if (!wants_output(n, i) || v == ir::kNoValue) return;
+  bind(n.outputs[i], v);
+  ir::Value& val = b.graph().values[v];
+  // A value may carry only one ONNX name; an Identity-like rule that forwards a named value keeps
+  // the first name (the producer's), and `plumb check` maps the later name through the binding.
+  if (val.onnx_name.empty()) val.onnx_name = n.outputs[i];
+}
+
+const onnx::Tensor* LowerCtx::const_input(const onnx::OnnxNode& n, size_t i) const {
+  if (!has_input(n, i)) return nullptr;
+  const std::string& name = n.inputs[i];
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    if (it->values.count(name) && !it->constants.count(name)) return nullptr;  // shadowed by a computed value
+    if (auto c = it->constants.find(name); c != it->constants.end()) return &c->second;
+  }
+  return nullptr;
+}
+
+std::optional<std::vector<int64_t>> LowerCtx::const_ints(const onnx::OnnxNode& n, size_t i) const {
+  const onnx::Tensor* t = const_input(n, i);
+  if (!t || !(ir::is_int(t->dtype) || ir::is_bool(t->dtype))) return std::nullopt;
+  return ir::constant_int_values(t->to_constant());
+}
+
+std::optional<std::vector<double>> LowerCtx::const_floats(const onnx::OnnxNode& n, size_t i) const {
+  const onnx::Tensor* t = const_input(n, i);
+  if (!t) return std::nullopt;
+  if (!ir::is_float(t->dtype)) {
+    auto ints = const_ints(n, i);
+    if (!ints) return std::nullopt;
+    return std::vector<double>(ints->begin(), ints->end());
+  }
+  const int bytes = ir::dtype_bits(t->dtype) / 8;
+  if (bytes < 1) return std::nullopt;  // f4e2m1 constants are not folded
+  const int64_t count = t->num_elements();
+  if (static_cast<uint64_t>(count) * bytes != t->size) return std::nullopt;
+  std::vector<double> out(static_cast<size_t>(count));
+  for (int64_t k = 0; k < count; ++k) {
+    uint64_t bits = 0;
+    for (int j = 0; j < bytes; ++j) bits |= uint64_t{t->data[k * bytes + j]} << (8 * j);
+    out[k] = ir::float_bits_to_double(t->dtype, bits);
+  }
+  return out;
+}
+
+}  // namespace plumb::lower

@@ -1,0 +1,80 @@
+// LowerCtx: what a lowering rule sees (STYLE 2.3). It maps ONNX tensor names to core values
+// (scoped, for subgraphs), gives rules their inputs and takes their outputs, exposes constant
+// inputs for folding, and carries the builder whose provenance the driver has set to the node.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/model.h"
+#include "ir/builder.h"
+#include "ir/status.h"
+
+namespace plumb::lower {
+
+class LowerCtx {
+ public:
+  LowerCtx(ir::Builder& builder, const onnx::OnnxModel& model) : b(builder), model_(model) {}
+
+  ir::Builder& b;
+
+  const onnx::OnnxModel& model() const { return model_; }
+  // The opset of the node being lowered (its domain's import), set by the driver.
+  int64_t opset() const { return opset_; }
+  void set_opset(int64_t v) { opset_ = v; }
+
+  // ---- inputs and outputs ------------------------------------------------------------------------
+  // True when input i is given (present and not the empty name).
+  bool has_input(const onnx::OnnxNode& n, size_t i) const {
+    return i < n.inputs.size() && !n.inputs[i].empty();
+  }
+  // The core value of input i; a missing required input or unknown name records an error and
+  // returns kNoValue (the builder then ignores the rest of the rule).
+  ir::ValueId input(const onnx::OnnxNode& n, size_t i);
+  // Binds output i (when the node names it) to `v`, and marks `v` with the ONNX name.
+  void set_output(const onnx::OnnxNode& n, size_t i, ir::ValueId v);
+  bool wants_output(const onnx::OnnxNode& n, size_t i) const {
+    return i < n.outputs.size() && !n.outputs[i].empty();
+  }
+  const ir::Type& type(ir::ValueId v) const { return b.type_of(v); }
+
+  // ---- constants -------------------------------------------------------------------------------------
+  // The constant tensor behind input i (an initializer or a Constant node's output), or nullptr.
+  const onnx::Tensor* const_input(const onnx::OnnxNode& n, size_t i) const;
+  // Its integer / floating contents, when it is a constant of such a dtype.
+  std::optional<std::vector<int64_t>> const_ints(const onnx::OnnxNode& n, size_t i) const;
+  std::optional<std::vector<double>> const_floats(const onnx::OnnxNode& n, size_t i) const;
+  // Registers `name` as a known constant (the Constant rule does this).
+  void define_constant(const std::string& name, onnx::Tensor t);
+  // Emits (once) the core constant for an ONNX constant tensor.
+  ir::ValueId constant_value(const onnx::Tensor& t);
+
+  // ---- names -----------------------------------------------------------------------------------------
+  void bind(const std::string& name, ir::ValueId v);
+  std::optional<ir::ValueId> lookup(const std::string& name) const;
+  void push_scope() { scopes_.emplace_back(); }
+  void pop_scope() { scopes_.pop_back(); }
+  void add_initializers(const onnx::OnnxGraph& g);
+
+  // ---- errors ----------------------------------------------------------------------------------------
+  // Records an error for the current node (first one wins) and returns it.
+  Status fail(Status s);
+  Status unsupported(const std::string& what) { return fail(plumb::unsupported(what)); }
+  Status invalid(const std::string& what) { return fail(invalid_model("", what)); }
+  const Status& status() const { return status_; }
+  void reset_status() { status_ = Status::ok(); }
+
+ private:
+  struct Scope {
+    std::map<std::string, ir::ValueId> values;
+    std::map<std::string, onnx::Tensor> constants;  // not yet emitted or folded
+  };
+  const onnx::OnnxModel& model_;
+  int64_t opset_ = 0;
+  std::vector<Scope> scopes_{1};
+  Status status_;
+};
+
+}  // namespace plumb::lower

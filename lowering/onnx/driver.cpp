@@ -1,0 +1,139 @@
+#include "lowering/onnx/driver.h"
+
+#include "ir/builder.h"
+#include "ir/verify.h"
+#include "lowering/onnx/registry.h"
+
+namespace plumb::lower {
+
+std::string node_place(const onnx::OnnxNode& n, int64_t opset) {
+  std::string op = n.domain.empty() ? n.op_type : n.domain + "." + n.op_type;
+  if (opset > 0) op += "-" + std::to_string(opset);
+  return "node '" + n.name + "' (" + op + ")";
+}
+
+namespace {
+
+int64_t opset_of(const std::map<std::string, int64_t>& opsets, const std::string& domain) {
+  auto it = opsets.find(domain);
+  return it == opsets.end() ? 0 : it->second;
+}
+
+// A model-local function call: lower the body in a new scope where the function's formal inputs
+// name the caller's values and attribute references resolve to the caller's attributes.
+Status expand_function(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::OnnxFunction& fn, int depth) {
+  if (depth > 32) return unsupported("model-local functions nested deeper than 32 calls");
+  std::vector<ir::ValueId> args;
+  for (size_t i = 0; i < fn.inputs.size(); ++i)
+    args.push_back(cx.has_input(call, i) ? cx.input(call, i) : ir::kNoValue);
+  PLUMB_RETURN_IF_ERROR(cx.status());
+  cx.push_scope();
+  for (size_t i = 0; i < fn.inputs.size(); ++i)
+    if (args[i] != ir::kNoValue) cx.bind(fn.inputs[i], args[i]);
+  // Substitute attribute references in a copy of the body.
+  std::vector<onnx::OnnxNode> body = fn.nodes;
+  for (onnx::OnnxNode& n : body) {
+    std::vector<onnx::OnnxAttribute> resolved;
+    for (const onnx::OnnxAttribute& a : n.attributes) {
+      if (a.ref_attr_name.empty()) {
+        resolved.push_back(a);
+        continue;
+      }
+      const onnx::OnnxAttribute* actual = call.attr(a.ref_attr_name);
+      if (!actual)
+        for (const auto& d : fn.attribute_defaults)
+          if (d.name == a.ref_attr_name) actual = &d;
+      if (actual) {  // an unset reference with no default leaves the attribute unset
+        onnx::OnnxAttribute copy = *actual;
+        copy.name = a.name;
+        resolved.push_back(std::move(copy));
+      }
+    }
+    n.attributes = std::move(resolved);
+  }
+  Status s = lower_nodes(cx, body, fn.opsets);
+  if (s.is_ok()) {
+    std::vector<ir::ValueId> results;
+    for (const std::string& out : fn.outputs) {
+      auto v = cx.lookup(out);
+      results.push_back(v ? *v : ir::kNoValue);
+    }
+    cx.pop_scope();
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i] == ir::kNoValue && cx.wants_output(call, i))
+        return invalid_model("", "function " + fn.name + " does not produce output '" + fn.outputs[i] + "'");
+      cx.set_output(call, i, results[i]);
+    }
+    return Status::ok();
+  }
+  cx.pop_scope();
+  return s;
+}
+
+Status lower_one(LowerCtx& cx, const onnx::OnnxNode& n, const std::map<std::string, int64_t>& opsets,
+                 int depth) {
+  const int64_t opset = opset_of(opsets, n.domain);
+  const std::string place = node_place(n, opset);
+  if (const onnx::OnnxFunction* fn = cx.model().function(n.domain, n.op_type, n.overload)) {
+    Status s = expand_function(cx, n, *fn, depth + 1);
+    return s.with_place(place);
+  }
+  if (opset == 0)
+    return unsupported("domain '" + (n.domain.empty() ? std::string("ai.onnx") : n.domain) +
+                       "' is not imported by the model")
+        .with_place(place);
+  const Rule* rule = default_registry().find(n.domain, n.op_type, opset);
+  if (!rule)
+    return unsupported("no lowering for " + n.op_type + " at opset " + std::to_string(opset))
+        .with_place(place);
+  cx.b.set_provenance(
+      ir::Provenance{n.name, n.domain.empty() ? n.op_type : n.domain + "." + n.op_type, opset, {}});
+  cx.set_opset(opset);
+  cx.reset_status();
+  Status s = rule->fn(cx, n);
+  if (s.is_ok()) s = cx.status();
+  if (s.is_ok()) s = cx.b.status();
+  if (!s.is_ok()) return s.with_place(place);
+  for (size_t i = 0; i < n.outputs.size(); ++i)
+    if (cx.wants_output(n, i) && !cx.lookup(n.outputs[i]))
+      return internal_error("the rule did not produce output " + std::to_string(i)).with_place(place);
+  return Status::ok();
+}
+
+}  // namespace
+
+Status lower_nodes(LowerCtx& cx, const std::vector<onnx::OnnxNode>& nodes,
+                   const std::map<std::string, int64_t>& opsets) {
+  for (const onnx::OnnxNode& n : nodes) PLUMB_RETURN_IF_ERROR(lower_one(cx, n, opsets, 0));
+  return Status::ok();
+}
+
+Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const LowerOptions& options) {
+  PLUMB_RETURN_IF_ERROR(default_registry().status());
+  ir::Graph g;
+  g.producer = "plumb from " + (model.path.empty() ? std::string("memory") : model.path);
+  ir::Builder b(g);
+  LowerCtx cx(b, model);
+  for (const onnx::OnnxValueInfo* in : model.graph.real_inputs()) {
+    if (!in->type)
+      return invalid_model("", "graph input '" + in->name + "' has no type").with_place("graph inputs");
+    cx.bind(in->name, b.input(*in->type, in->name));
+  }
+  PLUMB_RETURN_IF_ERROR(b.status());
+  cx.add_initializers(model.graph);
+  PLUMB_RETURN_IF_ERROR(lower_nodes(cx, model.graph.nodes, model.opsets));
+  for (const onnx::OnnxValueInfo& out : model.graph.outputs) {
+    onnx::OnnxNode fake;
+    fake.inputs = {out.name};
+    ir::ValueId v = cx.input(fake, 0);
+    if (v == ir::kNoValue)
+      return invalid_model("", "graph output '" + out.name + "' is not produced by the graph")
+          .with_place("graph outputs");
+    b.output(v, out.name);
+  }
+  PLUMB_RETURN_IF_ERROR(b.status());
+  if (options.verify) PLUMB_RETURN_IF_ERROR(ir::verify(g));
+  return g;
+}
+
+}  // namespace plumb::lower

@@ -1,0 +1,29 @@
+// The lowering driver: an OnnxModel in, a typed core graph out (DESIGN §1, §5). It binds graph
+// inputs and initializers, walks the nodes in order, picks each node's rule from the registry by
+// the model's opset import, tags every emitted core node with the ONNX node's provenance, expands
+// model-local functions at their call sites, and maps graph outputs.
+#pragma once
+
+#include "frontends/onnx/model.h"
+#include "ir/graph.h"
+#include "ir/status.h"
+#include "lowering/onnx/context.h"
+
+namespace plumb::lower {
+
+struct LowerOptions {
+  bool verify = true;  // run ir::verify on the result
+};
+
+// Errors name the node: place "node '<name>' (<OpType>-<opset>)".
+Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const LowerOptions& options = {});
+
+// Lowers the nodes of `nodes` in order into the builder's current region (used for the main
+// graph, function bodies and subgraphs). `opsets` gives the domain versions in force.
+Status lower_nodes(LowerCtx& cx, const std::vector<onnx::OnnxNode>& nodes,
+                   const std::map<std::string, int64_t>& opsets);
+
+// "node 'name' (Op-13)"
+std::string node_place(const onnx::OnnxNode& n, int64_t opset);
+
+}  // namespace plumb::lower

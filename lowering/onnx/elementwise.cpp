@@ -1,0 +1,274 @@
+// ONNX elementwise arithmetic, logic, comparison and casts (spec: ONNX Operators.md per opset).
+// Broadcasting and type handling are made explicit with lowering/onnx/helpers.h.
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "ir/dtype.h"
+#include "lowering/onnx/helpers.h"
+#include "lowering/onnx/registry.h"
+
+namespace plumb::lower {
+
+using ir::ValueId;
+using onnx::OnnxNode;
+
+namespace {
+
+// Add, Sub, Mul, Div, And, Or, Xor, BitwiseAnd/Or/Xor: numpy broadcasting, then one core op.
+// Integer Div truncates toward zero (core binary div); division by zero is binary's R-label.
+// Opsets 1-6 of the binary ops broadcast only when `broadcast` = 1, and then B (rank k) is
+// aligned with A's dims starting at `axis` (default: the trailing k dims) — not numpy rules.
+std::vector<ValueId> binary_operands(LowerCtx& cx, const OnnxNode& n) {
+  ValueId a = cx.input(n, 0), b = cx.input(n, 1);
+  if (cx.opset() >= 7 || !cx.b.ok()) return broadcast_all(cx, {a, b});
+  auto flag = n.attr_int("broadcast", 0);
+  if (!flag.has_value() || *flag == 0) return {a, b};
+  const int64_t ra = rank_of(cx, a), rb = rank_of(cx, b);
+  auto axis = n.attr_int("axis", ra - rb);
+  if (!axis.has_value() || *axis < 0 || *axis + rb > ra) {
+    cx.invalid("legacy broadcast axis out of range");
+    return {a, b};
+  }
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < rb; ++i) dims.push_back(*axis + i);
+  return {a, cx.b.broadcast(b, shape_value(cx, a), dims)};
+}
+
+template <int Kind>
+Status lower_binary(LowerCtx& cx, const OnnxNode& n) {
+  auto v = binary_operands(cx, n);
+  cx.set_output(n, 0, cx.b.binary(Kind, v[0], v[1]));
+  return Status::ok();
+}
+
+template <int Kind>
+Status lower_compare(LowerCtx& cx, const OnnxNode& n) {
+  auto v = binary_operands(cx, n);
+  cx.set_output(n, 0, cx.b.compare(Kind, v[0], v[1]));
+  return Status::ok();
+}
+
+template <int Kind>
+Status lower_unary(LowerCtx& cx, const OnnxNode& n) {
+  cx.set_output(n, 0, cx.b.unary(Kind, cx.input(n, 0)));
+  return Status::ok();
+}
+
+// Max, Min, Sum, Mean (variadic, broadcasting). Mean divides the sum by the operand count.
+template <int Kind>
+Status lower_variadic(LowerCtx& cx, const OnnxNode& n, bool mean) {
+  std::vector<ValueId> xs;
+  for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(cx.input(n, i));
+  if (xs.empty()) return cx.invalid("needs at least one input");
+  xs = broadcast_all(cx, xs);
+  ValueId acc = xs[0];
+  for (size_t i = 1; i < xs.size(); ++i) acc = cx.b.binary(Kind, acc, xs[i]);
+  if (mean) acc = cx.b.binary(ir::BinaryKind::Div, acc, splat(cx, static_cast<double>(xs.size()), acc));
+  cx.set_output(n, 0, acc);
+  return Status::ok();
+}
+Status lower_max(LowerCtx& cx, const OnnxNode& n) {
+  return lower_variadic<ir::BinaryKind::Max>(cx, n, false);
+}
+Status lower_min(LowerCtx& cx, const OnnxNode& n) {
+  return lower_variadic<ir::BinaryKind::Min>(cx, n, false);
+}
+Status lower_sum(LowerCtx& cx, const OnnxNode& n) {
+  return lower_variadic<ir::BinaryKind::Add>(cx, n, false);
+}
+Status lower_mean(LowerCtx& cx, const OnnxNode& n) {
+  return lower_variadic<ir::BinaryKind::Add>(cx, n, true);
+}
+
+// Pow(X, Y): result has X's type. Float X: Y cast to X's compute type. Integer X: computed in
+// f64 and truncated back (the ONNX reference computes np.power in floating point then casts).
+Status lower_pow(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), y = cx.input(n, 1);
+  const ir::DType xt = cx.type(x).dtype, yt = cx.type(y).dtype;
+  if (xt == yt && ir::is_float(xt)) {
+    auto v = broadcast_all(cx, {to_compute(cx, x), to_compute(cx, y)});
+    cx.set_output(n, 0, from_compute(cx, cx.b.binary(ir::BinaryKind::Pow, v[0], v[1]), xt));
+    return Status::ok();
+  }
+  const ir::DType ct = ir::is_float(xt) ? compute_dtype(xt) : ir::DType::F64;
+  auto v = broadcast_all(cx, {cx.b.cast(x, ct), cx.b.cast(y, ct)});
+  ValueId r = cx.b.binary(ir::BinaryKind::Pow, v[0], v[1]);
+  cx.set_output(n, 0, cx.b.cast(r, xt));
+  return Status::ok();
+}
+
+// Mod: fmod=1 is C fmod (core rem). fmod=0 (integers only) takes the divisor's sign:
+// r = rem(a, b); r != 0 && (r < 0) != (b < 0) ? r + b : r.
+Status lower_mod(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(int64_t fmod, n.attr_int("fmod", 0));
+  auto v = broadcast_all(cx, {cx.input(n, 0), cx.input(n, 1)});
+  if (!cx.b.ok()) return Status::ok();
+  const ir::DType dt = cx.type(v[0]).dtype;
+  if (fmod == 0 && ir::is_float(dt)) return cx.invalid("fmod must be 1 for floating inputs");
+  ValueId r = cx.b.binary(ir::BinaryKind::Rem, v[0], v[1]);
+  if (fmod == 0 && ir::is_signed_int(dt)) {
+    ValueId zero = splat(cx, 0, r);
+    ValueId r_neg = cx.b.compare(ir::CompareKind::Lt, r, zero);
+    ValueId b_neg = cx.b.compare(ir::CompareKind::Lt, v[1], zero);
+    ValueId fix = cx.b.binary(ir::BinaryKind::And, cx.b.compare(ir::CompareKind::Ne, r, zero),
+                              cx.b.compare(ir::CompareKind::Ne, r_neg, b_neg));
+    r = cx.b.select(fix, cx.b.binary(ir::BinaryKind::Add, r, v[1]), r);
+  }
+  cx.set_output(n, 0, r);
+  return Status::ok();
+}
+
+Status lower_bit_shift(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(std::string dir, n.attr_string("direction", ""));
+  if (dir != "LEFT" && dir != "RIGHT")
+    return cx.invalid("direction must be LEFT or RIGHT, got '" + dir + "'");
+  auto v = broadcast_all(cx, {cx.input(n, 0), cx.input(n, 1)});
+  cx.set_output(n, 0, cx.b.binary(dir == "LEFT" ? ir::BinaryKind::Shl : ir::BinaryKind::Shr, v[0], v[1]));
+  return Status::ok();
+}
+
+Status lower_reciprocal(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  cx.set_output(n, 0, cx.b.binary(ir::BinaryKind::Div, splat(cx, 1.0, x), x));
+  return Status::ok();
+}
+
+Status lower_is_nan(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  cx.set_output(n, 0, cx.b.compare(ir::CompareKind::Ne, x, x));
+  return Status::ok();
+}
+
+Status lower_is_inf(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(int64_t neg, n.attr_int("detect_negative", 1));
+  PLUMB_ASSIGN_OR_RETURN(int64_t pos, n.attr_int("detect_positive", 1));
+  ValueId x = cx.input(n, 0);
+  const double inf = std::numeric_limits<double>::infinity();
+  ValueId is_pos = cx.b.compare(ir::CompareKind::Eq, x, splat(cx, inf, x));
+  ValueId is_neg = cx.b.compare(ir::CompareKind::Eq, x, splat(cx, -inf, x));
+  ValueId r;
+  if (pos && neg)
+    r = cx.b.binary(ir::BinaryKind::Or, is_pos, is_neg);
+  else if (pos)
+    r = is_pos;
+  else if (neg)
+    r = is_neg;
+  else
+    r = cx.b.compare(ir::CompareKind::Ne, is_pos, is_pos);  // all false
+  cx.set_output(n, 0, r);
+  return Status::ok();
+}
+
+Status lower_where(LowerCtx& cx, const OnnxNode& n) {
+  auto v = broadcast_all(cx, {cx.input(n, 0), cx.input(n, 1), cx.input(n, 2)});
+  cx.set_output(n, 0, cx.b.select(v[0], v[1], v[2]));
+  return Status::ok();
+}
+
+// Cast-19+: saturate (default 1) applies to float8 targets; Cast-25+ (round_mode) to f8e8m0.
+Status cast_to(LowerCtx& cx, const OnnxNode& n, ValueId x, ir::DType to) {
+  PLUMB_ASSIGN_OR_RETURN(int64_t saturate, n.attr_int("saturate", 1));
+  PLUMB_ASSIGN_OR_RETURN(std::string round_mode, n.attr_string("round_mode", "up"));
+  int round = ir::RoundMode::Up;
+  if (round_mode == "nearest")
+    round = ir::RoundMode::NearestEven;
+  else if (round_mode == "down")
+    round = ir::RoundMode::Down;
+  else if (round_mode != "up")
+    return cx.invalid("round_mode must be up, down or nearest, got '" + round_mode + "'");
+  if (to != ir::DType::F8E8M0) round = ir::RoundMode::NearestEven;
+  cx.set_output(n, 0, cx.b.cast(x, to, saturate != 0, round));
+  return Status::ok();
+}
+
+// Cast-1..5 named the target type as a string ("FLOAT", "INT64", ...).
+std::optional<ir::DType> dtype_from_onnx_name(const std::string& s) {
+  static const std::pair<const char*, ir::DType> kNames[] = {
+      {"FLOAT", ir::DType::F32},   {"UINT8", ir::DType::U8},      {"INT8", ir::DType::I8},
+      {"UINT16", ir::DType::U16},  {"INT16", ir::DType::I16},     {"INT32", ir::DType::I32},
+      {"INT64", ir::DType::I64},   {"STRING", ir::DType::String}, {"BOOL", ir::DType::Bool},
+      {"FLOAT16", ir::DType::F16}, {"DOUBLE", ir::DType::F64},    {"UINT32", ir::DType::U32},
+      {"UINT64", ir::DType::U64},  {"BFLOAT16", ir::DType::BF16}};
+  for (const auto& [name, dt] : kNames)
+    if (s == name) return dt;
+  return std::nullopt;
+}
+
+Status lower_cast(LowerCtx& cx, const OnnxNode& n) {
+  if (const onnx::OnnxAttribute* a = n.attr("to"); a && a->type == onnx::AttrType::String) {
+    auto dt = dtype_from_onnx_name(a->s);
+    if (!dt) return cx.unsupported("Cast to '" + a->s + "'");
+    return cast_to(cx, n, cx.input(n, 0), *dt);
+  }
+  PLUMB_ASSIGN_OR_RETURN(int64_t to, n.attr_int("to", -1));
+  auto dt = ir::dtype_from_onnx_code(static_cast<int>(to));
+  if (!dt) return cx.unsupported("Cast to ONNX data type " + std::to_string(to));
+  return cast_to(cx, n, cx.input(n, 0), *dt);
+}
+
+Status lower_cast_like(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  ValueId like = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  return cast_to(cx, n, x, cx.type(like).dtype);
+}
+
+}  // namespace
+
+void register_elementwise(Registry& r) {
+  r.add("Add", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Add>);
+  r.add("Sub", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Sub>);
+  r.add("Mul", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Mul>);
+  r.add("Div", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Div>);
+  r.add("And", {1, kLatestOpset}, lower_binary<ir::BinaryKind::And>);
+  r.add("Or", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Or>);
+  r.add("Xor", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Xor>);
+  r.add("BitwiseAnd", {18, kLatestOpset}, lower_binary<ir::BinaryKind::And>);
+  r.add("BitwiseOr", {18, kLatestOpset}, lower_binary<ir::BinaryKind::Or>);
+  r.add("BitwiseXor", {18, kLatestOpset}, lower_binary<ir::BinaryKind::Xor>);
+  r.add("BitwiseNot", {18, kLatestOpset}, lower_unary<ir::UnaryKind::Not>);
+  r.add("BitShift", {11, kLatestOpset}, lower_bit_shift);
+  r.add("Pow", {1, kLatestOpset}, lower_pow);
+  r.add("Mod", {10, kLatestOpset}, lower_mod);
+  r.add("Max", {1, kLatestOpset}, lower_max);
+  r.add("Min", {1, kLatestOpset}, lower_min);
+  r.add("Sum", {1, kLatestOpset}, lower_sum);
+  r.add("Mean", {1, kLatestOpset}, lower_mean);
+  r.add("Equal", {1, kLatestOpset}, lower_compare<ir::CompareKind::Eq>);
+  r.add("Greater", {1, kLatestOpset}, lower_compare<ir::CompareKind::Gt>);
+  r.add("Less", {1, kLatestOpset}, lower_compare<ir::CompareKind::Lt>);
+  r.add("GreaterOrEqual", {12, kLatestOpset}, lower_compare<ir::CompareKind::Ge>);
+  r.add("LessOrEqual", {12, kLatestOpset}, lower_compare<ir::CompareKind::Le>);
+  r.add("Not", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Not>);
+  r.add("Abs", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Abs>);
+  r.add("Neg", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Neg>);
+  r.add("Sign", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Sign>);
+  r.add("Floor", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Floor>);
+  r.add("Ceil", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Ceil>);
+  r.add("Round", {11, kLatestOpset}, lower_unary<ir::UnaryKind::Round>);
+  r.add("Sqrt", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Sqrt>);
+  r.add("Exp", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Exp>);
+  r.add("Log", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Log>);
+  r.add("Sin", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Sin>);
+  r.add("Cos", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Cos>);
+  r.add("Tan", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Tan>);
+  r.add("Asin", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Asin>);
+  r.add("Acos", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Acos>);
+  r.add("Atan", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Atan>);
+  r.add("Sinh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Sinh>);
+  r.add("Cosh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Cosh>);
+  r.add("Tanh", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Tanh>);
+  r.add("Asinh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Asinh>);
+  r.add("Acosh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Acosh>);
+  r.add("Atanh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Atanh>);
+  r.add("Erf", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Erf>);
+  r.add("Reciprocal", {1, kLatestOpset}, lower_reciprocal);
+  r.add("IsNaN", {9, kLatestOpset}, lower_is_nan);
+  r.add("IsInf", {10, kLatestOpset}, lower_is_inf);
+  r.add("Where", {9, kLatestOpset}, lower_where);
+  r.add("Cast", {1, kLatestOpset}, lower_cast);
+  r.add("CastLike", {15, kLatestOpset}, lower_cast_like);
+}
+
+}  // namespace plumb::lower

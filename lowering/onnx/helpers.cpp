@@ -1,0 +1,134 @@
+#include "lowering/onnx/helpers.h"
+
+namespace plumb::lower {
+
+int64_t rank_of(LowerCtx& cx, ir::ValueId v) { return cx.type(v).rank(); }
+
+ir::ValueId shape_value(LowerCtx& cx, ir::ValueId v) {
+  const ir::Type& t = cx.type(v);
+  if (t.ranked && ir::shape_is_static(t.shape)) {
+    std::vector<int64_t> dims;
+    for (const ir::Dim& d : t.shape) dims.push_back(d.size);
+    return cx.b.shape_const(dims);
+  }
+  return cx.b.shape_of(v);
+}
+
+namespace {
+
+// `shape` (i64[k]) padded on the left with ones to length r.
+ir::ValueId pad_shape_left(LowerCtx& cx, ir::ValueId shape, int64_t k, int64_t r) {
+  if (k == r) return shape;
+  ir::ValueId ones =
+      cx.b.const_ints(ir::DType::I64, {r - k}, std::vector<int64_t>(static_cast<size_t>(r - k), 1));
+  return cx.b.concat({ones, shape}, 0);
+}
+
+}  // namespace
+
+ir::ValueId broadcast_to(LowerCtx& cx, ir::ValueId v, ir::ValueId shape, int64_t rank) {
+  const int64_t k = rank_of(cx, v);
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < k; ++i) dims.push_back(rank - k + i);
+  return cx.b.broadcast(v, shape, dims);
+}
+
+namespace {
+bool same_known_shape(const ir::Shape& a, const ir::Shape& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i] || (!a[i].is_static() && a[i].sym.empty())) return false;
+  return true;
+}
+}  // namespace
+
+std::vector<ir::ValueId> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> vals) {
+  if (!cx.b.ok() || vals.empty()) return vals;
+  // Identical shapes (static, or the same named symbolic dims): nothing to broadcast.
+  bool identical = true;
+  for (ir::ValueId v : vals)
+    identical = identical && same_known_shape(cx.type(v).shape, cx.type(vals[0]).shape);
+  if (identical) return vals;
+
+  int64_t r = 0;
+  bool all_static = true;
+  for (ir::ValueId v : vals) {
+    r = std::max(r, rank_of(cx, v));
+    all_static = all_static && ir::shape_is_static(cx.type(v).shape);
+  }
+  ir::ValueId shape = ir::kNoValue;
+  std::vector<int64_t> dims(static_cast<size_t>(r), 1);
+  if (all_static) {
+    for (ir::ValueId v : vals) {
+      const ir::Shape& s = cx.type(v).shape;
+      const int64_t off = r - static_cast<int64_t>(s.size());
+      for (size_t i = 0; i < s.size(); ++i) {
+        int64_t& d = dims[off + i];
+        const int64_t e = s[i].size;
+        if (e == 1) continue;
+        if (d != 1 && d != e) {
+          cx.invalid("operand shapes " + ir::shape_to_string(cx.type(vals[0]).shape) + " and " +
+                     ir::shape_to_string(s) + " cannot be broadcast together");
+          return vals;
+        }
+        d = e;
+      }
+    }
+    shape = cx.b.shape_const(dims);
+  } else {
+    // result_d = acc_d == 1 ? v_d : acc_d, folded over the operands (also right for 0-size dims).
+    ir::ValueId one = cx.b.const_ints(ir::DType::I64, {r}, std::vector<int64_t>(static_cast<size_t>(r), 1));
+    for (ir::ValueId v : vals) {
+      ir::ValueId s = pad_shape_left(cx, shape_value(cx, v), rank_of(cx, v), r);
+      shape =
+          shape == ir::kNoValue ? s : cx.b.select(cx.b.compare(ir::CompareKind::Eq, shape, one), s, shape);
+    }
+  }
+  std::vector<ir::ValueId> out;
+  for (ir::ValueId v : vals) {
+    const ir::Type& t = cx.type(v);
+    if (all_static && t.rank() == r && t.shape == ir::static_shape(dims))
+      out.push_back(v);
+    else
+      out.push_back(broadcast_to(cx, v, shape, r));
+  }
+  return out;
+}
+
+int64_t normalize_axis(LowerCtx& cx, int64_t axis, int64_t rank, const char* what) {
+  if (axis < -rank || axis >= rank) {
+    cx.invalid(strfmt("%s %lld out of range for rank %lld", what, (long long)axis, (long long)rank));
+    return 0;
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+ir::DType compute_dtype(ir::DType dt) {
+  if (dt == ir::DType::F32 || dt == ir::DType::F64 || !ir::is_float(dt)) return dt;
+  return ir::DType::F32;
+}
+
+ir::ValueId to_compute(LowerCtx& cx, ir::ValueId v) {
+  const ir::DType dt = cx.type(v).dtype;
+  const ir::DType c = compute_dtype(dt);
+  return c == dt ? v : cx.b.cast(v, c);
+}
+
+ir::ValueId from_compute(LowerCtx& cx, ir::ValueId v, ir::DType original) {
+  return cx.type(v).dtype == original ? v : cx.b.cast(v, original, /*saturate=*/true);
+}
+
+ir::ValueId scalar_like(LowerCtx& cx, double v, ir::ValueId like) {
+  const ir::DType dt = cx.type(like).dtype;
+  if (ir::is_float(dt)) return cx.b.scalar_float(dt, v);
+  return cx.b.scalar_int(dt, static_cast<int64_t>(v));
+}
+
+ir::ValueId splat(LowerCtx& cx, double v, ir::ValueId like) {
+  ir::ValueId s = scalar_like(cx, v, like);
+  const int64_t r = rank_of(cx, like);
+  if (r == 0) return s;
+  return cx.b.broadcast(s, shape_value(cx, like), {});
+}
+
+}  // namespace plumb::lower

@@ -1,0 +1,37 @@
+// Helpers shared by lowering rules: numpy-style broadcasting made explicit, axis normalisation,
+// scalar constants of a value's dtype, and widening narrow floats for composites.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/builder.h"
+#include "lowering/onnx/context.h"
+
+namespace plumb::lower {
+
+// The shape of `v` as an i64[rank] value: a constant when static, else shape_of.
+ir::ValueId shape_value(LowerCtx& cx, ir::ValueId v);
+// Broadcasts every operand to their common (numpy multidirectional) shape with explicit
+// `broadcast` nodes; operands already of that shape are returned unchanged. Statically
+// incompatible shapes are an InvalidModel error; dynamic ones are checked by broadcast.R-labels.
+std::vector<ir::ValueId> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> vals);
+// Unidirectional broadcast of `v` to `shape` (an i64[r] value) of static rank r.
+ir::ValueId broadcast_to(LowerCtx& cx, ir::ValueId v, ir::ValueId shape, int64_t rank);
+
+// An ONNX axis in [-rank, rank) made non-negative; out of range records an InvalidModel error.
+int64_t normalize_axis(LowerCtx& cx, int64_t axis, int64_t rank, const char* what = "axis");
+
+// A scalar of `like`'s dtype (rank 0) and the same broadcast to `like`'s shape.
+ir::ValueId scalar_like(LowerCtx& cx, double v, ir::ValueId like);
+ir::ValueId splat(LowerCtx& cx, double v, ir::ValueId like);
+
+// Compute type for a floating composite: f16/bf16/f8 compute in f32 (spec/numerics.md), f32 and
+// f64 in their own type. `to_compute` casts up (when needed); `from_compute` casts the result back.
+ir::DType compute_dtype(ir::DType dt);
+ir::ValueId to_compute(LowerCtx& cx, ir::ValueId v);
+ir::ValueId from_compute(LowerCtx& cx, ir::ValueId v, ir::DType original);
+
+int64_t rank_of(LowerCtx& cx, ir::ValueId v);
+
+}  // namespace plumb::lower

@@ -1,0 +1,173 @@
+// ONNX reductions, arg-reductions and cumulative ops: Reduce{Sum,Mean,Max,Min,Prod,L1,L2,LogSum,
+// LogSumExp,SumSquare} ArgMax ArgMin CumSum CumProd.
+#include <algorithm>
+
+#include "lowering/onnx/helpers.h"
+#include "lowering/onnx/registry.h"
+
+namespace plumb::lower {
+
+using ir::ValueId;
+using onnx::OnnxNode;
+namespace BK = ir::BinaryKind;
+namespace UK = ir::UnaryKind;
+
+namespace {
+
+enum class Red { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+// The reshape that puts reduced axes back as size-1 dims (keepdims=1).
+ValueId keep_dims(LowerCtx& cx, ValueId reduced, ValueId x, const std::vector<int64_t>& axes) {
+  const ir::Shape& s = cx.type(x).shape;
+  const int64_t r = static_cast<int64_t>(s.size());
+  std::vector<int64_t> dims;
+  bool known = true;
+  for (int64_t i = 0; i < r; ++i) {
+    const bool red = std::find(axes.begin(), axes.end(), i) != axes.end();
+    dims.push_back(red ? 1 : s[i].size);
+    known = known && (red || s[i].is_static());
+  }
+  if (known) return cx.b.reshape(reduced, cx.b.shape_const(dims));
+  std::vector<int64_t> mask_v(static_cast<size_t>(r), 0);
+  for (int64_t a : axes) mask_v[a] = 1;
+  ValueId mask = cx.b.cast(cx.b.const_ints(ir::DType::I64, {r}, mask_v), ir::DType::Bool);
+  ValueId ones = cx.b.const_ints(ir::DType::I64, {r}, std::vector<int64_t>(static_cast<size_t>(r), 1));
+  return cx.b.reshape(reduced, cx.b.select(mask, ones, cx.b.shape_of(x)));
+}
+
+// Axes: attribute before `input_from` (13 for ReduceSum, 18 for the others), input after.
+Expected<std::optional<std::vector<int64_t>>> reduce_axes(LowerCtx& cx, const OnnxNode& n,
+                                                          int64_t input_from) {
+  using Axes = std::optional<std::vector<int64_t>>;
+  if (cx.opset() < input_from) {
+    if (!n.has_attr("axes")) return Axes();
+    PLUMB_ASSIGN_OR_RETURN(auto a, n.attr_ints("axes", {}));
+    return Axes(a);
+  }
+  if (!cx.has_input(n, 1)) return Axes();
+  auto a = cx.const_ints(n, 1);
+  if (!a) return unsupported("reduction axes given as a computed (non-constant) tensor");
+  return Axes(*a);
+}
+
+template <Red kind>
+Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  const int64_t input_from = kind == Red::kSum ? 13 : 18;
+  PLUMB_ASSIGN_OR_RETURN(auto axes_opt, reduce_axes(cx, n, input_from));
+  PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
+  PLUMB_ASSIGN_OR_RETURN(int64_t noop, n.attr_int("noop_with_empty_axes", 0));
+  const int64_t r = rank_of(cx, x);
+  std::vector<int64_t> axes;
+  const bool empty_axes = !axes_opt || axes_opt->empty();
+  if (empty_axes) {
+    if (!noop)
+      for (int64_t i = 0; i < r; ++i) axes.push_back(i);
+  } else {
+    for (int64_t a : *axes_opt) axes.push_back(normalize_axis(cx, a, r));
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+      return cx.invalid("repeated reduction axis");
+  }
+  const ir::DType dt = cx.type(x).dtype;
+  // Sum/Max/Min/Prod reduce in the input's dtype (core reduce accumulates as spec/ops/reduce.md
+  // says); the composites are evaluated in f64 and rounded once.
+  const bool direct = kind == Red::kSum || kind == Red::kMax || kind == Red::kMin || kind == Red::kProd;
+  ValueId v = direct ? x : (dt == ir::DType::F64 ? x : cx.b.cast(x, ir::DType::F64));
+  ValueId pre = v;
+  if (kind == Red::kL1) pre = cx.b.unary(UK::Abs, v);
+  if (kind == Red::kL2 || kind == Red::kSumSquare) pre = cx.b.binary(BK::Mul, v, v);
+  ValueId m = ir::kNoValue;
+  if (kind == Red::kLogSumExp) {
+    // m + log(sum(exp(x - m))), with m = max over the axes (0 where m is not finite).
+    ValueId mx = axes.empty() ? v : cx.b.reduce(ir::ReduceKind::Max, v, axes);
+    ValueId finite = cx.b.compare(ir::CompareKind::Eq, cx.b.binary(BK::Sub, mx, mx), splat(cx, 0, mx));
+    m = cx.b.select(finite, mx, splat(cx, 0, mx));
+    std::vector<int64_t> keep;
+    for (int64_t i = 0; i < r; ++i)
+      if (std::find(axes.begin(), axes.end(), i) == axes.end()) keep.push_back(i);
+    pre = cx.b.unary(UK::Exp,
+                     cx.b.binary(BK::Sub, v, axes.empty() ? m : cx.b.broadcast(m, shape_value(cx, v), keep)));
+  }
+  int rk = ir::ReduceKind::Sum;
+  if (kind == Red::kMax) rk = ir::ReduceKind::Max;
+  if (kind == Red::kMin) rk = ir::ReduceKind::Min;
+  if (kind == Red::kProd) rk = ir::ReduceKind::Prod;
+  ValueId y = axes.empty() ? pre : cx.b.reduce(rk, pre, axes);
+  if (kind == Red::kMean && !axes.empty()) {
+    const ir::Shape& s = cx.type(x).shape;
+    int64_t count = 1;
+    bool known = true;
+    for (int64_t a : axes) {
+      if (!s[a].is_static())
+        known = false;
+      else
+        count *= s[a].size;
+    }
+    if (!known) return cx.unsupported("ReduceMean over a symbolic dim");
+    y = cx.b.binary(BK::Div, y, splat(cx, static_cast<double>(count), y));
+  }
+  if (kind == Red::kL2) y = cx.b.unary(UK::Sqrt, y);
+  if (kind == Red::kLogSum) y = cx.b.unary(UK::Log, y);
+  if (kind == Red::kLogSumExp) y = cx.b.binary(BK::Add, m, cx.b.unary(UK::Log, y));
+  if (!direct && cx.type(y).dtype != dt) y = cx.b.cast(y, dt, true);
+  if (keepdims && !axes.empty()) y = keep_dims(cx, y, x, axes);
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
+template <int Kind>
+Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
+  PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
+  PLUMB_ASSIGN_OR_RETURN(int64_t last, n.attr_int("select_last_index", 0));
+  axis = normalize_axis(cx, axis, rank_of(cx, x));
+  ValueId y = cx.b.emit1(ir::Op::ArgReduce, {x},
+                         {{"kind", ir::EnumValue{Kind}}, {"axis", axis}, {"select_last", last != 0}});
+  if (keepdims) y = keep_dims(cx, y, x, {axis});
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
+// CumSum-11 / CumProd-26: axis is a scalar input; exclusive, reverse attributes.
+template <int Kind>
+Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  auto axis_v = cx.const_ints(n, 1);
+  if (!axis_v || axis_v->size() != 1) return cx.unsupported("axis given as a computed (non-constant) tensor");
+  PLUMB_ASSIGN_OR_RETURN(int64_t exclusive, n.attr_int("exclusive", 0));
+  PLUMB_ASSIGN_OR_RETURN(int64_t reverse, n.attr_int("reverse", 0));
+  const int64_t axis = normalize_axis(cx, (*axis_v)[0], rank_of(cx, x));
+  cx.set_output(n, 0,
+                cx.b.emit1(ir::Op::Scan, {x},
+                           {{"kind", ir::EnumValue{Kind}},
+                            {"axis", axis},
+                            {"exclusive", exclusive != 0},
+                            {"reverse", reverse != 0}}));
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_reduce(Registry& r) {
+  r.add("ReduceSum", {1, kLatestOpset}, lower_reduce<Red::kSum>);
+  r.add("ReduceMean", {1, kLatestOpset}, lower_reduce<Red::kMean>);
+  r.add("ReduceMax", {1, kLatestOpset}, lower_reduce<Red::kMax>);
+  r.add("ReduceMin", {1, kLatestOpset}, lower_reduce<Red::kMin>);
+  r.add("ReduceProd", {1, kLatestOpset}, lower_reduce<Red::kProd>);
+  r.add("ReduceL1", {1, kLatestOpset}, lower_reduce<Red::kL1>);
+  r.add("ReduceL2", {1, kLatestOpset}, lower_reduce<Red::kL2>);
+  r.add("ReduceLogSum", {1, kLatestOpset}, lower_reduce<Red::kLogSum>);
+  r.add("ReduceLogSumExp", {1, kLatestOpset}, lower_reduce<Red::kLogSumExp>);
+  r.add("ReduceSumSquare", {1, kLatestOpset}, lower_reduce<Red::kSumSquare>);
+  r.add("ArgMax", {1, kLatestOpset}, lower_arg<ir::ArgKind::Max>);
+  r.add("ArgMin", {1, kLatestOpset}, lower_arg<ir::ArgKind::Min>);
+  r.add("CumSum", {11, kLatestOpset}, lower_cumulative<ir::ReduceKind::Sum>);
+  r.add("CumProd", {26, kLatestOpset}, lower_cumulative<ir::ReduceKind::Prod>);
+}
+
+}  // namespace plumb::lower

@@ -1,0 +1,61 @@
+// The lowering registry: (domain, op type, opset range) -> rule (DESIGN §5, STYLE 2.3).
+// Ranges are closed ({first, last}) and never overlap for one (domain, op type); the rule for a
+// node is the one whose range holds the model's imported opset of the node's domain.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frontends/onnx/model.h"
+#include "ir/status.h"
+
+namespace plumb::lower {
+
+class LowerCtx;
+using RuleFn = Status (*)(LowerCtx& cx, const onnx::OnnxNode& n);
+
+constexpr int64_t kLatestOpset = 28;  // ai.onnx
+constexpr int64_t kLatestMlOpset = 5;
+
+struct OpsetRange {
+  int64_t first, last;
+};
+
+struct Rule {
+  std::string domain;  // canonical ("" = ai.onnx)
+  std::string op_type;
+  OpsetRange range;
+  RuleFn fn;
+};
+
+class Registry {
+ public:
+  // Adds a rule for ai.onnx. Overlapping ranges are recorded as an error (status()).
+  void add(const std::string& op_type, OpsetRange range, RuleFn fn) { add_in("", op_type, range, fn); }
+  void add_in(const std::string& domain, const std::string& op_type, OpsetRange range, RuleFn fn);
+
+  // The rule for (domain, op_type) at `opset`, or nullptr.
+  const Rule* find(const std::string& domain, const std::string& op_type, int64_t opset) const;
+  // All rules, sorted by (domain, op type, first opset).
+  std::vector<Rule> rules() const;
+  const Status& status() const { return status_; }
+
+ private:
+  std::map<std::pair<std::string, std::string>, std::vector<Rule>> rules_;
+  Status status_;
+};
+
+// The registry with every rule plumb has (built once, immutable after).
+const Registry& default_registry();
+
+// Each family file registers its rules through one of these (called by default_registry()).
+void register_elementwise(Registry& r);
+void register_activation(Registry& r);
+void register_shape(Registry& r);
+void register_reduce(Registry& r);
+void register_index(Registry& r);
+
+}  // namespace plumb::lower

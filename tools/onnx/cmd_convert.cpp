@@ -1,0 +1,32 @@
+// plumb convert MODEL.onnx -o MODEL.plumb: lower, verify, save.
+#include <cstdio>
+
+#include "ir/save.h"
+#include "tools/commands.h"
+
+namespace plumb::cli {
+
+Expected<ir::Graph> load_onnx_as_core(const std::string& path);
+
+int cmd_convert(const Args& args) {
+  std::string in, out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-o" && i + 1 < args.size())
+      out = args[++i];
+    else if (in.empty())
+      in = args[i];
+    else
+      return report_error("convert", invalid_input("unexpected argument '" + args[i] + "'"));
+  }
+  if (in.empty() || out.empty())
+    return report_error("convert", invalid_input("usage: plumb convert MODEL.onnx -o MODEL.plumb"));
+  auto g = load_onnx_as_core(in);
+  if (!g) return report_error(in, g.status());
+  Status s = ir::save_file(*g, out, ir::SaveOptions{});
+  if (!s.is_ok()) return report_error(out, s);
+  size_t nodes = g->body.nodes.size();
+  std::printf("wrote %s: %zu top-level core nodes, core version %u\n", out.c_str(), nodes, g->core_version);
+  return 0;
+}
+
+}  // namespace plumb::cli

@@ -1,0 +1,236 @@
+#include "tools/onnx/values_io.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "runtime/cpu/ref/constant_data.h"
+#include "runtime/cpu/ref/dispatch.h"
+
+namespace plumb::cli {
+
+Expected<rt::Tensor> tensor_to_runtime(const onnx::Tensor& t) {
+  rt::Tensor out;
+  PLUMB_RETURN_IF_ERROR(rt::ref::unpack_constant(t.to_constant(), out));
+  return out;
+}
+
+namespace {
+
+Expected<rt::Tensor> stack_scalars(const std::vector<onnx::DataValue>& elems, ir::DType dt) {
+  rt::Tensor out = rt::Tensor::allocate(dt, {static_cast<int64_t>(elems.size())});
+  const int64_t eb = rt::runtime_elem_bytes(dt);
+  for (size_t i = 0; i < elems.size(); ++i) {
+    PLUMB_ASSIGN_OR_RETURN(rt::Tensor e, tensor_to_runtime(elems[i].tensor));
+    if (e.numel() != 1 || e.dtype != dt) return invalid_input("map values must be scalars of one dtype");
+    if (dt == ir::DType::String)
+      out.strings()[i] = e.strings()[0];
+    else
+      std::memcpy(static_cast<uint8_t*>(out.data) + i * eb, e.data, static_cast<size_t>(eb));
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<rt::RtValue> to_runtime(const onnx::DataValue& v, const ir::Type& declared) {
+  using K = onnx::DataValue::Kind;
+  switch (v.kind) {
+    case K::Tensor: {
+      PLUMB_ASSIGN_OR_RETURN(rt::Tensor t, tensor_to_runtime(v.tensor));
+      return rt::RtValue(std::move(t));
+    }
+    case K::Sequence: {
+      rt::SequenceValue s;
+      s.elem_type = declared.elem ? *declared.elem : ir::Type::unranked_tensor(ir::DType::F32);
+      for (const onnx::DataValue& e : v.elems) {
+        if (e.kind != K::Tensor) return unsupported("sequences of non-tensors");
+        PLUMB_ASSIGN_OR_RETURN(rt::Tensor t, tensor_to_runtime(e.tensor));
+        s.items.push_back(std::move(t));
+      }
+      return rt::RtValue(std::move(s));
+    }
+    case K::Optional: {
+      rt::OptionalValue o;
+      o.elem_type = declared.elem ? *declared.elem : ir::Type::unranked_tensor(ir::DType::F32);
+      if (!v.elems.empty()) {
+        PLUMB_ASSIGN_OR_RETURN(rt::RtValue inner, to_runtime(v.elems[0], o.elem_type));
+        o.value = std::make_shared<rt::RtValue>(std::move(inner));
+      }
+      return rt::RtValue(std::move(o));
+    }
+    case K::Map: {
+      rt::MapValue m;
+      PLUMB_ASSIGN_OR_RETURN(m.keys, tensor_to_runtime(v.tensor));
+      if (v.elems.size() != 1) return invalid_input("map without a values sequence");
+      const ir::DType vt = declared.elem ? declared.elem->dtype : ir::DType::F32;
+      PLUMB_ASSIGN_OR_RETURN(m.values, stack_scalars(v.elems[0].elems, vt));
+      return rt::RtValue(std::move(m));
+    }
+  }
+  return internal_error("unknown data value kind");
+}
+
+namespace {
+
+Expected<onnx::Tensor> pack_tensor(const rt::Tensor& t, const std::string& name) {
+  if (t.dtype == ir::DType::String)
+    return onnx::Tensor::from_strings(name, t.shape,
+                                      std::vector<std::string>(t.strings(), t.strings() + t.numel()));
+  const int bits = ir::dtype_bits(t.dtype);
+  const int64_t n = t.numel();
+  std::vector<uint8_t> bytes(ir::dtype_storage_bytes(t.dtype, static_cast<uint64_t>(n)));
+  if (bits >= 8) {
+    if (!bytes.empty()) std::memcpy(bytes.data(), t.data, bytes.size());
+  } else {
+    const int per = 8 / bits;
+    const uint8_t mask = static_cast<uint8_t>((1u << bits) - 1);
+    for (int64_t i = 0; i < n; ++i)
+      bytes[i / per] |= static_cast<uint8_t>((t.as<uint8_t>()[i] & mask) << (bits * (i % per)));
+  }
+  return onnx::Tensor::owned(name, t.dtype, t.shape, std::move(bytes));
+}
+
+}  // namespace
+
+Expected<onnx::DataValue> to_data_value(const rt::RtValue& v, const std::string& name) {
+  onnx::DataValue d;
+  d.name = name;
+  if (v.is_tensor()) {
+    PLUMB_ASSIGN_OR_RETURN(d.tensor, pack_tensor(v.tensor(), name));
+    return d;
+  }
+  if (const auto* s = std::get_if<rt::SequenceValue>(&v)) {
+    d.kind = onnx::DataValue::Kind::Sequence;
+    d.elem_type = 1;
+    for (const rt::Tensor& t : s->items) {
+      onnx::DataValue e;
+      PLUMB_ASSIGN_OR_RETURN(e.tensor, pack_tensor(t, ""));
+      d.elems.push_back(std::move(e));
+    }
+    return d;
+  }
+  if (const auto* o = std::get_if<rt::OptionalValue>(&v)) {
+    d.kind = onnx::DataValue::Kind::Optional;
+    d.elem_type = o->elem_type.kind == ir::TypeKind::Sequence ? 3 : 1;
+    if (o->value) {
+      PLUMB_ASSIGN_OR_RETURN(onnx::DataValue inner, to_data_value(*o->value, ""));
+      d.elems.push_back(std::move(inner));
+    }
+    return d;
+  }
+  return unsupported("writing map values");
+}
+
+namespace {
+
+std::string shape_str(const std::vector<int64_t>& s) { return ir::shape_to_string(ir::static_shape(s)); }
+
+// Element k of a tensor as double (floats and ints), for comparison.
+double element(const rt::Tensor& t, int64_t k) {
+  return rt::visit_dtype(t.dtype, [&](auto tag) -> double {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, std::string>) {
+      return 0.0;
+    } else if constexpr (rt::is_narrow_float_v<T>) {
+      return rt::to_f64(t.as<T>()[k]);
+    } else {
+      return static_cast<double>(t.as<T>()[k]);
+    }
+  });
+}
+
+Comparison compare_tensors(const rt::Tensor& a, const rt::Tensor& e, const Tolerance& tol) {
+  Comparison c;
+  if (a.dtype != e.dtype) {
+    c.match = false;
+    c.why = "dtype " + std::string(ir::dtype_name(a.dtype)) + ", expected " +
+            std::string(ir::dtype_name(e.dtype));
+    return c;
+  }
+  if (a.shape != e.shape) {
+    c.match = false;
+    c.why = "shape " + shape_str(a.shape) + ", expected " + shape_str(e.shape);
+    return c;
+  }
+  c.elements = a.numel();
+  const bool fl = ir::is_float(a.dtype);
+  for (int64_t k = 0; k < c.elements; ++k) {
+    bool ok;
+    if (a.dtype == ir::DType::String) {
+      ok = a.strings()[k] == e.strings()[k];
+    } else {
+      const double x = element(a, k), y = element(e, k);
+      if (!fl) {
+        ok = x == y;  // integer dtypes up to 64 bits: compare exactly below
+        if (ok && (a.dtype == ir::DType::I64 || a.dtype == ir::DType::U64))
+          ok = std::memcmp(a.as<uint8_t>() + 8 * k, e.as<uint8_t>() + 8 * k, 8) == 0;
+      } else if (std::isnan(x) || std::isnan(y)) {
+        ok = std::isnan(x) && std::isnan(y);
+      } else if (std::isinf(x) || std::isinf(y)) {
+        ok = x == y;
+      } else {
+        const double d = std::fabs(x - y);
+        ok = d <= tol.atol + tol.rtol * std::fabs(y);
+        c.max_abs = std::max(c.max_abs, d);
+        if (y != 0) c.max_rel = std::max(c.max_rel, d / std::fabs(y));
+      }
+      if (!ok && c.mismatches == 0) c.why = strfmt("element %lld is %.9g, expected %.9g", (long long)k, x, y);
+    }
+    if (!ok) {
+      if (c.mismatches == 0 && c.why.empty()) c.why = "element " + std::to_string(k) + " differs";
+      ++c.mismatches;
+      c.match = false;
+    }
+  }
+  if (!c.match)
+    c.why += strfmt(" (%lld of %lld elements differ)", (long long)c.mismatches, (long long)c.elements);
+  return c;
+}
+
+}  // namespace
+
+Comparison compare(const rt::RtValue& actual, const rt::RtValue& expected, const Tolerance& tol) {
+  if (actual.index() != expected.index()) {
+    Comparison c;
+    c.match = false;
+    c.why = "value kind " + ir::type_to_string(rt::type_of(actual)) + ", expected " +
+            ir::type_to_string(rt::type_of(expected));
+    return c;
+  }
+  if (actual.is_tensor()) return compare_tensors(actual.tensor(), expected.tensor(), tol);
+  if (const auto* s = std::get_if<rt::SequenceValue>(&actual)) {
+    const auto& es = std::get<rt::SequenceValue>(expected);
+    if (s->items.size() != es.items.size()) {
+      Comparison c;
+      c.match = false;
+      c.why = strfmt("sequence of %zu, expected %zu", s->items.size(), es.items.size());
+      return c;
+    }
+    for (size_t i = 0; i < s->items.size(); ++i) {
+      Comparison c = compare_tensors(s->items[i], es.items[i], tol);
+      if (!c.match) {
+        c.why = "sequence element " + std::to_string(i) + ": " + c.why;
+        return c;
+      }
+    }
+    return Comparison{};
+  }
+  if (const auto* o = std::get_if<rt::OptionalValue>(&actual)) {
+    const auto& eo = std::get<rt::OptionalValue>(expected);
+    if (!o->value || !eo.value) {
+      Comparison c;
+      c.match = !o->value && !eo.value;
+      if (!c.match)
+        c.why = o->value ? "optional has a value, expected none" : "optional is empty, expected a value";
+      return c;
+    }
+    return compare(*o->value, *eo.value, tol);
+  }
+  const auto& m = std::get<rt::MapValue>(actual);
+  const auto& em = std::get<rt::MapValue>(expected);
+  Comparison k = compare_tensors(m.keys, em.keys, tol);
+  if (!k.match) return k;
+  return compare_tensors(m.values, em.values, tol);
+}
+
+}  // namespace plumb::cli
