@@ -62,17 +62,18 @@ Status check_result_size(const std::string& label, const Shape& s) {
   return Status::ok();
 }
 
-// Window arithmetic shared by conv and pool for one spatial dim (static sizes only):
-// padded = dilated_in + pads, dilated window = (k-1)*dil+1; result = (padded - dk)/stride + 1.
-// Returns -1 when the window does not fit (padded < dk), -2 when an extent exceeds kMaxExtent.
+// Window arithmetic shared by conv and pool for one dim (static sizes only):
+// padded = dilated_in + pads, dilated window dk = (k-1)*dil+1, result = floor((padded - dk)/stride) + 1.
+// Returns -1 when that is negative, -2 when an extent exceeds kMaxExtent.
 int64_t window_out(int64_t in, int64_t in_dil, int64_t pad_lo, int64_t pad_hi, int64_t k, int64_t dil,
                    int64_t stride) {
   const i128 dilated_in = in == 0 ? 0 : i128(in - 1) * in_dil + 1;
   const i128 padded = dilated_in + pad_lo + pad_hi;
   const i128 dk = i128(k - 1) * dil + 1;
   if (padded > kMaxExtent || dk > kMaxExtent) return -2;
-  if (padded < dk) return -1;
-  return static_cast<int64_t>((padded - dk) / stride + 1);
+  const i128 x = padded - dk;
+  const i128 q = x >= 0 ? x / stride : -((-x + stride - 1) / stride);  // floor division
+  return q + 1 < 0 ? -1 : static_cast<int64_t>(q + 1);
 }
 
 Status check_attr_len(const std::string& label, const Node& n, const char* name, size_t want) {
@@ -193,13 +194,14 @@ Expected<std::vector<Type>> infer<Op::Conv>(const InferCtx& cx) {
     }
     const int64_t e = window_out(in.size, ldil[d], plo[d], phi[d], k.size, dil[d], strides[d]);
     if (e < 0)
-      return invalid_model("conv.C7",
-                           strfmt("spatial dim %zu: the dilated kernel (size %lld, dilation %lld) %s "
-                                  "the padded input (size %lld, lhs dilation %lld, pads %lld+%lld)",
-                                  d, static_cast<long long>(k.size), static_cast<long long>(dil[d]),
-                                  e == -1 ? "does not fit" : "or its extent exceeds 2^62 with",
-                                  static_cast<long long>(in.size), static_cast<long long>(ldil[d]),
-                                  static_cast<long long>(plo[d]), static_cast<long long>(phi[d])));
+      return invalid_model(
+          "conv.C7",
+          strfmt("spatial dim %zu: the dilated kernel (size %lld, dilation %lld) %s "
+                 "the padded input (size %lld, lhs dilation %lld, pads %lld+%lld)",
+                 d, static_cast<long long>(k.size), static_cast<long long>(dil[d]),
+                 e == -1 ? "leaves a negative result size with" : "or its extent exceeds 2^62 with",
+                 static_cast<long long>(in.size), static_cast<long long>(ldil[d]),
+                 static_cast<long long>(plo[d]), static_cast<long long>(phi[d])));
     shape.push_back(Dim(e));
   }
   // conv.C8
@@ -245,13 +247,14 @@ Expected<std::vector<Type>> infer<Op::Pool>(const InferCtx& cx) {
     }
     const int64_t e = window_out(in.size, 1, plo[d], phi[d], window[d], dil[d], strides[d]);
     if (e < 0)
-      return invalid_model("pool.C5",
-                           strfmt("dim %zu: the dilated window (size %lld, dilation %lld) %s the padded "
-                                  "operand (size %lld, pads %lld+%lld)",
-                                  d, static_cast<long long>(window[d]), static_cast<long long>(dil[d]),
-                                  e == -1 ? "does not fit" : "or its extent exceeds 2^62 with",
-                                  static_cast<long long>(in.size), static_cast<long long>(plo[d]),
-                                  static_cast<long long>(phi[d])));
+      return invalid_model(
+          "pool.C5",
+          strfmt("dim %zu: the dilated window (size %lld, dilation %lld) %s the padded "
+                 "operand (size %lld, pads %lld+%lld)",
+                 d, static_cast<long long>(window[d]), static_cast<long long>(dil[d]),
+                 e == -1 ? "leaves a negative result size with" : "or its extent exceeds 2^62 with",
+                 static_cast<long long>(in.size), static_cast<long long>(plo[d]),
+                 static_cast<long long>(phi[d])));
     shape.push_back(Dim(e));
   }
   // pool.C6

@@ -211,7 +211,10 @@ TEST(InferConv, C6EmptyKernelIsRejected) {
 }
 
 TEST(InferConv, C7KernelMustFitPaddedInput) {
-  expect_label(conv(t(DType::F32, {1, 3, 2, 5}), t(DType::F32, {8, 3, 3, 3}), ConvAttrs{}), "conv.C7");
+  expect_label(conv(t(DType::F32, {1, 3, 1, 5}), t(DType::F32, {8, 3, 3, 3}), ConvAttrs{}), "conv.C7");
+  // floor((2 - 3) / 1) + 1 = 0: no window fits, an empty result is allowed
+  expect_types(conv(t(DType::F32, {1, 3, 2, 5}), t(DType::F32, {8, 3, 3, 3}), ConvAttrs{}),
+               {t(DType::F32, {1, 8, 0, 3})});
   ConvAttrs a;
   a.dilations = {3, 1};  // dilated kernel 7 > 5
   expect_label(conv(t(DType::F32, {1, 3, 5, 5}), t(DType::F32, {8, 3, 3, 3}), a), "conv.C7");
@@ -301,8 +304,12 @@ TEST(InferPool, C4NegativePadsAreRejected) {
 
 TEST(InferPool, C5WindowMustFitPaddedOperand) {
   PoolAttrs a;
+  a.window = {1, 1, 8, 2};
+  expect_label(pool(t(DType::F32, {1, 3, 5, 4}), a), "pool.C5");  // floor((5-8)/2)+1 = -1
+  a.window = {1, 1, 7, 2};
+  expect_types(pool(t(DType::F32, {1, 3, 5, 4}), a), {t(DType::F32, {1, 3, 0, 2})});  // floor(-2/2)+1 = 0
+  expect_types(pool(t(DType::F32, {0, 3, 5, 4}), PoolAttrs{}), {t(DType::F32, {0, 3, 2, 2})});  // empty batch
   a.window = {1, 1, 6, 2};
-  expect_label(pool(t(DType::F32, {1, 3, 5, 4}), a), "pool.C5");
   a.pads_low = {0, 0, 1, 0};
   expect_types(pool(t(DType::F32, {1, 3, 5, 4}), a), {t(DType::F32, {1, 3, 1, 2})});
 }
