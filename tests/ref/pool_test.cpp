@@ -103,13 +103,15 @@ TEST(RefPool, MaxFirstNanWins) {
   EXPECT_EQ(values<int64_t>(r.out(1)), (std::vector<int64_t>{1, 7}));
 }
 
-TEST(RefPool, MaxSignedZerosKeepTheFirst) {
-  auto r = pool(make_tensor<float>({4}, {-0.0f, 0.0f, 0.0f, -0.0f}), attrs(ir::PoolKind::Max, {2}), 2);
+TEST(RefPool, MaxNegativeZeroIsBelowPositiveZero) {
+  auto r = pool(make_tensor<float>({6}, {-0.0f, 0.0f, 0.0f, -0.0f, -0.0f, -0.0f}),
+                attrs(ir::PoolKind::Max, {2}), 2);
   ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
   const auto v = values<float>(r.out(0));
-  EXPECT_TRUE(std::signbit(v[0]));
+  EXPECT_FALSE(std::signbit(v[0]));
   EXPECT_FALSE(std::signbit(v[1]));
-  EXPECT_EQ(values<int64_t>(r.out(1)), (std::vector<int64_t>{0, 2}));
+  EXPECT_TRUE(std::signbit(v[2]));
+  EXPECT_EQ(values<int64_t>(r.out(1)), (std::vector<int64_t>{1, 2, 4}));  // equal values: the first
 }
 
 TEST(RefPool, MaxDilatedWindowUnsigned) {

@@ -1,7 +1,7 @@
 // spec/ops/pool.md: a window over every operand dim; for each result position e, the window taps
 // w (row-major) read operand[q] with q = e*stride + w*dilation - pad_low where 0 <= q < D in every
 // dim; taps in the padding are skipped. max: the first NaN, else the first maximum (its flat
-// index in the optional second result; -1 and the dtype's lowest value when no tap is real).
+// index in the optional second result, -0 < +0; -1 and the dtype's lowest value when no tap is real).
 // sum: +0 plus each real tap in order, in the accumulator type.
 #include <cmath>
 #include <limits>
@@ -102,7 +102,9 @@ void pool_max(const PoolGeometry& g, const Tensor& operand, Tensor& result, Tens
       if (best_nan) return;  // the first NaN wins
       if constexpr (is_float_storage_v<T>) {
         const double v = as_double(src[off]);
-        if (best < 0 || std::isnan(v) || v > best_v) best = off, best_v = v, best_nan = std::isnan(v);
+        // -0 < +0 (IEEE maximum, as reduce max): the value does not depend on the window order
+        const bool above = v > best_v || (v == 0 && best_v == 0 && std::signbit(best_v) && !std::signbit(v));
+        if (best < 0 || std::isnan(v) || above) best = off, best_v = v, best_nan = std::isnan(v);
       } else {
         if (best < 0 || src[off] > src[best]) best = off;
       }
