@@ -169,7 +169,7 @@ f8e8m0 to_f8e8m0(double x, bool saturate, Rounding r) {
     if (r == Rounding::kUp || (r == Rounding::kNearestEven && m >= 1.5)) k += 1;
   }
   if (k > 127) return f8e8m0{saturate ? kMax : kNaN};
-  if (k < -127) return f8e8m0{saturate ? kMin : kNaN};
+  if (k < -127) return f8e8m0{(saturate || r == Rounding::kUp) ? kMin : kNaN};  // `up` never underflows
   return f8e8m0{static_cast<uint8_t>(k + 127)};
 }
 
