@@ -50,7 +50,8 @@ bool is_bool_scalar(const Type& t) {
 template <>
 Expected<std::vector<Type>> infer<Op::If>(const InferCtx& cx) {
   const Node& n = cx.node;
-  const Type* cond = cx.operands.at(0).type;
+  if (cx.operands.size() != 1 || n.regions.size() != 2) return internal_error("if: structure not checked");
+  const Type* cond = cx.operands[0].type;
   // if.C1: the condition is a bool scalar
   if (!cond || !is_bool_scalar(*cond))
     return invalid_model(
@@ -85,6 +86,8 @@ Expected<std::vector<Type>> infer<Op::If>(const InferCtx& cx) {
 template <>
 Expected<std::vector<Type>> infer<Op::While>(const InferCtx& cx) {
   const Node& n = cx.node;
+  if (cx.operands.size() != n.inputs.size() || n.regions.size() != 2)
+    return internal_error("while: structure not checked");
   const Region& cond_r = n.regions[0];
   const Region& body_r = n.regions[1];
   const size_t carried = n.inputs.size();
@@ -110,7 +113,7 @@ Expected<std::vector<Type>> infer<Op::While>(const InferCtx& cx) {
   std::vector<Type> out;
   out.reserve(carried);
   for (size_t i = 0; i < carried; ++i) {
-    const Type* init = cx.operands.at(i).type;
+    const Type* init = cx.operands[i].type;
     const Type* cp = value_type(cx.graph, cond_r.params[i]);
     const Type* bp = value_type(cx.graph, body_r.params[i]);
     const Type* next = value_type(cx.graph, body_r.results[i]);
