@@ -79,6 +79,9 @@ std::string format_f64_attr(double d) {
   return s;
 }
 
+// Every float dtype but f64 holds only values that f32 holds exactly, so an element prints as the
+// shortest decimal that reads back to the same f32 (the same f64 for f64): the exact stored value
+// is recoverable from the text, and reading it rounds back to the same bits.
 std::string format_float_elem(DType dt, uint64_t bits) {
   const double v = float_bits_to_double(dt, bits);
   const int width = dtype_bits(dt);
@@ -88,9 +91,16 @@ std::string format_float_elem(DType dt, uint64_t bits) {
     return strfmt("0x%0*" PRIx64, (width + 3) / 4, bits);
   }
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  if (dt == DType::F64) {
+    return shortest(v, [&](double p) {
+      uint64_t pb;
+      std::memcpy(&pb, &p, 8);
+      return pb == bits;
+    });
+  }
+  const auto f32_bits = double_to_float_bits(DType::F32, v);  // exact
   return shortest(v, [&](double p) {
-    auto b = double_to_float_bits(dt, p);
-    return b && *b == bits;
+    return double_to_float_bits(DType::F32, p) == f32_bits && double_to_float_bits(dt, p) == bits;
   });
 }
 
