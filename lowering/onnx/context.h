@@ -38,7 +38,8 @@ class LowerCtx {
   bool wants_output(const onnx::OnnxNode& n, size_t i) const {
     return i < n.outputs.size() && !n.outputs[i].empty();
   }
-  const ir::Type& type(ir::ValueId v) const { return b.type_of(v); }
+  // By value: the graph's value table grows as rules emit, so references into it would dangle.
+  ir::Type type(ir::ValueId v) const { return b.type_of(v); }
 
   // ---- constants -------------------------------------------------------------------------------------
   // The constant tensor behind input i (an initializer or a Constant node's output), or nullptr.

@@ -21,7 +21,7 @@ ValueId normalize_indices(LowerCtx& cx, ValueId idx, ValueId extent_i64) {
 
 // The scalar extent of dim `axis` of x (i64[]).
 ValueId dim_scalar(LowerCtx& cx, ValueId x, int64_t axis) {
-  const ir::Dim& d = cx.type(x).shape[axis];
+  const ir::Dim d = cx.type(x).shape[axis];
   if (d.is_static()) return cx.b.scalar_int(ir::DType::I64, d.size);
   ValueId s = cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(x), cx.b.shape_const({axis}), cx.b.shape_const({1}),
                                          cx.b.shape_const({1})});

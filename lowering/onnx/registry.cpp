@@ -44,6 +44,9 @@ const Registry& default_registry() {
     register_shape(r);
     register_reduce(r);
     register_index(r);
+    register_slice(r);
+    register_matmul(r);
+    register_structure(r);
     return r;
   }();
   return registry;

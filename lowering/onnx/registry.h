@@ -57,5 +57,8 @@ void register_activation(Registry& r);
 void register_shape(Registry& r);
 void register_reduce(Registry& r);
 void register_index(Registry& r);
+void register_slice(Registry& r);
+void register_matmul(Registry& r);
+void register_structure(Registry& r);
 
 }  // namespace plumb::lower

@@ -1,0 +1,140 @@
+// ONNX MatMul (numpy matmul: 1-D operands promoted, batch dims broadcast) and Gemm onto the
+// core `matmul` (identical batch dims, rank >= 2, explicit result dtype).
+#include "lowering/onnx/helpers.h"
+#include "lowering/onnx/registry.h"
+
+namespace plumb::lower {
+
+using ir::ValueId;
+using onnx::OnnxNode;
+
+namespace {
+
+ValueId reshape_static(LowerCtx& cx, ValueId v, const std::vector<int64_t>& dims) {
+  return cx.b.reshape(v, cx.b.shape_const(dims));
+}
+
+std::vector<int64_t> static_dims(const ir::Shape& s) {
+  std::vector<int64_t> d;
+  for (const ir::Dim& x : s) d.push_back(x.size);
+  return d;
+}
+
+// a [..., M, K] x b [..., K, N] with numpy batch broadcasting, result dtype `to`.
+Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType to) {
+  ir::Type at = cx.type(a), bt = cx.type(b);
+  const bool a_vec = at.rank() == 1, b_vec = bt.rank() == 1;
+  if (at.rank() == 0 || bt.rank() == 0) return invalid_model("", "MatMul operands must have rank >= 1");
+  if (a_vec) {
+    a = cx.b.reshape(a, cx.b.concat({cx.b.shape_const({1}), shape_value(cx, a)}, 0));
+    at = cx.type(a);
+  }
+  if (b_vec) {
+    b = cx.b.reshape(b, cx.b.concat({shape_value(cx, b), cx.b.shape_const({1})}, 0));
+    bt = cx.type(b);
+  }
+  const int64_t ra = at.rank(), rb = bt.rank();
+  const int64_t r = std::max(ra, rb);
+  ir::Shape ab(at.shape.begin(), at.shape.end() - 2), bb(bt.shape.begin(), bt.shape.end() - 2);
+  const bool same_batch = ab == bb && (ir::shape_is_static(ab) || [&] {
+                            for (const ir::Dim& d : ab)
+                              if (!d.is_static() && d.sym.empty()) return false;
+                            return true;
+                          }());
+  if (!same_batch) {
+    if (!ir::shape_is_static(ab) || !ir::shape_is_static(bb))
+      return unsupported("MatMul broadcasting of symbolic batch dims");
+    std::vector<int64_t> batch(static_cast<size_t>(r - 2), 1);
+    auto fold = [&](const ir::Shape& s) -> Status {
+      const size_t off = batch.size() - s.size();
+      for (size_t i = 0; i < s.size(); ++i) {
+        int64_t& d = batch[off + i];
+        if (s[i].size == 1) continue;
+        if (d != 1 && d != s[i].size) return invalid_model("", "MatMul batch dims cannot be broadcast");
+        d = s[i].size;
+      }
+      return Status::ok();
+    };
+    PLUMB_RETURN_IF_ERROR(fold(ab));
+    PLUMB_RETURN_IF_ERROR(fold(bb));
+    auto widen = [&](ValueId v, const ir::Type& t) {
+      std::vector<int64_t> dims = batch;
+      dims.push_back(t.shape[t.rank() - 2].size);
+      dims.push_back(t.shape[t.rank() - 1].size);
+      for (int64_t d : dims)
+        if (d < 0) return ir::kNoValue;  // M/K/N symbolic with batch broadcasting: below
+      return broadcast_to(cx, v, cx.b.shape_const(dims), r);
+    };
+    a = widen(a, at);
+    b = widen(b, bt);
+    if (a == ir::kNoValue || b == ir::kNoValue)
+      return unsupported("MatMul batch broadcasting with symbolic matrix dims");
+  }
+  ValueId y = cx.b.matmul(a, b, to);
+  if (a_vec || b_vec) {
+    // Drop the promoted dims again.
+    ir::Type yt = cx.type(y);
+    std::vector<int64_t> keep;
+    for (int64_t i = 0; i < yt.rank(); ++i) {
+      if (a_vec && i == yt.rank() - 2) continue;
+      if (b_vec && i == yt.rank() - 1) continue;
+      keep.push_back(i);
+    }
+    if (ir::shape_is_static(yt.shape)) {
+      std::vector<int64_t> dims;
+      for (int64_t i : keep) dims.push_back(yt.shape[i].size);
+      y = reshape_static(cx, y, dims);
+    } else {
+      ValueId s = cx.b.shape_of(y);
+      std::vector<ValueId> parts;
+      for (int64_t i : keep)
+        parts.push_back(cx.b.emit1(ir::Op::Slice,
+                                   {s, cx.b.shape_const({i}), cx.b.shape_const({1}), cx.b.shape_const({1})}));
+      y = cx.b.reshape(y, parts.empty() ? cx.b.shape_const({}) : cx.b.concat(parts, 0));
+    }
+  }
+  return y;
+}
+
+Status lower_matmul(LowerCtx& cx, const OnnxNode& n) {
+  ValueId a = cx.input(n, 0), b = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(ValueId y, batched_matmul(cx, a, b, cx.type(a).dtype));
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
+// Gemm: Y = alpha * A' B' + beta * C, A' = transA ? A^T : A (2-D), C broadcast to [M, N].
+Status lower_gemm(LowerCtx& cx, const OnnxNode& n) {
+  ValueId a = cx.input(n, 0), b = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  auto fa = n.attr_float("alpha", 1.0f);
+  auto fb = n.attr_float("beta", 1.0f);
+  if (!fa.has_value()) return fa.status();
+  if (!fb.has_value()) return fb.status();
+  PLUMB_ASSIGN_OR_RETURN(int64_t ta, n.attr_int("transA", 0));
+  PLUMB_ASSIGN_OR_RETURN(int64_t tb, n.attr_int("transB", 0));
+  if (rank_of(cx, a) != 2 || rank_of(cx, b) != 2) return cx.invalid("Gemm operands must be 2-D");
+  if (ta) a = cx.b.transpose(a, {1, 0});
+  if (tb) b = cx.b.transpose(b, {1, 0});
+  const ir::DType dt = cx.type(a).dtype;
+  ValueId y = cx.b.matmul(a, b, dt);
+  if (*fa != 1.0f) y = cx.b.binary(ir::BinaryKind::Mul, splat(cx, *fa, y), y);
+  if (cx.has_input(n, 2)) {
+    ValueId c = cx.input(n, 2);
+    if (*fb != 1.0f) c = cx.b.binary(ir::BinaryKind::Mul, splat(cx, *fb, c), c);
+    c = broadcast_to(cx, c, shape_value(cx, y), 2);
+    y = cx.b.binary(ir::BinaryKind::Add, y, c);
+  }
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_matmul(Registry& r) {
+  r.add("MatMul", {1, kLatestOpset}, lower_matmul);
+  r.add("Gemm", {1, kLatestOpset}, lower_gemm);
+}
+
+}  // namespace plumb::lower

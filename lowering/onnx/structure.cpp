@@ -1,0 +1,433 @@
+// ONNX ops built from iota, compare/select, sort, nonzero, pad and gather/scatter: Range Trilu
+// EyeLike OneHot Tile Pad NonZero Compress TopK GatherND ScatterElements Scatter ScatterND
+// BitCast DepthToSpace SpaceToDepth.
+#include <algorithm>
+#include <cmath>
+
+#include "lowering/onnx/helpers.h"
+#include "lowering/onnx/registry.h"
+
+namespace plumb::lower {
+
+using ir::ValueId;
+using onnx::OnnxNode;
+namespace BK = ir::BinaryKind;
+namespace CK = ir::CompareKind;
+
+namespace {
+
+std::vector<int64_t> static_dims(const ir::Type& t) {
+  std::vector<int64_t> d;
+  for (const ir::Dim& x : t.shape) d.push_back(x.size);
+  return d;
+}
+
+bool is_static(const ir::Type& t) { return t.ranked && ir::shape_is_static(t.shape); }
+
+ValueId iota(LowerCtx& cx, ValueId shape, ir::DType dt, int64_t axis) {
+  return cx.b.emit1(ir::Op::Iota, {shape}, {{"dtype", dt}, {"axis", axis}});
+}
+
+// Range: n = max(ceil((limit - start) / delta), 0); y[i] = start + i * delta.
+Status lower_range(LowerCtx& cx, const OnnxNode& n) {
+  ValueId start = cx.input(n, 0), limit = cx.input(n, 1), delta = cx.input(n, 2);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::DType dt = cx.type(start).dtype;
+  auto s = cx.const_floats(n, 0), l = cx.const_floats(n, 1), d = cx.const_floats(n, 2);
+  ValueId count;
+  if (s && l && d && s->size() == 1 && l->size() == 1 && d->size() == 1) {
+    if ((*d)[0] == 0) return cx.invalid("Range delta is 0");
+    const double c = std::ceil(((*l)[0] - (*s)[0]) / (*d)[0]);
+    const int64_t num = c > 0 ? static_cast<int64_t>(c) : 0;
+    count = cx.b.shape_const({num});
+  } else if (ir::is_float(dt)) {
+    ValueId sd = cx.b.cast(start, ir::DType::F64), ld = cx.b.cast(limit, ir::DType::F64),
+            dd = cx.b.cast(delta, ir::DType::F64);
+    ValueId c = cx.b.unary(ir::UnaryKind::Ceil, cx.b.binary(BK::Div, cx.b.binary(BK::Sub, ld, sd), dd));
+    c = cx.b.binary(BK::Max, c, cx.b.scalar_float(ir::DType::F64, 0));
+    count = cx.b.reshape(cx.b.cast(c, ir::DType::I64), cx.b.shape_const({1}));
+  } else {
+    // Exact integer ceil division: q = diff / delta (truncating) + (remainder != 0 and same signs).
+    ValueId diff = cx.b.cast(cx.b.binary(BK::Sub, limit, start), ir::DType::I64);
+    ValueId dl = cx.b.cast(delta, ir::DType::I64);
+    ValueId q = cx.b.binary(BK::Div, diff, dl);
+    ValueId zero = cx.b.scalar_int(ir::DType::I64, 0);
+    ValueId rem_nz = cx.b.compare(CK::Ne, cx.b.binary(BK::Rem, diff, dl), zero);
+    ValueId same = cx.b.compare(CK::Eq, cx.b.compare(CK::Gt, diff, zero), cx.b.compare(CK::Gt, dl, zero));
+    ValueId up = cx.b.cast(cx.b.binary(BK::And, rem_nz, same), ir::DType::I64);
+    ValueId c = cx.b.binary(BK::Max, cx.b.binary(BK::Add, q, up), zero);
+    count = cx.b.reshape(c, cx.b.shape_const({1}));
+  }
+  ValueId i = iota(cx, count, dt, 0);
+  ValueId y = cx.b.binary(BK::Add, cx.b.binary(BK::Mul, i, cx.b.broadcast(delta, count, {})),
+                          cx.b.broadcast(start, count, {}));
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
+// Trilu: keep x where (upper ? j - i >= k : j - i <= k) over the last two dims, else 0.
+Status lower_trilu(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(int64_t upper, n.attr_int("upper", 1));
+  const int64_t r = rank_of(cx, x);
+  if (r < 2) return cx.invalid("Trilu needs rank >= 2");
+  ValueId shape = shape_value(cx, x);
+  ValueId k = cx.has_input(n, 1) ? cx.b.reshape(cx.input(n, 1), cx.b.shape_const({}))
+                                 : cx.b.scalar_int(ir::DType::I64, 0);
+  ValueId diff =
+      cx.b.binary(BK::Sub, iota(cx, shape, ir::DType::I64, r - 1), iota(cx, shape, ir::DType::I64, r - 2));
+  ValueId kb = cx.b.broadcast(k, shape, {});
+  ValueId keep = cx.b.compare(upper ? CK::Ge : CK::Le, diff, kb);
+  cx.set_output(n, 0, cx.b.select(keep, x, splat(cx, 0, x)));
+  return Status::ok();
+}
+
+Status lower_eye_like(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(int64_t k, n.attr_int("k", 0));
+  ir::DType dt = cx.type(x).dtype;
+  if (n.has_attr("dtype")) {
+    PLUMB_ASSIGN_OR_RETURN(int64_t code, n.attr_int("dtype", 1));
+    auto d = ir::dtype_from_onnx_code(static_cast<int>(code));
+    if (!d) return cx.unsupported("EyeLike dtype " + std::to_string(code));
+    dt = *d;
+  }
+  if (rank_of(cx, x) != 2) return cx.invalid("EyeLike needs a 2-D input");
+  ValueId shape = shape_value(cx, x);
+  ValueId diff = cx.b.binary(BK::Sub, iota(cx, shape, ir::DType::I64, 1), iota(cx, shape, ir::DType::I64, 0));
+  ValueId on = cx.b.compare(CK::Eq, diff, cx.b.broadcast(cx.b.scalar_int(ir::DType::I64, k), shape, {}));
+  cx.set_output(n, 0, cx.b.cast(on, dt));
+  return Status::ok();
+}
+
+ValueId fix_negative(LowerCtx& cx, ValueId idx, ValueId extent_same_shape) {
+  ValueId neg = cx.b.compare(CK::Lt, idx, splat(cx, 0, idx));
+  return cx.b.select(neg, cx.b.binary(BK::Add, idx, extent_same_shape), idx);
+}
+
+// OneHot(indices, depth, values=[off, on]): result[..., j (at axis), ...] = j == idx ? on : off,
+// negative indices counted from depth.
+Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
+  ValueId idx = cx.input(n, 0), values = cx.input(n, 2);
+  if (!cx.b.ok()) return Status::ok();
+  auto depth = cx.const_floats(n, 1);
+  if (!depth || depth->size() != 1)
+    return cx.unsupported("OneHot depth given as a computed (non-constant) tensor");
+  const int64_t dep = static_cast<int64_t>((*depth)[0]);
+  const ir::Type it = cx.type(idx);
+  if (!is_static(it)) return cx.unsupported("OneHot with symbolic index dims");
+  PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
+  const int64_t r = it.rank() + 1;
+  axis = normalize_axis(cx, axis, r);
+  std::vector<int64_t> out = static_dims(it);
+  out.insert(out.begin() + axis, dep);
+  ValueId shape = cx.b.shape_const(out);
+  ValueId i64 = cx.b.cast(idx, ir::DType::I64);
+  i64 = fix_negative(cx, i64, splat(cx, static_cast<double>(dep), i64));
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < r; ++i)
+    if (i != axis) dims.push_back(i);
+  ValueId hot = cx.b.compare(CK::Eq, iota(cx, shape, ir::DType::I64, axis), cx.b.broadcast(i64, shape, dims));
+  auto pick = [&](int64_t i) {
+    return cx.b.reshape(cx.b.emit1(ir::Op::Slice, {values, cx.b.shape_const({i}), cx.b.shape_const({1}),
+                                                   cx.b.shape_const({1})}),
+                        cx.b.shape_const({}));
+  };
+  cx.set_output(n, 0,
+                cx.b.select(hot, cx.b.broadcast(pick(1), shape, {}), cx.b.broadcast(pick(0), shape, {})));
+  return Status::ok();
+}
+
+// Tile: x [d0..] -> reshape [1, d0, 1, d1, ...] -> broadcast [r0, d0, r1, d1, ...] -> [r0 d0, ...].
+Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  auto reps = cx.const_ints(n, 1);
+  const ir::Type xt = cx.type(x);
+  if (!reps) return cx.unsupported("Tile repeats given as a computed (non-constant) tensor");
+  if (!is_static(xt)) return cx.unsupported("Tile of a tensor with symbolic dims");
+  const auto d = static_dims(xt);
+  if (reps->size() != d.size()) return cx.invalid("repeats length differs from the input rank");
+  std::vector<int64_t> inter, wide, out, bdims;
+  for (size_t i = 0; i < d.size(); ++i) {
+    if ((*reps)[i] < 0) return cx.invalid("negative repeat");
+    wide.push_back((*reps)[i]);
+    wide.push_back(d[i]);
+    bdims.push_back(static_cast<int64_t>(2 * i + 1));
+    out.push_back((*reps)[i] * d[i]);
+  }
+  ValueId b = cx.b.broadcast(x, cx.b.shape_const(wide), bdims);
+  cx.set_output(n, 0, cx.b.reshape(b, cx.b.shape_const(out)));
+  return Status::ok();
+}
+
+// Pad: negative pads crop (slice) first, positive pads pad (core pad takes only >= 0).
+Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::Type xt = cx.type(x);
+  const int64_t r = xt.rank();
+  PLUMB_ASSIGN_OR_RETURN(std::string mode, n.attr_string("mode", "constant"));
+  int m;
+  if (mode == "constant")
+    m = ir::PadMode::Constant;
+  else if (mode == "reflect")
+    m = ir::PadMode::Reflect;
+  else if (mode == "edge")
+    m = ir::PadMode::Edge;
+  else if (mode == "wrap")
+    m = ir::PadMode::Wrap;
+  else
+    return cx.invalid("unknown Pad mode '" + mode + "'");
+  std::vector<int64_t> pads;
+  ValueId value;
+  if (cx.opset() < 11) {
+    PLUMB_ASSIGN_OR_RETURN(pads, n.attr_ints("pads", {}));
+    auto v = n.attr_float("value", 0.0f);
+    if (!v.has_value()) return v.status();
+    value = scalar_like(cx, *v, x);
+  } else {
+    auto p = cx.const_ints(n, 1);
+    if (!p) return cx.unsupported("Pad pads given as a computed (non-constant) tensor");
+    pads = *p;
+    value = cx.has_input(n, 2) ? cx.b.reshape(cx.input(n, 2), cx.b.shape_const({})) : scalar_like(cx, 0, x);
+  }
+  std::vector<int64_t> axes;
+  if (cx.opset() >= 18 && cx.has_input(n, 3)) {
+    auto a = cx.const_ints(n, 3);
+    if (!a) return cx.unsupported("Pad axes given as a computed (non-constant) tensor");
+    for (int64_t ax : *a) axes.push_back(normalize_axis(cx, ax, r));
+  } else {
+    for (int64_t i = 0; i < r; ++i) axes.push_back(i);
+  }
+  const size_t k = axes.size();
+  if (pads.size() != 2 * k) return cx.invalid("pads must have 2 entries per padded axis");
+  std::vector<int64_t> lo(r, 0), hi(r, 0);
+  for (size_t i = 0; i < k; ++i) {
+    lo[axes[i]] = pads[i];
+    hi[axes[i]] = pads[i + k];
+  }
+  bool crop = false;
+  for (int64_t i = 0; i < r; ++i) crop = crop || lo[i] < 0 || hi[i] < 0;
+  if (crop) {
+    if (!is_static(xt)) return cx.unsupported("negative Pad on symbolic dims");
+    std::vector<int64_t> start(r, 0), size = static_dims(xt), stride(r, 1);
+    for (int64_t i = 0; i < r; ++i) {
+      if (lo[i] < 0) start[i] = -lo[i], size[i] += lo[i], lo[i] = 0;
+      if (hi[i] < 0) size[i] += hi[i], hi[i] = 0;
+      if (size[i] < 0) return cx.invalid("Pad crops more than the dim");
+    }
+    x = cx.b.emit1(ir::Op::Slice,
+                   {x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
+  }
+  cx.set_output(n, 0,
+                cx.b.emit1(ir::Op::Pad, {x, cx.b.shape_const(lo), cx.b.shape_const(hi), value},
+                           {{"mode", ir::EnumValue{m}}}));
+  return Status::ok();
+}
+
+Status lower_non_zero(LowerCtx& cx, const OnnxNode& n) {
+  cx.set_output(n, 0, cx.b.emit1(ir::Op::NonZero, {cx.input(n, 0)}));
+  return Status::ok();
+}
+
+ValueId gather_axis(LowerCtx& cx, ValueId x, ValueId idx, int64_t axis) {
+  return cx.b.emit1(
+      ir::Op::Gather, {x, idx},
+      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
+}
+
+// Compress: the positions where condition is true, gathered along axis (flattened x without axis).
+Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), cond = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  // nonzero gives [1, n]; reshape to [n] with n read from its shape.
+  ValueId nz = cx.b.emit1(ir::Op::NonZero, {cond});
+  ValueId count = cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(nz), cx.b.shape_const({1}), cx.b.shape_const({1}),
+                                             cx.b.shape_const({1})});
+  ValueId pos = cx.b.reshape(nz, count);
+  if (!n.has_attr("axis")) {
+    const int64_t total = ir::shape_num_elements(cx.type(x).shape);
+    ValueId flat = total >= 0 ? cx.b.shape_const({total})
+                              : cx.b.reshape(cx.b.reduce(ir::ReduceKind::Prod, cx.b.shape_of(x), {0}),
+                                             cx.b.shape_const({1}));
+    cx.set_output(n, 0, gather_axis(cx, cx.b.reshape(x, flat), pos, 0));
+    return Status::ok();
+  }
+  PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
+  axis = normalize_axis(cx, axis, rank_of(cx, x));
+  cx.set_output(n, 0, gather_axis(cx, x, pos, axis));
+  return Status::ok();
+}
+
+// TopK: stable sort along axis (descending for largest, so ties keep the lower index first),
+// then the first k.
+Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  std::optional<int64_t> k;
+  if (cx.opset() < 10) {
+    PLUMB_ASSIGN_OR_RETURN(int64_t kk, n.attr_int("k", -1));
+    k = kk;
+  } else if (auto kv = cx.const_ints(n, 1); kv && kv->size() == 1) {
+    k = (*kv)[0];
+  }
+  if (!k) return cx.unsupported("TopK k given as a computed (non-constant) tensor");
+  PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
+  PLUMB_ASSIGN_OR_RETURN(int64_t largest, n.attr_int("largest", 1));
+  const ir::Type xt = cx.type(x);
+  const int64_t r = xt.rank();
+  axis = normalize_axis(cx, axis, r);
+  if (!is_static(xt)) return cx.unsupported("TopK on symbolic dims");
+  if (*k < 0 || *k > xt.shape[axis].size) return cx.invalid("k out of range");
+  auto sorted = cx.b.emit(ir::Op::Sort, {x}, {{"axis", axis}, {"descending", largest != 0}});
+  std::vector<int64_t> size = static_dims(xt);
+  size[axis] = *k;
+  auto first_k = [&](ValueId v) {
+    return cx.b.emit1(ir::Op::Slice, {v, cx.b.shape_const(std::vector<int64_t>(r, 0)), cx.b.shape_const(size),
+                                      cx.b.shape_const(std::vector<int64_t>(r, 1))});
+  };
+  if (sorted.size() < 2) return Status::ok();
+  cx.set_output(n, 0, first_k(sorted[0]));
+  cx.set_output(n, 1, first_k(sorted[1]));
+  return Status::ok();
+}
+
+// The extents of x's dims `first`.. as a value broadcastable over the last dim of `idx`.
+ValueId nd_extents(LowerCtx& cx, ValueId x, ValueId idx, int64_t first, int64_t m) {
+  ValueId dims = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({first}),
+                                            cx.b.shape_const({m}), cx.b.shape_const({1})});
+  if (cx.type(idx).dtype != ir::DType::I64) dims = cx.b.cast(dims, cx.type(idx).dtype);
+  return cx.b.broadcast(dims, shape_value(cx, idx), {rank_of(cx, idx) - 1});
+}
+
+Status lower_gather_nd(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(int64_t batch_dims, n.attr_int("batch_dims", 0));
+  const ir::Type it = cx.type(idx);
+  if (!it.shape.back().is_static()) return cx.unsupported("GatherND with a symbolic index depth");
+  idx = fix_negative(cx, idx, nd_extents(cx, x, idx, batch_dims, it.shape.back().size));
+  cx.set_output(
+      n, 0,
+      cx.b.emit1(
+          ir::Op::Gather, {x, idx},
+          {{"kind", ir::EnumValue{ir::GatherKind::Nd}}, {"axis", int64_t{0}}, {"batch_dims", batch_dims}}));
+  return Status::ok();
+}
+
+Expected<int> reduction_of(const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(std::string red, n.attr_string("reduction", "none"));
+  if (red == "none") return ir::ScatterReduction::None;
+  if (red == "add") return ir::ScatterReduction::Add;
+  if (red == "mul") return ir::ScatterReduction::Mul;
+  if (red == "max") return ir::ScatterReduction::Max;
+  if (red == "min") return ir::ScatterReduction::Min;
+  return invalid_model("", "unknown reduction '" + red + "'");
+}
+
+Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), idx = cx.input(n, 1), upd = cx.input(n, 2);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
+  PLUMB_ASSIGN_OR_RETURN(int red, reduction_of(n));
+  axis = normalize_axis(cx, axis, rank_of(cx, x));
+  ValueId ext = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({axis}),
+                                           cx.b.shape_const({1}), cx.b.shape_const({1})});
+  ext = cx.b.reshape(ext, cx.b.shape_const({}));
+  if (cx.type(idx).dtype != ir::DType::I64) ext = cx.b.cast(ext, cx.type(idx).dtype);
+  idx = fix_negative(cx, idx, cx.b.broadcast(ext, shape_value(cx, idx), {}));
+  cx.set_output(n, 0,
+                cx.b.emit1(ir::Op::Scatter, {x, idx, upd},
+                           {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
+                            {"axis", axis},
+                            {"reduction", ir::EnumValue{red}}}));
+  return Status::ok();
+}
+
+Status lower_scatter_nd(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), idx = cx.input(n, 1), upd = cx.input(n, 2);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(int red, reduction_of(n));
+  const ir::Type it = cx.type(idx);
+  if (!it.shape.back().is_static()) return cx.unsupported("ScatterND with a symbolic index depth");
+  idx = fix_negative(cx, idx, nd_extents(cx, x, idx, 0, it.shape.back().size));
+  cx.set_output(n, 0,
+                cx.b.emit1(ir::Op::Scatter, {x, idx, upd},
+                           {{"kind", ir::EnumValue{ir::GatherKind::Nd}},
+                            {"axis", int64_t{0}},
+                            {"reduction", ir::EnumValue{red}}}));
+  return Status::ok();
+}
+
+Status lower_bit_cast(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(int64_t to, n.attr_int("to", -1));
+  auto dt = ir::dtype_from_onnx_code(static_cast<int>(to));
+  if (!dt) return cx.unsupported("BitCast to ONNX data type " + std::to_string(to));
+  cx.set_output(n, 0, cx.b.bitcast(cx.input(n, 0), *dt));
+  return Status::ok();
+}
+
+// DepthToSpace (DCR / CRD) and SpaceToDepth on static NCHW shapes: reshape, transpose, reshape.
+Status lower_depth_to_space(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::Type xt = cx.type(x);
+  if (xt.rank() != 4 || !is_static(xt)) return cx.unsupported("DepthToSpace needs a static 4-D input");
+  PLUMB_ASSIGN_OR_RETURN(int64_t bs, n.attr_int("blocksize", 0));
+  PLUMB_ASSIGN_OR_RETURN(std::string mode, n.attr_string("mode", "DCR"));
+  const auto d = static_dims(xt);
+  const int64_t N = d[0], C = d[1], H = d[2], W = d[3];
+  if (bs <= 0 || C % (bs * bs) != 0) return cx.invalid("channels not divisible by blocksize^2");
+  const int64_t c = C / (bs * bs);
+  ValueId t;
+  if (mode == "DCR") {
+    t = cx.b.transpose(cx.b.reshape(x, cx.b.shape_const({N, bs, bs, c, H, W})), {0, 3, 4, 1, 5, 2});
+  } else if (mode == "CRD") {
+    t = cx.b.transpose(cx.b.reshape(x, cx.b.shape_const({N, c, bs, bs, H, W})), {0, 1, 4, 2, 5, 3});
+  } else {
+    return cx.invalid("mode must be DCR or CRD");
+  }
+  cx.set_output(n, 0, cx.b.reshape(t, cx.b.shape_const({N, c, H * bs, W * bs})));
+  return Status::ok();
+}
+
+Status lower_space_to_depth(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::Type xt = cx.type(x);
+  if (xt.rank() != 4 || !is_static(xt)) return cx.unsupported("SpaceToDepth needs a static 4-D input");
+  PLUMB_ASSIGN_OR_RETURN(int64_t bs, n.attr_int("blocksize", 0));
+  const auto d = static_dims(xt);
+  const int64_t N = d[0], C = d[1], H = d[2], W = d[3];
+  if (bs <= 0 || H % bs != 0 || W % bs != 0) return cx.invalid("spatial dims not divisible by blocksize");
+  ValueId t =
+      cx.b.transpose(cx.b.reshape(x, cx.b.shape_const({N, C, H / bs, bs, W / bs, bs})), {0, 3, 5, 1, 2, 4});
+  cx.set_output(n, 0, cx.b.reshape(t, cx.b.shape_const({N, C * bs * bs, H / bs, W / bs})));
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_structure(Registry& r) {
+  r.add("Range", {11, kLatestOpset}, lower_range);
+  r.add("Trilu", {14, kLatestOpset}, lower_trilu);
+  r.add("EyeLike", {9, kLatestOpset}, lower_eye_like);
+  r.add("OneHot", {9, kLatestOpset}, lower_one_hot);
+  r.add("Tile", {6, kLatestOpset}, lower_tile);
+  r.add("Pad", {2, kLatestOpset}, lower_pad);
+  r.add("NonZero", {9, kLatestOpset}, lower_non_zero);
+  r.add("Compress", {9, kLatestOpset}, lower_compress);
+  r.add("TopK", {1, kLatestOpset}, lower_top_k);
+  r.add("GatherND", {11, kLatestOpset}, lower_gather_nd);
+  r.add("ScatterElements", {11, kLatestOpset}, lower_scatter_elements);
+  r.add("Scatter", {9, 10}, lower_scatter_elements);
+  r.add("ScatterND", {11, kLatestOpset}, lower_scatter_nd);
+  r.add("BitCast", {26, kLatestOpset}, lower_bit_cast);
+  r.add("DepthToSpace", {1, kLatestOpset}, lower_depth_to_space);
+  r.add("SpaceToDepth", {1, kLatestOpset}, lower_space_to_depth);
+}
+
+}  // namespace plumb::lower
