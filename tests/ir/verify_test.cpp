@@ -735,6 +735,65 @@ TEST(VerifyWhile, C2CheckedByVerifier) {
   expect_label(verify(w.g), "while.C2");
 }
 
+// The same for a loop with constants, nested regions and values read from enclosing scopes;
+// mutations reach inside regions and into the constant table.
+TEST(VerifyWhile, NeverCrashesOnCorruptedLoops) {
+  std::mt19937 rng(99);
+  auto pick = [&](size_t n) { return static_cast<uint32_t>(rng() % n); };
+  int refused = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    WhileCase w;
+    std::vector<ValueId> r =
+        w.b.while_({w.x, w.zero}, w.cond({f32({2}), i64({})}), w.body({f32({2}), i64({})}));
+    w.b.output(r[0], "y");
+    ASSERT_TRUE(w.b.ok());
+    Graph& g = w.g;
+    std::vector<Node*> nodes;
+    std::vector<Region*> regions;
+    for (Node& n : g.body.nodes) {
+      nodes.push_back(&n);
+      for (Region& reg : n.regions) {
+        regions.push_back(&reg);
+        for (Node& m : reg.nodes) nodes.push_back(&m);
+      }
+    }
+    const uint32_t nv = static_cast<uint32_t>(g.values.size()) + 3;
+    for (int k = 0; k < 2; ++k) {
+      Node& n = *nodes[pick(nodes.size())];
+      Region& reg = *regions[pick(regions.size())];
+      ConstantData& c = g.constants[pick(g.constants.size())];
+      switch (pick(12)) {
+        case 0:
+          if (!n.inputs.empty()) n.inputs[pick(n.inputs.size())] = pick(nv);
+          break;
+        case 1:
+          if (!n.outputs.empty()) n.outputs[pick(n.outputs.size())] = pick(nv);
+          break;
+        case 2:
+          if (!reg.params.empty()) reg.params[pick(reg.params.size())] = pick(nv);
+          break;
+        case 3:
+          if (!reg.results.empty()) reg.results[pick(reg.results.size())] = pick(nv);
+          break;
+        case 4: reg.params.push_back(pick(nv)); break;
+        case 5:
+          if (!reg.results.empty()) reg.results.pop_back();
+          break;
+        case 6: std::swap(reg.nodes, regions[pick(regions.size())]->nodes); break;
+        case 7: c.size = std::min<uint64_t>(c.size, pick(20)); break;  // the bytes must exist
+        case 8:
+          c.type = Type::tensor(static_cast<DType>(pick(kNumDTypes)), {Dim(int64_t(pick(4)) - 1)});
+          break;
+        case 9: n.attrs = {Attr{"value", ConstRef{pick(4)}}}; break;
+        case 10: n.op = static_cast<Op>(pick(kNumOps)); break;
+        case 11: g.values[pick(g.values.size())].type = Type::sequence(f32({int64_t(pick(3)) - 1})); break;
+      }
+    }
+    if (!verify(g).is_ok()) ++refused;
+  }
+  EXPECT_GT(refused, 1000);
+}
+
 // The Example of spec/ops/<page>, parsed (ir/text.h) and verified; it must use `op`.
 Status verify_spec_example(const std::string& page, Op op) {
   std::ifstream in(std::string(PLUMB_SOURCE_DIR) + "/spec/ops/" + page);
