@@ -330,7 +330,7 @@ struct Token {
   Tok kind = Tok::End;
   std::string text;  // Ident/Global/Number: the text; String: the decoded bytes; Punct: the char
   // Value tokens: `key` identifies the name in scopes; `onnx` is the ONNX name it carries.
-  std::string key, onnx;
+  std::string key, onnx, suffix;
   int line = 0, col = 0;
 };
 
@@ -368,14 +368,15 @@ class Lexer {
           return error_at(t.line, t.col, "expected a value name after '%'");
         }
         if (t.key.empty()) {
-          t.key = "=" + t.onnx;
           if (pos_ < s_.size() && s_[pos_] == '#') {
             advance();
             if (pos_ >= s_.size() || !is_digit(s_[pos_]))
               return error_at(line_, col_, "expected digits after '#'");
-            t.key += "#";
-            while (pos_ < s_.size() && is_digit(s_[pos_])) t.key += advance();
+            t.suffix = "#";
+            while (pos_ < s_.size() && is_digit(s_[pos_])) t.suffix += advance();
           }
+          // Length-prefixed, so that %"x#1" and %x#1 are different names.
+          t.key = std::to_string(t.onnx.size()) + ":" + t.onnx + t.suffix;
         }
       } else if (c == '@') {
         advance();
@@ -693,10 +694,7 @@ class Parser {
 
   std::string display(const Token& t) const {
     if (t.key[0] == '#') return "%" + t.key.substr(1);
-    std::string s = "%" + ident_or_quote(t.onnx);
-    const size_t hash = t.key.find('#', 1 + t.onnx.size());
-    if (hash != std::string::npos) s += t.key.substr(hash);
-    return s;
+    return "%" + ident_or_quote(t.onnx) + t.suffix;
   }
 
   const ValueId* lookup(const std::string& key) const {

@@ -105,6 +105,38 @@ TEST(TextForm, PrintsExactly) {
   EXPECT_EQ(g->values[g->body.results[0]].onnx_name, "z");
 }
 
+TEST(TextForm, DuplicateOnnxNamesGetSuffixes) {
+  Graph g;
+  const ValueId a = g.add_value(Type::tensor(DType::F32, {Dim(2)}), "x");
+  const ValueId b = g.add_value(Type::tensor(DType::F32, {Dim(2)}), "x");
+  const ValueId c = g.add_value(Type::tensor(DType::F32, {Dim(2)}), "x#1");  // not an identifier
+  g.body.params = {a};
+  g.input_names = {"x"};
+  for (ValueId out : {b, c}) {
+    Node n;
+    n.op = Op::Unary;
+    n.inputs = {a};
+    n.outputs = {out};
+    n.attrs = {{"kind", EnumValue{UnaryKind::Neg}}};
+    g.body.nodes.push_back(n);
+  }
+  g.body.results = {b, c};
+  g.output_names = {"x", "x#1"};
+  const std::string expected =
+      "plumb 1\n"
+      "func @main(%x: f32[2]) -> (f32[2], f32[2]) {\n"
+      "  %x#1 = unary %x {kind = neg} : f32[2]\n"
+      "  %\"x#1\" = unary %x {kind = neg} : f32[2]\n"
+      "  return %x#1, %\"x#1\"\n"
+      "}\n";
+  EXPECT_EQ(print_graph(g), expected);
+  auto parsed = parse_graph(expected);
+  ASSERT_TRUE(parsed.has_value()) << parsed.status().to_string();
+  EXPECT_EQ(print_graph(*parsed), expected);
+  EXPECT_EQ(parsed->values[parsed->body.results[0]].onnx_name, "x");
+  EXPECT_EQ(parsed->values[parsed->body.results[1]].onnx_name, "x#1");
+}
+
 TEST(TextForm, AnonymousValuesAreNumberedInDefinitionOrder) {
   Graph g;
   // Value ids deliberately out of definition order.
