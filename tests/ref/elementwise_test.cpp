@@ -8,7 +8,12 @@
 #include <string>
 #include <vector>
 
+#include <fstream>
+#include <sstream>
+
+#include "ir/text.h"
 #include "kernel_test_util.h"
+#include "runtime/session.h"
 
 namespace plumb::rt {
 namespace {
@@ -442,6 +447,91 @@ TEST(RefSelect, PicksPerElement) {
                .input(make_tensor<double>({0}, {}))
                .run();
   ASSERT_TRUE(e.status.is_ok());
+}
+
+// ---- the Example of every page of this family runs and gives its `expect` --------------------
+
+std::string read_page(const std::string& op) {
+  std::ifstream f(std::string(PLUMB_SOURCE_DIR) + "/spec/ops/" + op + ".md");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// A `dense<T>[...]` literal evaluated through a one-constant graph.
+Expected<RtValue> literal(const std::string& lit) {
+  const size_t open = lit.find("dense<"), close = lit.find(">[");
+  if (open == std::string::npos || close == std::string::npos) return invalid_input("bad literal " + lit);
+  const std::string type = lit.substr(open + 6, close - open - 6);
+  auto g = ir::parse_graph("plumb 1\nfunc @main() -> (" + type + ") {\n  %c = constant {value = " + lit +
+                           "} : " + type + "\n  return %c\n}\n");
+  if (!g) return g.status();
+  auto s = Session::create(std::move(*g));
+  if (!s) return s.status();
+  PLUMB_RETURN_IF_ERROR((*s)->run());
+  return (*s)->outputs()[0];
+}
+
+// Same dtype, shape and elements (floats by value: NaN equals NaN, -0 differs from +0).
+bool same_tensor(const Tensor& a, const Tensor& b) {
+  if (a.dtype != b.dtype || a.shape != b.shape) return false;
+  return visit_dtype(a.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for (int64_t k = 0; k < a.numel(); ++k) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        if (a.strings()[k] != b.strings()[k]) return false;
+      } else if constexpr (is_float_storage_v<T>) {
+        double x, y;
+        if constexpr (is_narrow_float_v<T>) {
+          x = to_f64(a.as<T>()[k]);
+          y = to_f64(b.as<T>()[k]);
+        } else {
+          x = a.as<T>()[k];
+          y = b.as<T>()[k];
+        }
+        if (std::isnan(x) != std::isnan(y)) return false;
+        if (!std::isnan(x) && (x != y || std::signbit(x) != std::signbit(y))) return false;
+      } else {
+        if (a.as<T>()[k] != b.as<T>()[k]) return false;
+      }
+    }
+    return true;
+  });
+}
+
+TEST(RefElementwise, SpecExamplesRun) {
+  for (const char* op : {"unary", "binary", "compare", "select", "cast", "bitcast"}) {
+    const std::string page = read_page(op);
+    const size_t b = page.find("```plumb\n"), e = page.find("```", b + 9);
+    ASSERT_TRUE(b != std::string::npos && e != std::string::npos) << op;
+    const std::string block = page.substr(b + 9, e - b - 9);
+    auto g = ir::parse_graph(block);
+    ASSERT_TRUE(g.has_value()) << op << ": " << g.status().to_string();
+    auto s = Session::create(std::move(*g));
+    ASSERT_TRUE(s.has_value()) << op << ": " << s.status().to_string();
+    std::istringstream lines(block);
+    std::string line;
+    std::vector<std::pair<size_t, std::string>> expects;
+    while (std::getline(lines, line)) {
+      if (line.rfind("// input %", 0) == 0) {
+        const std::string name = line.substr(10, line.find(' ', 10) - 10);
+        auto v = literal(line.substr(line.find('=') + 2));
+        ASSERT_TRUE(v.has_value()) << op << ": " << v.status().to_string();
+        ASSERT_TRUE((*s)->set_input(name, std::move(*v)).is_ok()) << op << ": input " << name;
+      } else if (line.rfind("// expect ", 0) == 0) {
+        expects.emplace_back(std::stoul(line.substr(10)), line.substr(line.find('=') + 2));
+      }
+    }
+    const Status st = (*s)->run();
+    ASSERT_TRUE(st.is_ok()) << op << ": " << st.to_string();
+    ASSERT_FALSE(expects.empty()) << op;
+    for (const auto& [k, lit] : expects) {
+      auto want = literal(lit);
+      ASSERT_TRUE(want.has_value()) << op << ": " << want.status().to_string();
+      EXPECT_TRUE(same_tensor((*s)->output(k).tensor(), want->tensor()))
+          << op << ": output " << k << " is not " << lit;
+    }
+  }
 }
 
 }  // namespace

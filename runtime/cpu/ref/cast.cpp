@@ -369,42 +369,13 @@ Status kernel<ir::Op::Bitcast>(KernelCtx& cx) {
   const int bits = ir::dtype_bits(to);
   Tensor& result = result_tensor(cx, to, operand.shape);
   const int64_t n = operand.numel();
-  // Precise mode widens float operands to f64; the declared source dtype is then only known from
-  // the width when it is unique (f32 for 32, f64 for 64).
-  Tensor narrowed;
-  const Tensor* src = &operand;
-  if (ir::dtype_bits(operand.dtype) != bits) {
-    if (operand.dtype != DType::F64 || bits != 32)
-      return unsupported("ref: bitcast of a widened " + std::to_string(bits) +
-                         "-bit float operand in precise mode (its declared dtype is ambiguous)");
-    narrowed = Tensor::allocate(DType::F32, operand.shape);
-    for (int64_t i = 0; i < n; ++i) narrowed.as<float>()[i] = static_cast<float>(operand.as<double>()[i]);
-    src = &narrowed;
-  }
+  // Precise mode: the executor narrows a widened float operand back to its declared dtype before
+  // a bitcast and widens a float result after it (runtime/executor.cpp make_precise_graph), so the
+  // kernel always sees the declared dtypes.
+  if (ir::dtype_bits(operand.dtype) != bits || result.dtype != to)
+    return internal_error("ref: bitcast operand or result buffer does not have the declared dtypes");
   for (int64_t i = 0; i < n; ++i) {
-    const uint64_t v = raw_bits(*src, i, bits);
-    if (result.dtype != to) {  // precise mode: a float result lives in an f64 buffer
-      result.as<double>()[i] = visit_dtype(to, [&](auto tag) -> double {
-        using T = typename decltype(tag)::type;
-        if constexpr (std::is_same_v<T, float>) {
-          float f;
-          const uint32_t u = static_cast<uint32_t>(v);
-          std::memcpy(&f, &u, 4);
-          return f;
-        } else if constexpr (std::is_same_v<T, double>) {
-          double d;
-          std::memcpy(&d, &v, 8);
-          return d;
-        } else if constexpr (is_narrow_float_v<T>) {
-          T x;
-          std::memcpy(&x, &v, sizeof x);
-          return to_f64(x);
-        } else {
-          return 0.0;
-        }
-      });
-      continue;
-    }
+    const uint64_t v = raw_bits(operand, i, bits);
     if (to == DType::Bool && v > 1)
       return runtime_error("bitcast.R1",
                            strfmt("byte %llu is not a bool (0 or 1)", static_cast<unsigned long long>(v)));
