@@ -194,14 +194,16 @@ Expected<Tensor> constant_tensor(const ir::ConstantData& c) {
     Tensor out = Tensor::allocate(t.dtype, shape);
     uint64_t pos = 0;
     for (int64_t i = 0; i < n; ++i) {
-      if (c.size - pos < 4) return invalid_model("", "string constant is truncated");
+      if (c.size - pos < 4) return invalid_model("constant.C3", "string constant is truncated");
       uint32_t len = 0;
       for (int b = 0; b < 4; ++b) len |= static_cast<uint32_t>(c.data[pos + b]) << (8 * b);
       pos += 4;
-      if (c.size - pos < len) return invalid_model("", "string constant is truncated");
+      if (c.size - pos < len) return invalid_model("constant.C3", "string constant is truncated");
       out.strings()[i].assign(reinterpret_cast<const char*>(c.data + pos), len);
       pos += len;
     }
+    if (pos != c.size)
+      return invalid_model("constant.C3", "string constant has bytes after its last element");
     return out;
   }
   const uint64_t want = ir::dtype_storage_bytes(t.dtype, static_cast<uint64_t>(n));

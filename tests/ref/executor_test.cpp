@@ -155,6 +155,100 @@ TEST(Executor, WhileCarriedShapeChanges) {
   EXPECT_EQ(values<int64_t>(sess->output(1).tensor()), (std::vector<int64_t>{0}));
 }
 
+// while.md: the body's yields are all read before any parameter is rebound, so yielding the
+// parameters swapped swaps them each iteration.
+TEST(Executor, WhileBodyYieldsAreReadBeforeRebinding) {
+  ir::Graph g;
+  Builder b(g);
+  auto a = b.input(Type::tensor(DType::I64, {}), "a");
+  auto c = b.input(Type::tensor(DType::I64, {}), "c");
+  auto n = b.input(Type::tensor(DType::I64, {}), "n");
+  const Type it = Type::tensor(DType::I64, {});
+  auto cp = b.begin_region({it, it, it});
+  auto cond = b.end_region({b.compare(CompareKind::Lt, cp.at(2), n)});
+  auto bp = b.begin_region({it, it, it});
+  auto next = b.binary(BinaryKind::Add, bp.at(2), b.scalar_int(DType::I64, 1));
+  auto body = b.end_region({bp.at(1), bp.at(0), next});
+  auto out = b.while_({a, c, b.scalar_int(DType::I64, 0)}, std::move(cond), std::move(body));
+  ASSERT_EQ(out.size(), 3u) << b.status().to_string();
+  b.output(out[0], "a_out");
+  b.output(out[1], "c_out");
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  auto sess = open(std::move(g));
+  ASSERT_TRUE(sess);
+  ASSERT_TRUE(sess->set_input("a", make_tensor<int64_t>({}, {10})).is_ok());
+  ASSERT_TRUE(sess->set_input("c", make_tensor<int64_t>({}, {20})).is_ok());
+  ASSERT_TRUE(sess->set_input("n", make_tensor<int64_t>({}, {3})).is_ok());
+  Status st = sess->run();
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  EXPECT_EQ(values<int64_t>(sess->output(0).tensor()), (std::vector<int64_t>{20}));  // 3 swaps
+  EXPECT_EQ(values<int64_t>(sess->output(1).tensor()), (std::vector<int64_t>{10}));
+  ASSERT_TRUE(sess->set_input("n", make_tensor<int64_t>({}, {4})).is_ok());
+  ASSERT_TRUE(sess->run().is_ok());
+  EXPECT_EQ(values<int64_t>(sess->output(0).tensor()), (std::vector<int64_t>{10}));
+}
+
+// An error inside a branch names the inner node by its pre-order index; the branch not taken
+// never runs, so its error is never raised (if.md).
+TEST(Executor, ErrorInsideARegionNamesTheInnerNode) {
+  ir::Graph g;
+  Builder b(g);
+  auto p = b.input(Type::tensor(DType::Bool, {}), "p");
+  auto x = b.input(Type::tensor(DType::F32, {6}), "x");
+  auto s = b.input(Type::tensor(DType::I64, {2}), "s");
+  b.begin_region({});
+  b.set_provenance(ir::Provenance{"Inner", "Reshape", 14, ""});
+  auto r = b.reshape(x, s);  // node #1 in pre-order (the if is #0)
+  auto then_r = b.end_region({b.unary(UnaryKind::Neg, r)});
+  b.set_provenance(ir::Provenance{});
+  b.begin_region({});
+  auto else_r = b.end_region({b.reshape(x, b.shape_const({2, 3}))});
+  auto out = b.if_(p, std::move(then_r), std::move(else_r));
+  ASSERT_EQ(out.size(), 1u) << b.status().to_string();
+  b.output(out[0], "y");
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  auto sess = open(std::move(g));
+  ASSERT_TRUE(sess);
+  ASSERT_TRUE(sess->set_input("x", make_tensor<float>({6}, {1, 2, 3, 4, 5, 6})).is_ok());
+  ASSERT_TRUE(sess->set_input("s", make_tensor<int64_t>({2}, {5, 5})).is_ok());
+  ASSERT_TRUE(sess->set_input("p", make_tensor<bool>({}, {false})).is_ok());
+  Status st = sess->run();
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  EXPECT_EQ(sess->output(0).tensor().shape, (std::vector<int64_t>{2, 3}));
+  ASSERT_TRUE(sess->set_input("p", make_tensor<bool>({}, {true})).is_ok());
+  st = sess->run();
+  ASSERT_FALSE(st.is_ok());
+  EXPECT_NE(st.place().find("node #1 reshape [from 'Inner' (Reshape-14)]"), std::string::npos)
+      << st.to_string();
+}
+
+// bitcast keeps its native bits in precise mode: f16 -> i16 gives the same integers.
+TEST(Executor, PreciseModeBitcastSeesNativeBits) {
+  auto build = [] {
+    ir::Graph g;
+    Builder b(g);
+    auto x = b.input(Type::tensor(DType::F16, {2}), "x");
+    b.output(b.bitcast(x, DType::I16), "bits");
+    b.output(b.bitcast(b.bitcast(x, DType::I16), DType::F16), "back");
+    EXPECT_TRUE(b.ok()) << b.status().to_string();
+    return g;
+  };
+  Tensor x = Tensor::allocate(DType::F16, {2});
+  x.as<f16>()[0] = to_f16(1.0);   // 0x3C00
+  x.as<f16>()[1] = to_f16(-2.0);  // 0xC000
+  SessionOptions o;
+  o.mode = NumericMode::kPrecise;
+  auto sess = open(build(), o);
+  ASSERT_TRUE(sess);
+  ASSERT_TRUE(sess->set_input(0, x).is_ok());
+  Status st = sess->run();
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  EXPECT_EQ(values<int16_t>(sess->output(0).tensor()),
+            (std::vector<int16_t>{0x3C00, static_cast<int16_t>(0xC000)}));
+  EXPECT_EQ(sess->output(1).tensor().dtype, DType::F64);
+  EXPECT_EQ(values<double>(sess->output(1).tensor()), (std::vector<double>{1.0, -2.0}));
+}
+
 TEST(Executor, WhileIterationGuard) {
   SessionOptions o;
   o.max_while_iterations = 2;
