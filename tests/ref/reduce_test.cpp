@@ -204,6 +204,17 @@ TEST(RefReduce, MaxBF16) {
   EXPECT_EQ(values<uint16_t>(r.out(0)), (std::vector<uint16_t>{0x4040}));
 }
 
+TEST(RefReduce, F8E4M3FNSumAndMax) {
+  // f8e4m3fn: 1.0 = 0x38, 2.0 = 0x40, -1.0 = 0xB8, 3.0 = 0x44; 2 + 1 + -1 + 1 = 3
+  const auto x = make_tensor<uint8_t>({4}, {0x40, 0x38, 0xB8, 0x38}, ir::DType::F8E4M3FN);
+  auto s = reduce(ReduceKind::Sum, {0}, x);
+  ASSERT_OK(s);
+  EXPECT_EQ(values<uint8_t>(s.out(0)), (std::vector<uint8_t>{0x44}));
+  auto m = reduce(ReduceKind::Max, {0}, x);
+  ASSERT_OK(m);
+  EXPECT_EQ(values<uint8_t>(m.out(0)), (std::vector<uint8_t>{0x40}));
+}
+
 TEST(RefReduce, MaxMinPropagateNaN) {
   const auto x = make_tensor<float>({3}, {1, kNaN, 3});
   auto mx = reduce(ReduceKind::Max, {0}, x);
