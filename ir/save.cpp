@@ -42,7 +42,9 @@ class Writer {
     }
     fbs::Offset<fbs::Vector<uint8_t>> data;
     if (total > 0) {
-      fbb_.ForceVectorAlignment(total, 1, kDataAlign);
+      // force_align: 64. flatbuffers 2.0.8's ForceVectorAlignment asserts alignment <= 32
+      // (FLATBUFFERS_MAX_ALIGNMENT), so pad directly: PreAlign is what it does after the check.
+      fbb_.PreAlign(total, kDataAlign);
       uint8_t* dst = nullptr;
       data = fbs::Offset<fbs::Vector<uint8_t>>(fbb_.CreateUninitializedVector(total, 1, &dst));
       std::memset(dst, 0, total);

@@ -216,7 +216,7 @@ std::vector<uint8_t> raw_model(const RawModel& p) {
   fbs::Offset<fbs::Vector<uint8_t>> data = 0;
   if (p.data_len) {
     std::vector<uint8_t> bytes(p.data_len, 0);
-    fbb.ForceVectorAlignment(bytes.size(), 1, 64);
+    fbb.PreAlign(bytes.size(), 64);  // as ir/save.cpp does
     data = fbb.CreateVector(bytes);
   }
   auto type = [&](int64_t n) {

@@ -137,6 +137,31 @@ TEST(TextForm, DuplicateOnnxNamesGetSuffixes) {
   EXPECT_EQ(parsed->values[parsed->body.results[1]].onnx_name, "x#1");
 }
 
+TEST(TextForm, FloatAttributesPrintShortestWithBitsForOddNaNs) {
+  // No core v1 op has Float/Floats attributes; the printer still writes them (unverified node).
+  Graph g;
+  const ValueId x = g.add_value(Type::tensor(DType::F32, {}), "x");
+  g.body.params = {x};
+  g.input_names = {"x"};
+  Node n;
+  n.op = Op::Unary;
+  n.inputs = {x};
+  n.outputs = {g.add_value(Type::tensor(DType::F32, {}))};
+  uint64_t odd_nan_bits = 0xfff8000000000001ull;
+  double odd_nan;
+  std::memcpy(&odd_nan, &odd_nan_bits, 8);
+  n.attrs = {{"kind", EnumValue{UnaryKind::Neg}},
+             {"alpha", 1.0},
+             {"beta", std::vector<double>{0.1, -0.0, NAN, -INFINITY, 1e300, odd_nan}}};
+  g.body.nodes.push_back(n);
+  g.body.results = {n.outputs[0]};
+  g.output_names = {""};
+  EXPECT_NE(print_graph(g).find("{kind = neg, alpha = 1.0, beta = [0.1, -0.0, nan, -inf, 1e+300, "
+                                "0xfff8000000000001]}"),
+            std::string::npos)
+      << print_graph(g);
+}
+
 TEST(TextForm, AnonymousValuesAreNumberedInDefinitionOrder) {
   Graph g;
   // Value ids deliberately out of definition order.
