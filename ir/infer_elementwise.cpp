@@ -45,17 +45,20 @@ Expected<Shape> same_shape(const Shape& a, const Shape& b, const char* label, co
   return out;
 }
 
-bool is_numeric(DType dt) { return is_int(dt) || is_float(dt); }
+// Floats that unary and binary compute in: every float dtype but f8e8m0, which is a scale format
+// without sign or zero (spec/numerics.md "f8e8m0"): only cast, bitcast, compare and select take it.
+bool is_arith_float(DType dt) { return is_float(dt) && dt != DType::F8E8M0; }
+bool is_numeric(DType dt) { return is_int(dt) || is_arith_float(dt); }
 
 // spec/ops/unary.md "Dtypes".
 bool unary_allows(int kind, DType dt) {
   switch (kind) {
     case UnaryKind::Neg:
-    case UnaryKind::Abs: return is_signed_int(dt) || is_float(dt);
+    case UnaryKind::Abs: return is_signed_int(dt) || is_arith_float(dt);
     case UnaryKind::Sign: return is_numeric(dt);
     case UnaryKind::Not: return is_bool(dt) || is_int(dt);
     default:  // floor ceil round sqrt and the transcendental kinds
-      return is_float(dt);
+      return is_arith_float(dt);
   }
 }
 
@@ -75,7 +78,7 @@ bool binary_allows(int kind, DType dt) {
 // spec/ops/compare.md "Dtypes".
 bool compare_allows(int kind, DType dt) {
   if (kind == CompareKind::Eq || kind == CompareKind::Ne) return true;
-  return is_numeric(dt);
+  return is_int(dt) || is_float(dt);
 }
 
 int bitcast_bits(DType dt) { return dtype_bits(dt); }  // bool counts as 8, string as 0
