@@ -47,6 +47,8 @@ const Registry& default_registry() {
     register_slice(r);
     register_matmul(r);
     register_structure(r);
+    register_conv_pool(r);
+    register_norm(r);
     return r;
   }();
   return registry;

@@ -60,5 +60,7 @@ void register_index(Registry& r);
 void register_slice(Registry& r);
 void register_matmul(Registry& r);
 void register_structure(Registry& r);
+void register_conv_pool(Registry& r);
+void register_norm(Registry& r);
 
 }  // namespace plumb::lower

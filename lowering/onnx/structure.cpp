@@ -228,8 +228,12 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
+// NonZero: ONNX gives a rank-0 input the result shape [1, n] (core nonzero gives [0, n]).
 Status lower_non_zero(LowerCtx& cx, const OnnxNode& n) {
-  cx.set_output(n, 0, cx.b.emit1(ir::Op::NonZero, {cx.input(n, 0)}));
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  if (rank_of(cx, x) == 0) x = cx.b.reshape(x, cx.b.shape_const({1}));
+  cx.set_output(n, 0, cx.b.emit1(ir::Op::NonZero, {x}));
   return Status::ok();
 }
 
