@@ -711,6 +711,20 @@ TEST(InferWhile, CarriedShapeMayChange) {
   EXPECT_TRUE(verify(w.g).is_ok()) << verify(w.g).to_string();
 }
 
+TEST(InferWhile, ZeroCarriedValuesAreValid) {
+  Graph g;
+  Builder b(g);
+  ValueId p = b.input(boolean(), "p");
+  b.begin_region({});
+  Region cond = b.end_region({p});
+  b.begin_region({});
+  Region body = b.end_region({});
+  std::vector<ValueId> r = b.while_({}, std::move(cond), std::move(body));
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  EXPECT_TRUE(r.empty());
+  EXPECT_TRUE(verify(g).is_ok()) << verify(g).to_string();
+}
+
 TEST(VerifyWhile, CondValuesAreNotVisibleInBody) {
   WhileCase w;
   std::vector<ValueId> r =
