@@ -146,7 +146,7 @@ int cmd_run(const Args& args) {
 
   Expected<ir::Graph> g = ends_with(model, ".onnx") ? load_onnx_as_core(model) : ir::load_file(model);
   if (!g) return report_error(model, g.status());
-  opts.verify = false;  // load_file and the ONNX path verify
+  opts.verify = ends_with(model, ".onnx");  // load_file has verified a .plumb file
   auto created = rt::Session::create(std::move(*g), opts);
   if (!created) return report_error(model, created.status());
   rt::Session& s = **created;
