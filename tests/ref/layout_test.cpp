@@ -360,6 +360,12 @@ TEST(RefSlice, EveryDtype) {
   }
 }
 
+TEST(RefSlice, HugeStrideWithSizeOneReadsStartOnly) {
+  auto r = slice(f32s({2, 3}, {1, 2, 3, 4, 5, 6}), {1, 2}, {1, 1}, {INT64_MAX, INT64_MIN});
+  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  EXPECT_EQ(values<float>(r.out(0)), (std::vector<float>{6}));
+}
+
 TEST(RefSlice, R1ZeroStride) { EXPECT_EQ(label_of(slice(f32s({3}, {1, 2, 3}), {0}, {1}, {0})), "slice.R1"); }
 
 TEST(RefSlice, R2NegativeSize) {
@@ -493,6 +499,13 @@ TEST(RefPad, EveryDtype) {
                 same_elem(r.out(0), 2, x, 1))
         << ir::dtype_name(dt);
   }
+}
+
+TEST(RefPad, EmptyResultWithLargeDimReadsNothing) {
+  // [0,1] padded by 2^39 on the high side of dim 1: an empty [0, 2^39 + 1] result
+  auto r = pad(ir::PadMode::Edge, f32s({0, 1}, {}), {0, 0}, {0, int64_t{1} << 39}, f32s({}, {0}));
+  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  EXPECT_EQ(r.out(0).shape, (std::vector<int64_t>{0, (int64_t{1} << 39) + 1}));
 }
 
 TEST(RefPad, R1NegativePadding) {

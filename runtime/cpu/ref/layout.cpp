@@ -333,7 +333,7 @@ Status kernel<ir::Op::Slice>(KernelCtx& cx) {
           strfmt("dim %lld: start %lld, size %lld, stride %lld reach outside [0, %lld)", (long long)d,
                  (long long)start[d], (long long)size[d], (long long)stride[d], (long long)operand.shape[d]));
     base += start[d] * strides[d];
-    step[d] = stride[d] * strides[d];
+    step[d] = size[d] == 1 ? 0 : stride[d] * strides[d];  // size >= 2: |stride| < dim, no overflow
   }
   // result[i...] = operand[start + i * stride]
   copy_view(operand, base, step, *result, 0, row_major_strides(size), size);
@@ -401,10 +401,14 @@ Status kernel<ir::Op::Pad>(KernelCtx& cx) {
       return runtime_error("pad.R3", strfmt("padding empty dim %lld in mode %s", (long long)d,
                                             mode == ir::PadMode::Edge ? "edge" : "wrap"));
     shape[d] = dim + lo + hi;
+    if (shape[d] > ir::kMaxElements)  // pad.R1
+      return runtime_error("pad.R1", strfmt("dim %lld padded to more than 2^40", (long long)d));
   }
   // pad.R1
   if (!valid_dims(shape))
     return runtime_error("pad.R1", "result " + ints_str(shape) + " has more than 2^40 elements");
+  PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, operand.dtype, shape));
+  if (num_elements(shape) == 0) return Status::ok();  // (a dim may then be huge: build no maps)
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t dim = operand.shape[d], lo = low[d];
     map[d].resize(shape[d]);
@@ -420,7 +424,6 @@ Status kernel<ir::Op::Pad>(KernelCtx& cx) {
       map[d][j] = src;
     }
   }
-  PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, operand.dtype, shape));
   const std::vector<int64_t> strides = row_major_strides(operand.shape);
   visit_dtype(operand.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
