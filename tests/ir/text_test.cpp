@@ -283,6 +283,31 @@ TEST(TextForm, DenseLiteralsPackAsTheFileFormat) {
   EXPECT_TRUE(g->values[g->body.params[2]].onnx_name.empty());
 }
 
+TEST(TextForm, TruncatedAndMutatedTextIsAnErrorOrRoundTrips) {
+  const std::string text = kRich;
+  auto check = [](const std::string& t) {
+    auto g = parse_graph(t);
+    if (!g) {
+      EXPECT_EQ(g.status().code(), ErrorCode::kInvalidModel);
+      EXPECT_NE(g.status().message().find(':'), std::string::npos);
+      return;
+    }
+    const std::string p = print_graph(*g);
+    auto again = parse_graph(p);
+    ASSERT_TRUE(again.has_value()) << again.status().to_string() << "\n" << p;
+    EXPECT_EQ(print_graph(*again), p);
+  };
+  for (size_t n = 0; n < text.size(); n += 5) check(text.substr(0, n));
+  const char kBytes[] = "%\"\\#{}[]()<>,:=?*-0123456789.ex \n\x01\xff";
+  uint64_t state = 12345;
+  for (int i = 0; i < 800; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    std::string t = text;
+    t[(state >> 33) % t.size()] = kBytes[(state >> 13) % (sizeof(kBytes) - 1)];
+    check(t);
+  }
+}
+
 void expect_parse_error(const std::string& text, const std::string& expected) {
   auto g = parse_graph(text);
   ASSERT_FALSE(g.has_value()) << text;
