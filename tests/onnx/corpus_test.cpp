@@ -188,7 +188,7 @@ TEST(OnnxModel, SurvivesCorruptedFiles) {
   const auto tests = list_dir(root);
   for (size_t i = 0; i < tests.size(); i += 9) {
     const std::string dir = root + "/" + tests[i];
-    for (const std::string file : {dir + "/model.onnx", dir + "/test_data_set_0/input_0.pb"}) {
+    for (const std::string& file : {dir + "/model.onnx", dir + "/test_data_set_0/input_0.pb"}) {
       auto bytes = read_file_bytes(file);
       if (!bytes || bytes->empty()) continue;
       for (int k = 0; k < 8; ++k) {
