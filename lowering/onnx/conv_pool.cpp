@@ -1,8 +1,470 @@
-// ONNX conv_pool ops (being written).
+// ONNX convolution and pooling: Conv ConvTranspose MaxPool AveragePool LpPool GlobalAveragePool
+// GlobalMaxPool GlobalLpPool, onto the core `conv` and `pool` (spec/ops/conv.md, pool.md).
+// auto_pad, ceil_mode and ConvTranspose's output_shape are turned into explicit non-negative pads
+// here (static spatial dims needed for those); negative effective pads become a `slice` of the
+// result. conv and max/sum pooling run in the input dtype (the core fixes the accumulator); the
+// composites around them (averages, Lp norms) are computed in f64 and rounded once, so their only
+// rounding error is the final cast and they do not depend on f16/f32 intermediate rounding.
+#include <algorithm>
+#include <string>
+
+#include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
 
 namespace plumb::lower {
 
-void register_conv_pool(Registry& r) {}
+using ir::ValueId;
+using onnx::OnnxNode;
+namespace BK = ir::BinaryKind;
+namespace UK = ir::UnaryKind;
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+ValueId to_f64(LowerCtx& cx, ValueId v) {
+  return cx.type(v).dtype == ir::DType::F64 ? v : cx.b.cast(v, ir::DType::F64);
+}
+
+ValueId from_f64(LowerCtx& cx, ValueId v, ir::DType dt) {
+  return dt == ir::DType::F64 ? v : cx.b.cast(v, dt, /*saturate=*/true);
+}
+
+// The static spatial dims of x ([N, C, D...]), or nullopt when one is symbolic.
+std::optional<Ints> static_spatial(LowerCtx& cx, ValueId x) {
+  const ir::Type t = cx.type(x);
+  Ints d;
+  for (int64_t i = 2; i < t.rank(); ++i) {
+    if (!t.shape[i].is_static()) return std::nullopt;
+    d.push_back(t.shape[i].size);
+  }
+  return d;
+}
+
+// Per-spatial-dim attribute of n entries (default `dflt` each).
+Expected<Ints> spatial_attr(const OnnxNode& n, const char* name, size_t count, int64_t dflt) {
+  PLUMB_ASSIGN_OR_RETURN(Ints v, n.attr_ints(name, {}));
+  if (v.empty()) return Ints(count, dflt);
+  if (v.size() != count) return invalid_model("", std::string(name) + " must have one entry per spatial dim");
+  return v;
+}
+
+struct Window {
+  Ints kernel, strides, dilations, lo, hi;
+};
+
+// Reads strides/dilations/pads and applies auto_pad (ONNX Conv and pooling). `in` are the spatial
+// dims (-1 for symbolic; only NOTSET and VALID accept those).
+Status resolve_pads(LowerCtx& cx, const OnnxNode& n, const Ints& in, Window& w) {
+  const size_t s = w.kernel.size();
+  PLUMB_ASSIGN_OR_RETURN(w.strides, spatial_attr(n, "strides", s, 1));
+  PLUMB_ASSIGN_OR_RETURN(w.dilations, spatial_attr(n, "dilations", s, 1));
+  PLUMB_ASSIGN_OR_RETURN(std::string auto_pad, n.attr_string("auto_pad", "NOTSET"));
+  PLUMB_ASSIGN_OR_RETURN(Ints pads, n.attr_ints("pads", {}));
+  w.lo.assign(s, 0);
+  w.hi.assign(s, 0);
+  for (size_t i = 0; i < s; ++i)
+    if (w.strides[i] < 1 || w.dilations[i] < 1 || w.kernel[i] < 1)
+      return cx.invalid("strides, dilations and kernel_shape must be >= 1");
+  if (auto_pad == "NOTSET" || auto_pad.empty()) {
+    if (!pads.empty()) {
+      if (pads.size() != 2 * s) return cx.invalid("pads must have two entries per spatial dim");
+      for (size_t i = 0; i < s; ++i) {
+        w.lo[i] = pads[i];
+        w.hi[i] = pads[s + i];
+        if (w.lo[i] < 0 || w.hi[i] < 0) return cx.unsupported("negative pads");
+      }
+    }
+    return Status::ok();
+  }
+  if (auto_pad == "VALID") return Status::ok();
+  if (auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") return cx.invalid("unknown auto_pad " + auto_pad);
+  for (size_t i = 0; i < s; ++i) {
+    if (in[i] < 0) return cx.unsupported("auto_pad " + auto_pad + " with a symbolic spatial dim");
+    const int64_t out = (in[i] + w.strides[i] - 1) / w.strides[i];
+    const int64_t dk = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    const int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + dk - in[i]);
+    w.lo[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    w.hi[i] = total - w.lo[i];
+  }
+  return Status::ok();
+}
+
+// ceil_mode: the extra high padding per dim that makes the core's floor division give ONNX's
+// ceil output, with the last window starting inside the input or the low padding.
+Ints ceil_extra(const Ints& in, const Window& w) {
+  Ints extra(in.size(), 0);
+  for (size_t i = 0; i < in.size(); ++i) {
+    const int64_t dk = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    const int64_t span = in[i] + w.lo[i] + w.hi[i] - dk;
+    if (span < 0) continue;
+    int64_t out = (span + w.strides[i] - 1) / w.strides[i] + 1;
+    if ((out - 1) * w.strides[i] >= in[i] + w.lo[i]) --out;
+    extra[i] = std::max<int64_t>(0, (out - 1) * w.strides[i] + dk - (in[i] + w.lo[i] + w.hi[i]));
+  }
+  return extra;
+}
+
+// A core pool over [N, C, D...] with window 1 on N and C.
+std::vector<ValueId> emit_pool(LowerCtx& cx, int kind, ValueId x, const Window& w, const Ints& extra_hi,
+                               int num_outputs) {
+  Ints win{1, 1}, st{1, 1}, dil{1, 1}, lo{0, 0}, hi{0, 0};
+  for (size_t i = 0; i < w.kernel.size(); ++i) {
+    win.push_back(w.kernel[i]);
+    st.push_back(w.strides[i]);
+    dil.push_back(w.dilations[i]);
+    lo.push_back(w.lo[i]);
+    hi.push_back(w.hi[i] + (extra_hi.empty() ? 0 : extra_hi[i]));
+  }
+  return cx.b.emit(ir::Op::Pool, {x},
+                   {{"kind", ir::EnumValue{kind}},
+                    {"window", win},
+                    {"strides", st},
+                    {"dilations", dil},
+                    {"pads_low", lo},
+                    {"pads_high", hi}},
+                   {}, num_outputs);
+}
+
+// Common front of the pooling ops: the input, its window and (for ceil_mode) extra padding.
+struct PoolSetup {
+  ValueId x = ir::kNoValue;
+  Window w;
+  Ints in;  // spatial dims, -1 when symbolic
+  Ints extra;
+};
+
+Expected<PoolSetup> pool_setup(LowerCtx& cx, const OnnxNode& n) {
+  PoolSetup p;
+  p.x = cx.input(n, 0);
+  if (!cx.b.ok()) return p;
+  const ir::Type t = cx.type(p.x);
+  if (t.rank() < 3) return invalid_model("", "pooling input must have rank >= 3");
+  for (int64_t i = 2; i < t.rank(); ++i) p.in.push_back(t.shape[i].is_static() ? t.shape[i].size : -1);
+  PLUMB_ASSIGN_OR_RETURN(p.w.kernel, n.attr_ints("kernel_shape", {}));
+  if (p.w.kernel.size() != p.in.size())
+    return invalid_model("", "kernel_shape must have one entry per spatial dim");
+  PLUMB_RETURN_IF_ERROR(resolve_pads(cx, n, p.in, p.w));
+  for (size_t i = 0; i < p.in.size(); ++i)
+    if (p.w.lo[i] >= (p.w.kernel[i] - 1) * p.w.dilations[i] + 1 ||
+        p.w.hi[i] >= (p.w.kernel[i] - 1) * p.w.dilations[i] + 1)
+      return cx.invalid("pooling pads must be smaller than the (dilated) kernel");
+  PLUMB_ASSIGN_OR_RETURN(int64_t ceil_mode, n.attr_int("ceil_mode", 0));
+  if (ceil_mode) {
+    for (int64_t d : p.in)
+      if (d < 0) return cx.unsupported("ceil_mode with a symbolic spatial dim");
+    p.extra = ceil_extra(p.in, p.w);
+  }
+  return p;
+}
+
+Status lower_max_pool(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(PoolSetup p, pool_setup(cx, n));
+  if (!cx.b.ok()) return Status::ok();
+  const bool want_idx = cx.wants_output(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(int64_t storage_order, n.attr_int("storage_order", 0));
+  std::vector<ValueId> r = emit_pool(cx, ir::PoolKind::Max, p.x, p.w, p.extra, want_idx ? 2 : 1);
+  cx.set_output(n, 0, r[0]);
+  if (!want_idx) return Status::ok();
+  ValueId idx = r[1];
+  if (storage_order == 1) {
+    // Column-major over the spatial dims: idx = nc * S + sum_d coord[d] * prod(D[0..d-1]).
+    for (int64_t d : p.in)
+      if (d < 0) return cx.unsupported("MaxPool storage_order 1 with a symbolic spatial dim");
+    int64_t total = 1;
+    for (int64_t d : p.in) total *= d;
+    auto sc = [&](int64_t v) { return splat(cx, static_cast<double>(v), idx); };
+    ValueId nc = cx.b.binary(BK::Div, idx, sc(total));
+    ValueId rem = cx.b.binary(BK::Rem, idx, sc(total));
+    ValueId out = cx.b.binary(BK::Mul, nc, sc(total));
+    int64_t row_stride = total, col_stride = 1;
+    for (size_t d = 0; d < p.in.size(); ++d) {
+      row_stride /= p.in[d];
+      ValueId coord = cx.b.binary(BK::Rem, cx.b.binary(BK::Div, rem, sc(row_stride)), sc(p.in[d]));
+      out = cx.b.binary(BK::Add, out, cx.b.binary(BK::Mul, coord, sc(col_stride)));
+      col_stride *= p.in[d];
+    }
+    idx = out;
+  } else if (storage_order != 0) {
+    return cx.invalid("storage_order must be 0 or 1");
+  }
+  cx.set_output(n, 1, idx);
+  return Status::ok();
+}
+
+// Static [1, 1, dims...] tensor of ones in f64.
+ValueId ones_f64(LowerCtx& cx, const Ints& spatial) {
+  Ints dims{1, 1};
+  dims.insert(dims.end(), spatial.begin(), spatial.end());
+  return cx.b.broadcast(cx.b.scalar_float(ir::DType::F64, 1.0), cx.b.shape_const(dims), {});
+}
+
+// The per-window element counts ([1, 1, E...], f64) AveragePool divides by.
+ValueId window_counts(LowerCtx& cx, const PoolSetup& p, bool include_pad) {
+  if (!include_pad) return emit_pool(cx, ir::PoolKind::Sum, ones_f64(cx, p.in), p.w, p.extra, 1)[0];
+  // Count the explicit pads as elements, but not ceil_mode's extra padding.
+  Ints padded;
+  Window w = p.w;
+  for (size_t i = 0; i < p.in.size(); ++i) {
+    padded.push_back(p.in[i] + p.w.lo[i] + p.w.hi[i]);
+    w.lo[i] = 0;
+    w.hi[i] = 0;
+  }
+  return emit_pool(cx, ir::PoolKind::Sum, ones_f64(cx, padded), w, p.extra, 1)[0];
+}
+
+ValueId bcast_like(LowerCtx& cx, ValueId v, ValueId like) {
+  const int64_t r = rank_of(cx, like);
+  Ints dims;
+  for (int64_t i = 0; i < r; ++i) dims.push_back(i);
+  return cx.b.broadcast(v, shape_value(cx, like), dims);
+}
+
+Status lower_average_pool(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(PoolSetup p, pool_setup(cx, n));
+  if (!cx.b.ok()) return Status::ok();
+  for (int64_t d : p.in)
+    if (d < 0) return cx.unsupported("AveragePool with a symbolic spatial dim");
+  PLUMB_ASSIGN_OR_RETURN(int64_t include_pad, n.attr_int("count_include_pad", 0));
+  const ir::DType dt = cx.type(p.x).dtype;
+  ValueId sum = emit_pool(cx, ir::PoolKind::Sum, to_f64(cx, p.x), p.w, p.extra, 1)[0];
+  ValueId counts = bcast_like(cx, window_counts(cx, p, include_pad != 0), sum);
+  cx.set_output(n, 0, from_f64(cx, cx.b.binary(BK::Div, sum, counts), dt));
+  return Status::ok();
+}
+
+Status lower_lp_pool(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(PoolSetup p, pool_setup(cx, n));
+  if (!cx.b.ok()) return Status::ok();
+  double pw = 2;
+  if (cx.opset() < 2) {
+    PLUMB_ASSIGN_OR_RETURN(float f, n.attr_float("p", 2.0f));
+    pw = f;
+  } else {
+    PLUMB_ASSIGN_OR_RETURN(int64_t i, n.attr_int("p", 2));
+    pw = static_cast<double>(i);
+  }
+  const ir::DType dt = cx.type(p.x).dtype;
+  ValueId x = to_f64(cx, p.x);
+  ValueId pow_x = cx.b.binary(BK::Pow, cx.b.unary(UK::Abs, x), splat(cx, pw, x));
+  ValueId sum = emit_pool(cx, ir::PoolKind::Sum, pow_x, p.w, p.extra, 1)[0];
+  cx.set_output(n, 0, from_f64(cx, cx.b.binary(BK::Pow, sum, splat(cx, 1.0 / pw, sum)), dt));
+  return Status::ok();
+}
+
+// [N, C, 1...]: the reduced spatial dims put back.
+ValueId keep_spatial(LowerCtx& cx, ValueId y, ValueId x) {
+  const int64_t r = rank_of(cx, x);
+  ValueId nc = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({0}), cx.b.shape_const({2}),
+                                          cx.b.shape_const({1})});
+  ValueId ones = cx.b.const_ints(ir::DType::I64, {r - 2}, Ints(static_cast<size_t>(r - 2), 1));
+  return cx.b.reshape(y, cx.b.concat({nc, ones}, 0));
+}
+
+enum class Global { kAvg, kMax, kLp };
+
+template <Global kind>
+Status lower_global(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  const int64_t r = rank_of(cx, x);
+  if (r < 2) return cx.invalid("global pooling input must have rank >= 2");
+  Ints axes;
+  for (int64_t i = 2; i < r; ++i) axes.push_back(i);
+  const ir::DType dt = cx.type(x).dtype;
+  ValueId y = ir::kNoValue;
+  if (kind == Global::kMax) {
+    y = axes.empty() ? x : cx.b.reduce(ir::ReduceKind::Max, x, axes);
+  } else if (kind == Global::kAvg) {
+    ValueId v = to_f64(cx, x);
+    if (axes.empty()) {
+      y = v;
+    } else {
+      ValueId sum = cx.b.reduce(ir::ReduceKind::Sum, v, axes);
+      ValueId count = cx.b.reduce(ir::ReduceKind::Sum, splat(cx, 1.0, v), axes);
+      y = cx.b.binary(BK::Div, sum, count);
+    }
+    y = from_f64(cx, y, dt);
+  } else {
+    PLUMB_ASSIGN_OR_RETURN(int64_t pi, n.attr_int("p", 2));
+    double pw = static_cast<double>(pi);
+    if (cx.opset() < 2) {
+      PLUMB_ASSIGN_OR_RETURN(float f, n.attr_float("p", 2.0f));
+      pw = f;
+    }
+    ValueId v = to_f64(cx, x);
+    ValueId pv = cx.b.binary(BK::Pow, cx.b.unary(UK::Abs, v), splat(cx, pw, v));
+    ValueId sum = axes.empty() ? pv : cx.b.reduce(ir::ReduceKind::Sum, pv, axes);
+    y = from_f64(cx, cx.b.binary(BK::Pow, sum, splat(cx, 1.0 / pw, sum)), dt);
+  }
+  if (!axes.empty()) y = keep_spatial(cx, y, x);
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
+// Adds bias B [O] over axis 1 of y [N, O, E...].
+ValueId add_bias(LowerCtx& cx, ValueId y, ValueId bias) {
+  return cx.b.binary(BK::Add, y, cx.b.broadcast(bias, shape_value(cx, y), {1}));
+}
+
+// Crops `crop_lo`/`crop_hi` elements off each spatial dim of y (static shape).
+ValueId crop_spatial(LowerCtx& cx, ValueId y, const Ints& crop_lo, const Ints& crop_hi) {
+  bool any = false;
+  for (size_t i = 0; i < crop_lo.size(); ++i) any = any || crop_lo[i] > 0 || crop_hi[i] > 0;
+  if (!any) return y;
+  const ir::Type t = cx.type(y);
+  Ints start(static_cast<size_t>(t.rank()), 0), size, stride(static_cast<size_t>(t.rank()), 1);
+  for (int64_t i = 0; i < t.rank(); ++i) size.push_back(t.shape[i].size);
+  for (size_t i = 0; i < crop_lo.size(); ++i) {
+    start[i + 2] = crop_lo[i];
+    size[i + 2] = std::max<int64_t>(0, size[i + 2] - crop_lo[i] - crop_hi[i]);
+  }
+  return cx.b.emit1(ir::Op::Slice,
+                    {y, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
+}
+
+ValueId emit_conv(LowerCtx& cx, ValueId x, ValueId w, ir::DType to, const Window& win, const Ints& lhs_dil,
+                  int64_t groups) {
+  return cx.b.emit1(ir::Op::Conv, {x, w},
+                    {{"to", to},
+                     {"strides", win.strides},
+                     {"dilations", win.dilations},
+                     {"lhs_dilations", lhs_dil},
+                     {"pads_low", win.lo},
+                     {"pads_high", win.hi},
+                     {"groups", groups}});
+}
+
+Status lower_conv(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  ValueId w = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::Type xt = cx.type(x), wt = cx.type(w);
+  if (xt.rank() < 3 || wt.rank() != xt.rank())
+    return cx.invalid("Conv input and weight must have equal rank >= 3");
+  const size_t s = static_cast<size_t>(xt.rank() - 2);
+  Window win;
+  PLUMB_ASSIGN_OR_RETURN(win.kernel, n.attr_ints("kernel_shape", {}));
+  if (win.kernel.empty()) {
+    for (size_t i = 0; i < s; ++i) {
+      if (!wt.shape[i + 2].is_static()) return cx.unsupported("Conv with a symbolic kernel shape");
+      win.kernel.push_back(wt.shape[i + 2].size);
+    }
+  }
+  if (win.kernel.size() != s) return cx.invalid("kernel_shape must have one entry per spatial dim");
+  Ints in;
+  for (size_t i = 0; i < s; ++i) in.push_back(xt.shape[i + 2].is_static() ? xt.shape[i + 2].size : -1);
+  PLUMB_RETURN_IF_ERROR(resolve_pads(cx, n, in, win));
+  PLUMB_ASSIGN_OR_RETURN(int64_t group, n.attr_int("group", 1));
+  ValueId y = emit_conv(cx, x, w, xt.dtype, win, Ints(s, 1), group);
+  if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
+Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  ValueId w = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::Type xt = cx.type(x), wt = cx.type(w);
+  if (xt.rank() < 3 || wt.rank() != xt.rank())
+    return cx.invalid("ConvTranspose input and weight must have equal rank >= 3");
+  if (!ir::shape_is_static(wt.shape)) return cx.unsupported("ConvTranspose with a symbolic weight shape");
+  auto in_opt = static_spatial(cx, x);
+  if (!in_opt) return cx.unsupported("ConvTranspose with a symbolic spatial dim");
+  const Ints in = *in_opt;
+  const size_t s = in.size();
+  PLUMB_ASSIGN_OR_RETURN(int64_t g, n.attr_int("group", 1));
+  const int64_t C = wt.shape[0].size, Og = wt.shape[1].size;
+  if (g < 1 || C % g != 0) return cx.invalid("ConvTranspose group must divide the input channels");
+  Ints kernel;
+  for (size_t i = 0; i < s; ++i) kernel.push_back(wt.shape[i + 2].size);
+  PLUMB_ASSIGN_OR_RETURN(Ints ks, n.attr_ints("kernel_shape", {}));
+  if (!ks.empty() && ks != kernel) return cx.invalid("kernel_shape does not match the weight");
+  PLUMB_ASSIGN_OR_RETURN(Ints strides, spatial_attr(n, "strides", s, 1));
+  PLUMB_ASSIGN_OR_RETURN(Ints dil, spatial_attr(n, "dilations", s, 1));
+  PLUMB_ASSIGN_OR_RETURN(Ints out_pad, spatial_attr(n, "output_padding", s, 0));
+  PLUMB_ASSIGN_OR_RETURN(Ints out_shape, n.attr_ints("output_shape", {}));
+  PLUMB_ASSIGN_OR_RETURN(std::string auto_pad, n.attr_string("auto_pad", "NOTSET"));
+  PLUMB_ASSIGN_OR_RETURN(Ints pads, n.attr_ints("pads", {}));
+  for (size_t i = 0; i < s; ++i)
+    if (strides[i] < 1 || dil[i] < 1) return cx.invalid("strides and dilations must be >= 1");
+  Ints lo(s, 0), hi(s, 0);
+  if (out_shape.size() > s) out_shape.erase(out_shape.begin(), out_shape.end() - static_cast<long>(s));
+  if (!out_shape.empty() && out_shape.size() != s) return cx.invalid("output_shape has the wrong length");
+  const bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
+  if (out_shape.empty() && same)
+    for (size_t i = 0; i < s; ++i) out_shape.push_back(in[i] * strides[i]);
+  if (!out_shape.empty()) {
+    for (size_t i = 0; i < s; ++i) {
+      const int64_t total =
+          strides[i] * (in[i] - 1) + out_pad[i] + (kernel[i] - 1) * dil[i] + 1 - out_shape[i];
+      if (auto_pad == "SAME_UPPER") {
+        lo[i] = total / 2;
+        hi[i] = total - total / 2;
+      } else {
+        lo[i] = total - total / 2;
+        hi[i] = total / 2;
+      }
+    }
+  } else if (auto_pad == "NOTSET" || auto_pad.empty()) {
+    if (!pads.empty()) {
+      if (pads.size() != 2 * s) return cx.invalid("pads must have two entries per spatial dim");
+      for (size_t i = 0; i < s; ++i) {
+        lo[i] = pads[i];
+        hi[i] = pads[s + i];
+      }
+    }
+  } else if (auto_pad != "VALID") {
+    return cx.invalid("unknown auto_pad " + auto_pad);
+  }
+  // Weight [C, Og, K...] -> [g, C/g, Og, K...] -> [g, Og, C/g, K...] -> [g*Og, C/g, K...], flipped.
+  Ints split{g, C / g, Og}, merged{g * Og, C / g}, perm{0, 2, 1};
+  for (size_t i = 0; i < s; ++i) {
+    split.push_back(kernel[i]);
+    merged.push_back(kernel[i]);
+    perm.push_back(static_cast<int64_t>(i) + 3);
+  }
+  ValueId wr =
+      cx.b.reshape(cx.b.transpose(cx.b.reshape(w, cx.b.shape_const(split)), perm), cx.b.shape_const(merged));
+  Ints fstart{0, 0}, fstride{1, 1};
+  for (size_t i = 0; i < s; ++i) {
+    fstart.push_back(kernel[i] - 1);
+    fstride.push_back(-1);
+  }
+  wr = cx.b.emit1(ir::Op::Slice,
+                  {wr, cx.b.shape_const(fstart), cx.b.shape_const(merged), cx.b.shape_const(fstride)});
+  Window win;
+  win.kernel = kernel;
+  win.strides = Ints(s, 1);
+  win.dilations = dil;
+  Ints crop_lo(s, 0), crop_hi(s, 0);
+  for (size_t i = 0; i < s; ++i) {
+    const int64_t dk = (kernel[i] - 1) * dil[i] + 1;
+    const int64_t pl = dk - 1 - lo[i], ph = dk - 1 - hi[i] + out_pad[i];
+    win.lo.push_back(std::max<int64_t>(0, pl));
+    win.hi.push_back(std::max<int64_t>(0, ph));
+    crop_lo[i] = std::max<int64_t>(0, -pl);
+    crop_hi[i] = std::max<int64_t>(0, -ph);
+  }
+  ValueId y = emit_conv(cx, x, wr, xt.dtype, win, strides, g);
+  y = crop_spatial(cx, y, crop_lo, crop_hi);
+  if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_conv_pool(Registry& r) {
+  r.add("Conv", {1, kLatestOpset}, lower_conv);
+  r.add("ConvTranspose", {1, kLatestOpset}, lower_conv_transpose);
+  r.add("MaxPool", {1, kLatestOpset}, lower_max_pool);
+  r.add("AveragePool", {1, kLatestOpset}, lower_average_pool);
+  r.add("LpPool", {1, kLatestOpset}, lower_lp_pool);
+  r.add("GlobalAveragePool", {1, kLatestOpset}, lower_global<Global::kAvg>);
+  r.add("GlobalMaxPool", {1, kLatestOpset}, lower_global<Global::kMax>);
+  r.add("GlobalLpPool", {1, kLatestOpset}, lower_global<Global::kLp>);
+}
 
 }  // namespace plumb::lower
