@@ -1,0 +1,209 @@
+// Lowering of ONNX normalisations (lowering/onnx/norm.cpp): one-node models built by hand,
+// lowered, run on ref, compared with values worked out by hand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/model.h"
+#include "lowering/onnx/driver.h"
+#include "runtime/session.h"
+
+namespace plumb {
+namespace {
+
+using Ints = std::vector<int64_t>;
+
+onnx::OnnxAttribute IntsAttr(const std::string& name, Ints v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+onnx::OnnxAttribute IntAttr(const std::string& name, int64_t v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::Int;
+  a.i = v;
+  return a;
+}
+onnx::OnnxAttribute FloatAttr(const std::string& name, float v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::Float;
+  a.f = v;
+  return a;
+}
+[[maybe_unused]] onnx::OnnxAttribute StrAttr(const std::string& name, std::string v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::String;
+  a.s = std::move(v);
+  return a;
+}
+
+struct Input {
+  Ints shape;
+  std::vector<float> data;
+};
+
+// Runs a one-node f32 model (inputs named i0, i1, ..., outputs o0, o1, ...).
+std::vector<rt::RtValue> RunNode(const std::string& op, int64_t opset, const std::vector<Input>& inputs,
+                                 std::vector<onnx::OnnxAttribute> attrs, size_t num_outputs) {
+  onnx::OnnxModel m;
+  m.ir_version = 8;
+  m.opsets[""] = opset;
+  onnx::OnnxNode n;
+  n.op_type = op;
+  n.attributes = std::move(attrs);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string name = "i" + std::to_string(i);
+    n.inputs.push_back(name);
+    m.graph.inputs.push_back({name, ir::Type::tensor(ir::DType::F32, ir::static_shape(inputs[i].shape))});
+  }
+  for (size_t i = 0; i < num_outputs; ++i) {
+    const std::string name = "o" + std::to_string(i);
+    n.outputs.push_back(name);
+    m.graph.outputs.push_back({name, std::nullopt});
+  }
+  m.graph.nodes.push_back(n);
+  auto g = lower::lower_model(m);
+  EXPECT_TRUE(g.has_value()) << g.status().to_string();
+  if (!g.has_value()) return {};
+  auto s = rt::Session::create(std::move(*g));
+  EXPECT_TRUE(s.has_value()) << s.status().to_string();
+  if (!s.has_value()) return {};
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    rt::Tensor t = rt::Tensor::allocate(ir::DType::F32, inputs[i].shape);
+    for (size_t k = 0; k < inputs[i].data.size(); ++k) t.as<float>()[k] = inputs[i].data[k];
+    EXPECT_TRUE((*s)->set_input(i, t).is_ok());
+  }
+  Status st = (*s)->run();
+  EXPECT_TRUE(st.is_ok()) << st.to_string();
+  if (!st.is_ok()) return {};
+  return (*s)->outputs();
+}
+
+std::vector<float> Floats(const rt::RtValue& v) {
+  const rt::Tensor& t = v.tensor();
+  return std::vector<float>(t.as<float>(), t.as<float>() + t.numel());
+}
+[[maybe_unused]] std::vector<int64_t> I64s(const rt::RtValue& v) {
+  const rt::Tensor& t = v.tensor();
+  return std::vector<int64_t>(t.as<int64_t>(), t.as<int64_t>() + t.numel());
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << "at " << i;
+}
+
+TEST(LowerLayerNorm, LastAxisWithMeanAndInvStdDev) {
+  // Rows [1,2,3] (mean 2, var 2/3) and [4,6,8] (mean 6, var 8/3) both normalise to
+  // [-k, 0, k], k = sqrt(3/2); then * [1,1,2] + [0,1,0].
+  const double k = std::sqrt(1.5);
+  auto out =
+      RunNode("LayerNormalization", 17, {{{2, 3}, {1, 2, 3, 4, 6, 8}}, {{3}, {1, 1, 2}}, {{3}, {0, 1, 0}}},
+              {FloatAttr("epsilon", 0.0f)}, 3);
+  ASSERT_EQ(out.size(), 3u);
+  ExpectNear(Floats(out[0]), {-k, 1, 2 * k, -k, 1, 2 * k});
+  EXPECT_EQ(out[1].tensor().shape, (Ints{2, 1}));
+  ExpectNear(Floats(out[1]), {2, 6});
+  ExpectNear(Floats(out[2]), {1 / std::sqrt(2.0 / 3), 1 / std::sqrt(8.0 / 3)});
+}
+
+TEST(LowerLayerNorm, Axis0NormalisesEverything) {
+  const double k = std::sqrt(1.25);  // [1,2,3,4]: mean 2.5, var 1.25
+  auto out = RunNode("LayerNormalization", 17, {{{2, 2}, {1, 2, 3, 4}}, {{2, 2}, {1, 1, 1, 1}}},
+                     {IntAttr("axis", 0), FloatAttr("epsilon", 0.0f)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Floats(out[0]), {-1.5 / k, -0.5 / k, 0.5 / k, 1.5 / k});
+}
+
+TEST(LowerBatchNorm, Inference) {
+  // Channel 0: (x - 1) / 2 * 2 + 0; channel 1: (x - 3) / 1 * 1 + 1.
+  auto out =
+      RunNode("BatchNormalization", 15,
+              {{{1, 2, 1, 2}, {1, 2, 3, 4}}, {{2}, {2, 1}}, {{2}, {0, 1}}, {{2}, {1, 3}}, {{2}, {4, 1}}},
+              {FloatAttr("epsilon", 0.0f)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Floats(out[0]), {0, 1, 1, 2});
+}
+
+TEST(LowerBatchNorm, EpsilonIsAddedToVariance) {
+  auto out =
+      RunNode("BatchNormalization", 9, {{{1, 1, 1}, {3}}, {{1}, {1}}, {{1}, {0}}, {{1}, {0}}, {{1}, {0.75f}}},
+              {FloatAttr("epsilon", 0.25f)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Floats(out[0]), {3});
+}
+
+TEST(LowerBatchNorm, TrainingModeRunningStats) {
+  // One channel [1, 3]: batch mean 2, var 1; running = old * 0.5 + batch * 0.5.
+  auto out =
+      RunNode("BatchNormalization", 15, {{{2, 1}, {1, 3}}, {{1}, {1}}, {{1}, {0}}, {{1}, {4}}, {{1}, {3}}},
+              {FloatAttr("epsilon", 0.0f), FloatAttr("momentum", 0.5f), IntAttr("training_mode", 1)}, 3);
+  ASSERT_EQ(out.size(), 3u);
+  ExpectNear(Floats(out[0]), {-1, 1});
+  ExpectNear(Floats(out[1]), {3});
+  ExpectNear(Floats(out[2]), {2});
+}
+
+TEST(LowerInstanceNorm, PerInstanceAndChannel) {
+  auto out = RunNode("InstanceNormalization", 6, {{{1, 2, 2}, {1, 3, 5, 9}}, {{2}, {1, 2}}, {{2}, {0, 7}}},
+                     {FloatAttr("epsilon", 0.0f)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  // Channel 0 [1,3] -> [-1, 1] * 1 + 0; channel 1 [5,9] (mean 7, var 4) -> [-1, 1] * 2 + 7.
+  ExpectNear(Floats(out[0]), {-1, 1, 5, 9});
+}
+
+TEST(LowerLrn, SumOverChannelWindow) {
+  // size 3 over 3 channels of one element: square_sum = [1+4, 1+4+9, 4+9];
+  // y = x / (1 + 3/3 * ss)^1 with alpha 3, beta 1, bias 1.
+  auto out = RunNode(
+      "LRN", 13, {{{1, 3, 1}, {1, 2, 3}}},
+      {IntAttr("size", 3), FloatAttr("alpha", 3.0f), FloatAttr("beta", 1.0f), FloatAttr("bias", 1.0f)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Floats(out[0]), {1.0 / 6, 2.0 / 15, 3.0 / 14});
+}
+
+TEST(LowerLpNorm, L1AndL2) {
+  auto l1 = RunNode("LpNormalization", 1, {{{2, 2}, {1, 3, 3, 4}}}, {IntAttr("p", 1)}, 1);
+  auto l2 = RunNode("LpNormalization", 1, {{{2, 2}, {1, 3, 3, 4}}}, {IntAttr("p", 2)}, 1);
+  ASSERT_EQ(l1.size(), 1u);
+  ASSERT_EQ(l2.size(), 1u);
+  ExpectNear(Floats(l1[0]), {0.25, 0.75, 3.0 / 7, 4.0 / 7});
+  ExpectNear(Floats(l2[0]), {1 / std::sqrt(10.0), 3 / std::sqrt(10.0), 0.6, 0.8});
+}
+
+TEST(LowerGroupNorm, Opset21PerChannelScale) {
+  // 2 groups of one channel with 2 elements each: [1,3] -> [-1,1], [2,6] -> [-1,1]; scale [1,2], bias [0,1].
+  auto out = RunNode("GroupNormalization", 21, {{{1, 2, 2}, {1, 3, 2, 6}}, {{2}, {1, 2}}, {{2}, {0, 1}}},
+                     {IntAttr("num_groups", 2), FloatAttr("epsilon", 0.0f)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Floats(out[0]), {-1, 1, -1, 3});
+}
+
+TEST(LowerGroupNorm, Opset18PerGroupScale) {
+  // One group over 2 channels [1,3,2,6]: mean 3, var (4+0+1+9)/4 = 3.5.
+  const double s = std::sqrt(3.5);
+  auto out = RunNode("GroupNormalization", 18, {{{1, 2, 2}, {1, 3, 2, 6}}, {{1}, {2}}, {{1}, {1}}},
+                     {IntAttr("num_groups", 1), FloatAttr("epsilon", 0.0f)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Floats(out[0]), {1 - 4 / s, 1, 1 - 2 / s, 1 + 6 / s});
+}
+
+TEST(LowerDropout, InferenceIsIdentityWithTrueMask) {
+  auto out = RunNode("Dropout", 13, {{{3}, {1, -2, 3}}}, {}, 2);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{1, -2, 3}));
+  ASSERT_EQ(out[1].tensor().dtype, ir::DType::Bool);
+  const rt::Tensor& m = out[1].tensor();
+  for (int64_t i = 0; i < m.numel(); ++i) EXPECT_NE(static_cast<const uint8_t*>(m.data)[i], 0);
+}
+
+}  // namespace
+}  // namespace plumb
