@@ -18,6 +18,24 @@ Tensor deep_copy(const Tensor& t) {
   return c;
 }
 
+// The plan's input types equal the inputs' run-time types (without building ir::Type values: a
+// run with unchanged shapes allocates nothing here).
+bool same_types(const Plan& plan, const std::vector<RtValue>& inputs) {
+  if (plan.input_types.size() != inputs.size()) return false;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const ir::Type& want = plan.input_types[k];
+    if (!inputs[k].is_tensor() || !want.is_tensor()) {
+      if (want != type_of(inputs[k])) return false;
+      continue;
+    }
+    const Tensor& t = inputs[k].tensor();
+    if (t.dtype != want.dtype || !want.ranked || t.shape.size() != want.shape.size()) return false;
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      if (want.shape[d].size != t.shape[d] || !want.shape[d].sym.empty()) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Session>> Session::create(ir::Graph graph, SessionOptions options) {
@@ -65,16 +83,15 @@ Status Session::set_input(std::string_view name, RtValue value) {
 
 Status Session::run() {
   have_outputs_ = false;
-  std::vector<ir::Type> types;
-  types.reserve(num_inputs());
   for (size_t k = 0; k < num_inputs(); ++k) {
     if (!input_set_[k]) {
       const std::string n = input_name(k);
       return invalid_input(n.empty() ? strfmt("input #%zu is not set", k) : "input '" + n + "' is not set");
     }
-    types.push_back(type_of(inputs_[k]));
   }
-  if (!plan_ || !plan_->matches(types)) {
+  if (!plan_ || !same_types(*plan_, inputs_)) {
+    std::vector<ir::Type> types;
+    for (const RtValue& v : inputs_) types.push_back(type_of(v));
     program_.reset();
     buffers_.reset();
     plan_.reset();
@@ -95,10 +112,9 @@ Status Session::run() {
     buffers_ = std::move(buffers);
     ++plans_made_;
   }
-  std::vector<const RtValue*> in;
-  in.reserve(inputs_.size());
-  for (const RtValue& v : inputs_) in.push_back(&v);
-  PLUMB_RETURN_IF_ERROR(bind_inputs(exec_graph(), *plan_, in, *buffers_));
+  input_ptrs_.resize(inputs_.size());
+  for (size_t k = 0; k < inputs_.size(); ++k) input_ptrs_[k] = &inputs_[k];
+  PLUMB_RETURN_IF_ERROR(bind_inputs(exec_graph(), *plan_, input_ptrs_, *buffers_));
   PLUMB_RETURN_IF_ERROR(program_->run(*buffers_, nullptr));
   have_outputs_ = true;
   return Status::ok();

@@ -79,6 +79,7 @@ class Session {
   SessionOptions options_;
   std::unique_ptr<Backend> backend_;
   std::vector<RtValue> inputs_;
+  std::vector<const RtValue*> input_ptrs_;
   std::vector<uint8_t> input_set_;
   std::unique_ptr<Plan> plan_;
   std::unique_ptr<BufferTable> buffers_;

@@ -1,0 +1,55 @@
+// "No heap allocation during run for static-shaped graphs beyond the arena" (runtime/executor.h):
+// counts operator new calls during a second run with unchanged input shapes. Replaces the global
+// operator new of this test program with a counting one (tests only).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "ir/builder.h"
+#include "runtime/session.h"
+#include "tests/ref/kernel_test_util.h"
+
+namespace {
+bool g_counting = false;  // test-only instrumentation
+long g_allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (g_counting) ++g_allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace plumb::rt {
+namespace {
+
+namespace UnaryKind = ir::UnaryKind;
+namespace BinaryKind = ir::BinaryKind;
+
+TEST(ExecutorAlloc, StaticGraphRunAllocatesNothing) {
+  ir::Graph g;
+  ir::Builder b(g);
+  auto x = b.input(ir::Type::tensor(ir::DType::F32, {ir::Dim::symbolic("N")}), "x");
+  auto v = b.unary(UnaryKind::Neg, x);
+  v = b.binary(BinaryKind::Mul, v, x);
+  v = b.unary(UnaryKind::Abs, v);
+  b.output(v, "y");
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  auto s = Session::create(std::move(g));
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  ASSERT_TRUE((*s)->set_input(0, testing::make_tensor<float>({4}, {1, -2, 3, -4})).is_ok());
+  ASSERT_TRUE((*s)->run().is_ok());  // plans, allocates the arena
+  g_allocations = 0;
+  g_counting = true;
+  Status st = (*s)->run();
+  g_counting = false;
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  EXPECT_EQ(g_allocations, 0);
+  EXPECT_EQ(testing::values<float>((*s)->output(0).tensor()), (std::vector<float>{1, 4, 9, 16}));
+}
+
+}  // namespace
+}  // namespace plumb::rt
