@@ -18,7 +18,9 @@
 //   CompileOptions::max_bytes); run-time inference for those nodes allocates small vectors;
 // - a region result or a dynamic result that aliases the arena is copied to the heap, so no
 //   value outlives its arena slot;
-// - binding an input copies its shape vector; kernels may allocate internally.
+// - binding an input copies its shape vector (no allocation once the slot has held a tensor of
+//   that rank); kernels may allocate internally (the ref kernels of elementwise ops do not:
+//   tests/ref/executor_alloc_test.cpp checks that a static graph's second run allocates nothing).
 //
 // NumericMode::kPrecise is a type mapping (make_precise_graph): every floating value of the
 // graph becomes f64; kernels just see f64 tensors. See runtime/session.h.

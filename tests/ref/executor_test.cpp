@@ -440,6 +440,31 @@ TEST(Executor, ShapeFromInputDataIsDynamic) {
   EXPECT_EQ(sess->plans_made(), 1);
 }
 
+// nonzero's result shape depends on the data: the kernel allocates it, and the node after it is
+// planned as dynamic too (its operand's shape is unknown until the run).
+TEST(Executor, DataDependentShapeFromKernel) {
+  ir::Graph g;
+  Builder b(g);
+  auto x = b.input(Type::tensor(DType::F32, {5}), "x");
+  auto nz = b.emit1(ir::Op::NonZero, {x});
+  auto neg = b.unary(UnaryKind::Neg, nz);
+  b.output(neg, "y");
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  auto sess = open(std::move(g));
+  ASSERT_TRUE(sess);
+  ASSERT_TRUE(sess->set_input(0, make_tensor<float>({5}, {0, 2, -0.0f, 7, 0})).is_ok());
+  Status st = sess->run();
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  EXPECT_EQ(sess->plan()->values[nz].storage, Storage::kDynamic);
+  EXPECT_EQ(sess->plan()->values[neg].storage, Storage::kDynamic);
+  EXPECT_EQ(sess->output(0).tensor().shape, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(values<int64_t>(sess->output(0).tensor()), (std::vector<int64_t>{-1, -3}));
+  ASSERT_TRUE(sess->set_input(0, make_tensor<float>({5}, {1, 1, 1, 0, 1})).is_ok());
+  ASSERT_TRUE(sess->run().is_ok());
+  EXPECT_EQ(values<int64_t>(sess->output(0).tensor()), (std::vector<int64_t>{0, -1, -2, -4}));
+  EXPECT_EQ(sess->plans_made(), 1);
+}
+
 TEST(Executor, ErrorsNameTheNodeAndItsOrigin) {
   auto sess = open(data_shape_reshape());
   ASSERT_TRUE(sess);
