@@ -177,6 +177,15 @@ TEST(RefPool, SumIntegersWrap) {
   EXPECT_EQ(values<uint16_t>(u.out(0)), (std::vector<uint16_t>{1}));
 }
 
+TEST(RefPool, HugeWindowOverPaddingVisitsOnlyRealElements) {
+  PoolAttrs a = attrs(ir::PoolKind::Sum, {int64_t{1} << 40});
+  a.strides = {1};
+  a.pads_high = {int64_t{1} << 40};  // E = floor((2 + 2^40 - 2^40) / 1) + 1 = 3
+  auto r = pool(make_tensor<float>({2}, {1, 2}), a);
+  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  EXPECT_EQ(values<float>(r.out(0)), (std::vector<float>{3, 2, 0}));
+}
+
 TEST(RefPool, RankZeroIsTheOperand) {
   PoolAttrs a = attrs(ir::PoolKind::Max, {});
   auto r = pool(make_tensor<double>({}, {-2.5}), a, 2);

@@ -3,6 +3,7 @@
 // dim; taps in the padding are skipped. max: the first NaN, else the first maximum (its flat
 // index in the optional second result, -0 < +0; -1 and the dtype's lowest value when no tap is real).
 // sum: +0 plus each real tap in order, in the accumulator type.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -15,54 +16,59 @@ namespace plumb::rt::ref {
 
 namespace {
 
-// The real taps of every window, as operand offsets (-1 for a tap in the padding), built one dim
-// at a time: offsets[d][e][w] = q * operand_stride[d] or -1.
+// Only the real taps of each window, per dim: for result index e along dim d, the operand offsets
+// q * stride(d) of the taps w (ascending) with 0 <= q = e*stride + w*dilation - pad_low < D. Work
+// and memory follow the real elements, not the window attribute (which may be huge over padding).
 struct PoolGeometry {
-  std::vector<int64_t> out, window, operand_strides;
-  std::vector<std::vector<int64_t>> offsets;  // [d][e * window[d] + w]
-  int64_t taps = 1;
+  std::vector<int64_t> out;
+  std::vector<std::vector<int64_t>> offsets;  // [d]: the real taps' offsets, all e concatenated
+  std::vector<std::vector<int64_t>> first;    // [d][e]: start of e's taps in offsets[d]; [d][E] = end
 };
 
 PoolGeometry pool_geometry(const ir::Node& n, const Tensor& operand, const Tensor& result) {
   PoolGeometry g;
   g.out = result.shape;
-  g.window = n.attr_ints("window");
-  g.operand_strides = row_major_strides(operand.shape);
+  const auto& window = n.attr_ints("window");
   const auto& strides = n.attr_ints("strides");
   const auto& dil = n.attr_ints("dilations");
   const auto& pad_lo = n.attr_ints("pads_low");
+  const std::vector<int64_t> operand_strides = row_major_strides(operand.shape);
   for (size_t d = 0; d < g.out.size(); ++d) {
-    g.taps *= g.window[d];
-    std::vector<int64_t> off(static_cast<size_t>(g.out[d] * g.window[d]));
-    for (int64_t e = 0; e < g.out[d]; ++e)
-      for (int64_t w = 0; w < g.window[d]; ++w) {
-        const int64_t q = e * strides[d] + w * dil[d] - pad_lo[d];
-        off[e * g.window[d] + w] = (q >= 0 && q < operand.shape[d]) ? q * g.operand_strides[d] : -1;
-      }
+    std::vector<int64_t> off, first;
+    for (int64_t e = 0; e < g.out[d]; ++e) {
+      first.push_back(static_cast<int64_t>(off.size()));
+      const int64_t base = e * strides[d] - pad_lo[d];  // q = base + w * dil
+      const int64_t w_lo = base >= 0 ? 0 : (-base) / dil[d] + ((-base) % dil[d] != 0);
+      const int64_t top = operand.shape[d] - 1 - base;  // w * dil <= top
+      const int64_t w_hi = top < 0 ? -1 : std::min(window[d] - 1, top / dil[d]);
+      for (int64_t w = w_lo; w <= w_hi; ++w) off.push_back((base + w * dil[d]) * operand_strides[d]);
+    }
+    first.push_back(static_cast<int64_t>(off.size()));
     g.offsets.push_back(std::move(off));
+    g.first.push_back(std::move(first));
   }
   return g;
 }
 
 // Calls f(flat operand offset) for each real tap of the window at result index `e`, in row-major
-// window order.
+// window order (taps in the padding are skipped).
 template <typename F>
 void for_each_tap(const PoolGeometry& g, const std::vector<int64_t>& e, std::vector<int64_t>& w, F&& f) {
-  const size_t r = g.out.size();
-  std::fill(w.begin(), w.end(), 0);
-  for (int64_t t = 0; t < g.taps; ++t) {
+  const int64_t r = static_cast<int64_t>(g.out.size());
+  for (int64_t d = 0; d < r; ++d) {
+    w[d] = g.first[d][e[d]];
+    if (w[d] == g.first[d][e[d] + 1]) return;  // no real tap along dim d
+  }
+  while (true) {
     int64_t off = 0;
-    bool real = true;
-    for (size_t d = 0; d < r && real; ++d) {
-      const int64_t o = g.offsets[d][e[d] * g.window[d] + w[d]];
-      real = o >= 0;
-      off += o;
+    for (int64_t d = 0; d < r; ++d) off += g.offsets[d][w[d]];
+    f(off);
+    int64_t d = r - 1;
+    for (; d >= 0; --d) {
+      if (++w[d] < g.first[d][e[d] + 1]) break;
+      w[d] = g.first[d][e[d]];
     }
-    if (real) f(off);
-    for (int64_t d = static_cast<int64_t>(r) - 1; d >= 0; --d) {
-      if (++w[d] < g.window[d]) break;
-      w[d] = 0;
-    }
+    if (d < 0) return;
   }
 }
 
