@@ -86,8 +86,13 @@ std::string_view attr_kind_name(AttrKind k) {
   return "?";
 }
 
-const OpInfo& op_info(Op op) { return op_table()[static_cast<int>(op)]; }
-std::string_view op_name(Op op) { return op_info(op).mnemonic; }
+const OpInfo& op_info(Op op) {
+  // An unknown code (from an unverified node) maps to `constant`'s entry rather than reading
+  // past the table; the verifier reports the code itself (graph.V9).
+  const int i = static_cast<int>(op);
+  return op_table()[i < kNumOps ? i : 0];
+}
+std::string_view op_name(Op op) { return static_cast<int>(op) < kNumOps ? op_info(op).mnemonic : "?"; }
 
 std::optional<Op> op_from_name(std::string_view mnemonic) {
   for (int i = 0; i < kNumOps; ++i)

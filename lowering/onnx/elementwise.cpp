@@ -178,6 +178,12 @@ Status cast_to(LowerCtx& cx, const OnnxNode& n, ValueId x, ir::DType to) {
   else if (round_mode != "up")
     return cx.invalid("round_mode must be up, down or nearest, got '" + round_mode + "'");
   if (to != ir::DType::F8E8M0) round = ir::RoundMode::NearestEven;
+  // Float -> 2/4-bit integers: ONNX (Cast-25) truncates and wraps modulo 2^bits, like an integer
+  // narrowing; the core's float -> int cast refuses out-of-range values (cast.R1), so go through
+  // i32 (exact for the truncated value) and let the integer narrowing wrap.
+  const ir::DType from = cx.type(x).dtype;
+  const bool tiny_int = to == ir::DType::I4 || to == ir::DType::U4 || to == ir::DType::I2 || to == ir::DType::U2;
+  if (tiny_int && ir::is_float(from)) x = cx.b.cast(x, ir::DType::I32);
   cx.set_output(n, 0, cx.b.cast(x, to, saturate != 0, round));
   return Status::ok();
 }

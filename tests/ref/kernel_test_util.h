@@ -30,7 +30,7 @@ Tensor make_tensor(std::vector<int64_t> shape, const std::vector<T>& data, ir::D
   } else if constexpr (std::is_same_v<T, bool>) {
     for (size_t i = 0; i < data.size(); ++i) t.as<bool>()[i] = data[i];
   } else {
-    std::memcpy(t.data, data.data(), data.size() * sizeof(T));
+    if (!data.empty()) std::memcpy(t.data, data.data(), data.size() * sizeof(T));
   }
   return t;
 }

@@ -27,6 +27,9 @@ struct KernelCtx {
   // the slot holds an empty Tensor{} and the kernel assigns a new value.
   std::vector<RtValue*> outputs;
   NumericMode mode = NumericMode::kNative;
+  // The graph the node belongs to (the `constant` kernel reads its constants table); may be null
+  // for a node run on its own, e.g. in a unit test.
+  const ir::Graph* graph = nullptr;
 };
 
 // One explicit specialization per core op, in runtime/cpu/ref/<family>.cpp; a missing one is a

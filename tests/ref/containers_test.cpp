@@ -1,0 +1,303 @@
+// ref kernels of sequence, optional, map, string, image_decode (expected values by hand).
+#include <gtest/gtest.h>
+
+#include "tests/ref/kernel_test_util.h"
+
+namespace plumb::rt {
+namespace {
+
+using testing::KernelRun;
+using testing::make_tensor;
+using testing::values;
+
+const ir::Type kF32Any = ir::Type::tensor(ir::DType::F32, {ir::Dim::symbolic()});
+
+KernelRun seq(int kind, int64_t axis = 0, ir::Type elem = kF32Any) {
+  KernelRun k(ir::Op::Sequence);
+  k.attr("kind", ir::EnumValue{kind}).attr("axis", axis).attr("elem", ir::TypeAttr{std::move(elem)});
+  return k;
+}
+
+SequenceValue two_items() {
+  return SequenceValue{kF32Any, {make_tensor<float>({2}, {1, 2}), make_tensor<float>({3}, {3, 4, 5})}};
+}
+
+Tensor pos(int64_t p) { return make_tensor<int64_t>({}, {p}); }
+
+TEST(RefSequence, ConstructLengthConcat) {
+  auto c = seq(ir::SequenceKind::Construct)
+               .input(make_tensor<float>({2}, {1, 2}))
+               .input(make_tensor<float>({1}, {3}))
+               .run();
+  ASSERT_TRUE(c.status.is_ok()) << c.status.to_string();
+  const auto& s = std::get<SequenceValue>(c.outputs[0]);
+  ASSERT_EQ(s.items.size(), 2u);
+  EXPECT_EQ(values<float>(s.items[1]), std::vector<float>{3});
+
+  auto n = seq(ir::SequenceKind::Length).input(s).run();
+  ASSERT_TRUE(n.status.is_ok()) << n.status.to_string();
+  EXPECT_EQ(values<int64_t>(n.out(0)), std::vector<int64_t>{2});
+
+  auto cat = seq(ir::SequenceKind::ConcatAxis).input(s).run();
+  ASSERT_TRUE(cat.status.is_ok()) << cat.status.to_string();
+  EXPECT_EQ(values<float>(cat.out(0)), (std::vector<float>{1, 2, 3}));
+}
+
+TEST(RefSequence, StackAlongInnerAxis) {
+  const ir::Type elem = ir::Type::tensor(ir::DType::F32, {2});
+  SequenceValue s{elem, {make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {3, 4})}};
+  auto r = seq(ir::SequenceKind::StackAxis, 1, elem).input(s).run();
+  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  EXPECT_EQ(r.out(0).shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(values<float>(r.out(0)), (std::vector<float>{1, 3, 2, 4}));
+}
+
+TEST(RefSequence, ConcatAlongAxisOneOfMatrices) {
+  const ir::Type elem = ir::Type::tensor(ir::DType::I64, {2, ir::Dim::symbolic()});
+  SequenceValue s{elem, {make_tensor<int64_t>({2, 1}, {1, 2}), make_tensor<int64_t>({2, 2}, {3, 4, 5, 6})}};
+  auto r = seq(ir::SequenceKind::ConcatAxis, 1, elem).input(s).run();
+  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  EXPECT_EQ(r.out(0).shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(values<int64_t>(r.out(0)), (std::vector<int64_t>{1, 3, 4, 2, 5, 6}));
+}
+
+TEST(RefSequence, InsertAtEraseOfStrings) {
+  const ir::Type elem = ir::Type::tensor(ir::DType::String, {ir::Dim::symbolic()});
+  SequenceValue s{elem, {make_tensor<std::string>({1}, {"a"}), make_tensor<std::string>({2}, {"b", "c"})}};
+  auto ins = seq(ir::SequenceKind::Insert, 0, elem)
+                 .input(s)
+                 .input(make_tensor<std::string>({1}, {"z"}))
+                 .input(pos(1))
+                 .run();
+  ASSERT_TRUE(ins.status.is_ok()) << ins.status.to_string();
+  const auto& s2 = std::get<SequenceValue>(ins.outputs[0]);
+  ASSERT_EQ(s2.items.size(), 3u);
+  EXPECT_EQ(values<std::string>(s2.items[1]), std::vector<std::string>{"z"});
+  EXPECT_EQ(s.items.size(), 2u);  // the operand is unchanged
+
+  auto at = seq(ir::SequenceKind::At, 0, elem).input(s2).input(pos(2)).run();
+  ASSERT_TRUE(at.status.is_ok()) << at.status.to_string();
+  EXPECT_EQ(values<std::string>(at.out(0)), (std::vector<std::string>{"b", "c"}));
+
+  auto er = seq(ir::SequenceKind::Erase, 0, elem).input(s2).input(pos(0)).run();
+  ASSERT_TRUE(er.status.is_ok());
+  EXPECT_EQ(values<std::string>(std::get<SequenceValue>(er.outputs[0]).items[0]),
+            std::vector<std::string>{"z"});
+}
+
+TEST(RefSequence, SplitIntoPieces) {
+  auto r = seq(ir::SequenceKind::Split, 1, ir::Type::tensor(ir::DType::F32, {2, ir::Dim::symbolic()}))
+               .input(make_tensor<float>({2, 3}, {1, 2, 3, 4, 5, 6}))
+               .input(make_tensor<int64_t>({2}, {1, 2}))
+               .run();
+  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  const auto& s = std::get<SequenceValue>(r.outputs[0]);
+  ASSERT_EQ(s.items.size(), 2u);
+  EXPECT_EQ(values<float>(s.items[0]), (std::vector<float>{1, 4}));
+  EXPECT_EQ(values<float>(s.items[1]), (std::vector<float>{2, 3, 5, 6}));
+}
+
+TEST(RefSequence, R1InsertPositionOutOfRange) {
+  auto r = seq(ir::SequenceKind::Insert)
+               .input(two_items())
+               .input(make_tensor<float>({1}, {9}))
+               .input(pos(3))
+               .run();
+  EXPECT_EQ(r.status.label(), "sequence.R1");
+}
+
+TEST(RefSequence, R2PositionOutOfRange) {
+  EXPECT_EQ(seq(ir::SequenceKind::At).input(two_items()).input(pos(2)).run().status.label(), "sequence.R2");
+  EXPECT_EQ(seq(ir::SequenceKind::Erase).input(two_items()).input(pos(-1)).run().status.label(),
+            "sequence.R2");
+}
+
+TEST(RefSequence, R3JoinOfEmptySequence) {
+  EXPECT_EQ(seq(ir::SequenceKind::ConcatAxis).input(SequenceValue{kF32Any, {}}).run().status.label(),
+            "sequence.R3");
+}
+
+TEST(RefSequence, R4ShapesDoNotFit) {
+  EXPECT_EQ(seq(ir::SequenceKind::StackAxis).input(two_items()).run().status.label(), "sequence.R4");
+}
+
+TEST(RefSequence, R5SplitSizesWrong) {
+  auto r = seq(ir::SequenceKind::Split)
+               .input(make_tensor<float>({3}, {1, 2, 3}))
+               .input(make_tensor<int64_t>({2}, {1, 1}))
+               .run();
+  EXPECT_EQ(r.status.label(), "sequence.R5");
+  auto neg = seq(ir::SequenceKind::Split)
+                 .input(make_tensor<float>({3}, {1, 2, 3}))
+                 .input(make_tensor<int64_t>({2}, {4, -1}))
+                 .run();
+  EXPECT_EQ(neg.status.label(), "sequence.R5");
+}
+
+KernelRun opt(int kind, ir::Type elem = kF32Any) {
+  KernelRun k(ir::Op::Optional);
+  k.attr("kind", ir::EnumValue{kind}).attr("elem", ir::TypeAttr{std::move(elem)});
+  return k;
+}
+
+TEST(RefOptional, WrapHasGet) {
+  auto w = opt(ir::OptionalKind::Wrap).input(make_tensor<float>({1}, {2.5f})).run();
+  ASSERT_TRUE(w.status.is_ok()) << w.status.to_string();
+  auto h = opt(ir::OptionalKind::Has).input(w.outputs[0]).run();
+  ASSERT_TRUE(h.status.is_ok());
+  EXPECT_EQ(values<bool>(h.out(0)), std::vector<bool>{true});
+  auto g = opt(ir::OptionalKind::Get).input(w.outputs[0]).run();
+  ASSERT_TRUE(g.status.is_ok()) << g.status.to_string();
+  EXPECT_EQ(values<float>(g.out(0)), std::vector<float>{2.5f});
+}
+
+TEST(RefOptional, R1GetOfEmpty) {
+  auto none = opt(ir::OptionalKind::None).run();
+  ASSERT_TRUE(none.status.is_ok()) << none.status.to_string();
+  auto h = opt(ir::OptionalKind::Has).input(none.outputs[0]).run();
+  EXPECT_EQ(values<bool>(h.out(0)), std::vector<bool>{false});
+  EXPECT_EQ(opt(ir::OptionalKind::Get).input(none.outputs[0]).run().status.label(), "optional.R1");
+}
+
+KernelRun map(int kind) {
+  KernelRun k(ir::Op::Map);
+  k.attr("kind", ir::EnumValue{kind});
+  return k;
+}
+
+TEST(RefMap, ConstructKeysValues) {
+  auto m = map(ir::MapKind::Construct)
+               .input(make_tensor<std::string>({2}, {"b", "a"}))
+               .input(make_tensor<float>({2}, {1, 2}))
+               .run();
+  ASSERT_TRUE(m.status.is_ok()) << m.status.to_string();
+  auto k = map(ir::MapKind::Keys).input(m.outputs[0]).run();
+  ASSERT_TRUE(k.status.is_ok()) << k.status.to_string();
+  EXPECT_EQ(values<std::string>(k.out(0)), (std::vector<std::string>{"b", "a"}));  // insertion order
+  auto v = map(ir::MapKind::Values).input(m.outputs[0]).run();
+  EXPECT_EQ(values<float>(v.out(0)), (std::vector<float>{1, 2}));
+}
+
+TEST(RefMap, R1RepeatedKey) {
+  auto m = map(ir::MapKind::Construct)
+               .input(make_tensor<int64_t>({3}, {4, 5, 4}))
+               .input(make_tensor<float>({3}, {1, 2, 3}))
+               .run();
+  EXPECT_EQ(m.status.label(), "map.R1");
+}
+
+KernelRun str(int kind, std::string pattern = "", int64_t maxsplit = -1) {
+  KernelRun k(ir::Op::String);
+  k.attr("kind", ir::EnumValue{kind}).attr("pattern", std::move(pattern)).attr("maxsplit", maxsplit);
+  return k;
+}
+
+TEST(RefString, ConcatAndCaseMapping) {
+  auto c = str(ir::StringKind::Concat)
+               .input(make_tensor<std::string>({2}, {"ab", "\xC3\xBF\xC3\xA9"}))  // "ÿé"
+               .input(make_tensor<std::string>({2}, {"c", "x"}))
+               .run();
+  ASSERT_TRUE(c.status.is_ok()) << c.status.to_string();
+  auto u = str(ir::StringKind::Upper).input(c.outputs[0]).run();
+  ASSERT_TRUE(u.status.is_ok()) << u.status.to_string();
+  // ÿ (U+00FF) has no 1:1 upper case in the spec's table; é -> É (U+00C9).
+  EXPECT_EQ(values<std::string>(u.out(0)), (std::vector<std::string>{"ABC", "\xC3\xBF\xC3\x89X"}));
+  auto l =
+      str(ir::StringKind::Lower).input(make_tensor<std::string>({1}, {"\xD0\x9F\xCE\xA3Z"})).run();  // "ПΣZ"
+  ASSERT_TRUE(l.status.is_ok());
+  EXPECT_EQ(values<std::string>(l.out(0)), std::vector<std::string>{"\xD0\xBF\xCF\x83z"});  // "пσz"
+}
+
+TEST(RefString, R1InvalidUtf8) {
+  EXPECT_EQ(str(ir::StringKind::Lower).input(make_tensor<std::string>({1}, {"a\xC3"})).run().status.label(),
+            "string.R1");
+  EXPECT_EQ(
+      str(ir::StringKind::Upper).input(make_tensor<std::string>({1}, {"\xED\xA0\x80"})).run().status.label(),
+      "string.R1");  // a UTF-16 surrogate
+}
+
+TEST(RefString, SplitWhitespaceAndDelimiter) {
+  auto ws = str(ir::StringKind::Split, "", -1)
+                .input(make_tensor<std::string>({2}, {"  a bb\tc ", ""}))
+                .outputs(2)
+                .run();
+  ASSERT_TRUE(ws.status.is_ok()) << ws.status.to_string();
+  EXPECT_EQ(ws.out(0).shape, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(values<std::string>(ws.out(0)), (std::vector<std::string>{"a", "bb", "c", "", "", ""}));
+  EXPECT_EQ(values<int64_t>(ws.out(1)), (std::vector<int64_t>{3, 0}));
+  auto d =
+      str(ir::StringKind::Split, ",", 1).input(make_tensor<std::string>({1}, {"a,,b,c"})).outputs(2).run();
+  ASSERT_TRUE(d.status.is_ok());
+  EXPECT_EQ(values<std::string>(d.out(0)), (std::vector<std::string>{"a", ",b,c"}));
+  auto keep =
+      str(ir::StringKind::Split, ",", -1).input(make_tensor<std::string>({1}, {"a,,b"})).outputs(2).run();
+  EXPECT_EQ(values<std::string>(keep.out(0)), (std::vector<std::string>{"a", "", "b"}));
+}
+
+TEST(RefString, RegexFullMatch) {
+  auto r = str(ir::StringKind::RegexFullMatch, "[a-z]+@[a-z]+\\.com")
+               .input(make_tensor<std::string>({3}, {"me@x.com", "me@x.com.au", "ME@x.com"}))
+               .run();
+#ifdef PLUMB_TEST_NO_RE2
+  GTEST_SKIP();
+#endif
+  if (!r.status.is_ok() && r.status.message().find("needs RE2") != std::string::npos)
+    GTEST_SKIP() << "no RE2 in this build";
+  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  EXPECT_EQ(values<bool>(r.out(0)), (std::vector<bool>{true, false, false}));
+}
+
+TEST(RefString, R2InvalidPattern) {
+  auto r = str(ir::StringKind::RegexFullMatch, "(unclosed").input(make_tensor<std::string>({1}, {"x"})).run();
+  EXPECT_EQ(r.status.label(), "string.R2");
+}
+
+KernelRun decode(int format) {
+  KernelRun k(ir::Op::ImageDecode);
+  k.attr("format", ir::EnumValue{format});
+  return k;
+}
+
+Tensor bytes_of(const std::string& s) {
+  return make_tensor<uint8_t>({static_cast<int64_t>(s.size())}, std::vector<uint8_t>(s.begin(), s.end()));
+}
+
+TEST(RefImageDecode, PnmColorToRgbBgrGray) {
+  const std::string ppm = std::string("P6\n# c\n2 1\n255\n") + std::string("\xFF\x00\x00\x00\x00\xFF", 6);
+  auto rgb = decode(ir::PixelFormat::Rgb).input(bytes_of(ppm)).run();
+  ASSERT_TRUE(rgb.status.is_ok()) << rgb.status.to_string();
+  EXPECT_EQ(rgb.out(0).shape, (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(values<uint8_t>(rgb.out(0)), (std::vector<uint8_t>{255, 0, 0, 0, 0, 255}));
+  auto bgr = decode(ir::PixelFormat::Bgr).input(bytes_of(ppm)).run();
+  EXPECT_EQ(values<uint8_t>(bgr.out(0)), (std::vector<uint8_t>{0, 0, 255, 255, 0, 0}));
+  auto gray = decode(ir::PixelFormat::Grayscale).input(bytes_of(ppm)).run();
+  // (19595*255 + 32768) >> 16 = 76; (7471*255 + 32768) >> 16 = 29
+  EXPECT_EQ(values<uint8_t>(gray.out(0)), (std::vector<uint8_t>{76, 29}));
+}
+
+TEST(RefImageDecode, BmpBottomUp24Bit) {
+  // 1x2 image (w=1, h=2), rows bottom-up, each row 3 bytes + 1 pad byte.
+  std::string b(54, '\0');
+  auto put32 = [&](size_t at, uint32_t v) {
+    for (int i = 0; i < 4; ++i) b[at + i] = char((v >> (8 * i)) & 0xFF);
+  };
+  b[0] = 'B', b[1] = 'M';
+  put32(10, 54), put32(14, 40), put32(18, 1), put32(22, 2);
+  b[26] = 1, b[28] = 24;
+  b += std::string("\x01\x02\x03\x00", 4);  // bottom row: B=1 G=2 R=3
+  b += std::string("\x04\x05\x06\x00", 4);  // top row
+  auto r = decode(ir::PixelFormat::Rgb).input(bytes_of(b)).run();
+  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  EXPECT_EQ(values<uint8_t>(r.out(0)), (std::vector<uint8_t>{6, 5, 4, 3, 2, 1}));
+}
+
+TEST(RefImageDecode, R1UndecodableBytes) {
+  EXPECT_EQ(decode(ir::PixelFormat::Rgb).input(bytes_of("hello")).run().status.label(), "image_decode.R1");
+  EXPECT_EQ(decode(ir::PixelFormat::Rgb).input(bytes_of("P6\n2 2\n255\n\x01")).run().status.label(),
+            "image_decode.R1");
+  EXPECT_EQ(decode(ir::PixelFormat::Rgb).input(bytes_of("\x89PNG\r\n\x1a\n")).run().status.label(),
+            "image_decode.R1");
+}
+
+}  // namespace
+}  // namespace plumb::rt
