@@ -271,6 +271,10 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
       bufs.push_back(Buf{body.params[k], vp.bytes, -1, std::max<int64_t>(vp.last_use, -1)});
     } else {
       vp.storage = Storage::kInput;
+      if (vp.type.is_tensor() && vp.type.dtype != ir::DType::String) {
+        auto bytes = tensor_bytes(vp.type, options.max_bytes);  // a shape whose size overflows
+        if (!bytes) return bytes.status();
+      }
     }
   }
 

@@ -88,6 +88,15 @@ Status Session::run() {
       const std::string n = input_name(k);
       return invalid_input(n.empty() ? strfmt("input #%zu is not set", k) : "input '" + n + "' is not set");
     }
+    if (inputs_[k].is_tensor()) {
+      const Tensor& t = inputs_[k].tensor();
+      bool empty = false;
+      for (int64_t d : t.shape) {
+        if (d < 0) return invalid_input(strfmt("input #%zu has a negative dimension", k));
+        empty = empty || d == 0;
+      }
+      if (!t.data && !empty) return invalid_input(strfmt("input #%zu has a shape but no data", k));
+    }
   }
   if (!plan_ || !same_types(*plan_, inputs_)) {
     std::vector<ir::Type> types;
