@@ -399,12 +399,15 @@ Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
     for (size_t i = 0; i < s; ++i) {
       const int64_t total =
           strides[i] * (in[i] - 1) + out_pad[i] + (kernel[i] - 1) * dil[i] + 1 - out_shape[i];
+      // ONNX's formula with Python's floor division (total may be negative: the output is then
+      // larger than the full transposed result and the extra positions hold only the bias).
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
       if (auto_pad == "SAME_UPPER") {
-        lo[i] = total / 2;
-        hi[i] = total - total / 2;
+        lo[i] = half;
+        hi[i] = total - half;
       } else {
-        lo[i] = total - total / 2;
-        hi[i] = total / 2;
+        lo[i] = total - half;
+        hi[i] = half;
       }
     }
   } else if (auto_pad == "NOTSET" || auto_pad.empty()) {

@@ -281,7 +281,11 @@ Status lower_lp_norm(LowerCtx& cx, const OnnxNode& n) {
   ValueId t = p == 1 ? cx.b.unary(UK::Abs, xf) : bin(cx, BK::Mul, xf, xf);
   ValueId norm = cx.b.reduce(ir::ReduceKind::Sum, t, {axis});
   if (p == 2) norm = cx.b.unary(UK::Sqrt, norm);
-  ValueId y = bin(cx, BK::Div, xf, expand(cx, norm, xf, complement(r, {axis})));
+  // A zero norm gives 0 (as the ONNX reference), not 0/0.
+  ValueId nf = expand(cx, norm, xf, complement(r, {axis}));
+  ValueId zero = splat(cx, 0.0, nf);
+  ValueId is_zero = cx.b.compare(ir::CompareKind::Eq, nf, zero);
+  ValueId y = cx.b.select(is_zero, zero, bin(cx, BK::Div, xf, cx.b.select(is_zero, splat(cx, 1.0, nf), nf)));
   cx.set_output(n, 0, from_f64(cx, y, dt));
   return Status::ok();
 }
@@ -312,7 +316,13 @@ Status lower_dropout(LowerCtx& cx, const OnnxNode& n) {
   if (!cx.b.ok()) return Status::ok();
   bool training = false;
   if (cx.opset() >= 12) {
-    if (cx.has_input(n, 2)) {
+    // A constant ratio of 0 makes Dropout the identity (mask all true) whatever training_mode is.
+    bool zero_ratio = false;
+    if (cx.has_input(n, 1)) {
+      auto rv = cx.const_floats(n, 1);
+      zero_ratio = rv && rv->size() == 1 && (*rv)[0] == 0;
+    }
+    if (!zero_ratio && cx.has_input(n, 2)) {
       auto t = cx.const_ints(n, 2);
       if (!t || t->size() != 1) return cx.unsupported("Dropout with a computed training_mode");
       training = (*t)[0] != 0;
