@@ -286,11 +286,13 @@ Status lower_global(LowerCtx& cx, const OnnxNode& n) {
     }
     y = from_f64(cx, y, dt);
   } else {
-    PLUMB_ASSIGN_OR_RETURN(int64_t pi, n.attr_int("p", 2));
-    double pw = static_cast<double>(pi);
-    if (cx.opset() < 2) {
+    double pw = 2;
+    if (cx.opset() < 2) {  // GlobalLpPool-1: p is a float
       PLUMB_ASSIGN_OR_RETURN(float f, n.attr_float("p", 2.0f));
       pw = f;
+    } else {
+      PLUMB_ASSIGN_OR_RETURN(int64_t pi, n.attr_int("p", 2));
+      pw = static_cast<double>(pi);
     }
     ValueId v = to_f64(cx, x);
     ValueId pv = cx.b.binary(BK::Pow, cx.b.unary(UK::Abs, v), splat(cx, pw, v));

@@ -223,5 +223,31 @@ TEST(LowerLpPool, P2) {
   EXPECT_EQ(Floats(out[0]), (std::vector<float>{5, 0}));
 }
 
+TEST(LowerMaxPool, SameLowerPadsTheStart) {
+  // Length 4, kernel 2, stride 1, SAME_LOWER: total pad 1, all at the start: windows
+  // {pad,1} {1,5} {5,2} {2,4}.
+  auto out = RunNode("MaxPool", 12, {{{1, 1, 4}, {1, 5, 2, 4}}},
+                     {IntsAttr("kernel_shape", {2}), StrAttr("auto_pad", "SAME_LOWER")}, 2);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{1, 5, 5, 4}));
+  EXPECT_EQ(I64s(out[1]), (Ints{0, 1, 1, 3}));
+}
+
+TEST(LowerGlobalPool, LpP1) {
+  auto out = RunNode("GlobalLpPool", 2, {{{1, 2, 2}, {-1, 2, 3, -5}}}, {IntAttr("p", 1)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{3, 8}));
+}
+
+TEST(LowerConv, DilationAndGroups) {
+  // Two groups of one channel; dilation 2 over [0..4]: channel 0 kernel [1,1] -> x[i] + x[i+2];
+  // channel 1 kernel [1,-1] -> x[i] - x[i+2].
+  auto out =
+      RunNode("Conv", 11, {{{1, 2, 5}, {0, 1, 2, 3, 4, 10, 20, 30, 40, 50}}, {{2, 1, 2}, {1, 1, 1, -1}}},
+              {IntAttr("group", 2), IntsAttr("dilations", {2})}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{2, 4, 6, -20, -20, -20}));
+}
+
 }  // namespace
 }  // namespace plumb

@@ -205,5 +205,30 @@ TEST(LowerDropout, InferenceIsIdentityWithTrueMask) {
   for (int64_t i = 0; i < m.numel(); ++i) EXPECT_NE(static_cast<const uint8_t*>(m.data)[i], 0);
 }
 
+TEST(LowerRmsNorm, LastAxis) {
+  // [3, 4]: mean square 12.5; [0, 0] with epsilon 1: sqrt(0 + 1) = 1.
+  auto out = RunNode("RMSNormalization", 23, {{{2, 2}, {3, 4, 0, 0}}, {{2}, {1, 2}}},
+                     {FloatAttr("epsilon", 0.0f)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  const double r = std::sqrt(12.5);
+  auto got = Floats(out[0]);
+  ExpectNear({got[0], got[1]}, {3 / r, 8 / r});
+  EXPECT_TRUE(std::isnan(got[2]));  // 0 / sqrt(0): NaN with epsilon 0
+}
+
+TEST(LowerMvn, DefaultAxes) {
+  // [1, 3, 5, 7] over axes 0, 2, 3: mean 4, E[x^2] = 21, var 21 - 16 = 5.
+  auto out = RunNode("MeanVarianceNormalization", 13, {{{1, 1, 2, 2}, {1, 3, 5, 7}}}, {}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  const double s = std::sqrt(5.0) + 1e-9;
+  ExpectNear(Floats(out[0]), {-3 / s, -1 / s, 1 / s, 3 / s});
+}
+
+TEST(LowerLpNorm, ZeroNormGivesZero) {
+  auto out = RunNode("LpNormalization", 1, {{{2, 2}, {0, 0, 3, 4}}}, {IntAttr("p", 2)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Floats(out[0]), {0, 0, 0.6, 0.8});
+}
+
 }  // namespace
 }  // namespace plumb
