@@ -22,6 +22,11 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
+// Bounds on strides/dilations/kernel sizes and on pads and dims, so that the pad arithmetic below
+// (products of one of each) cannot overflow; the core ops refuse extents above 2^62 anyway.
+constexpr int64_t kMaxWindow = int64_t{1} << 20;
+constexpr int64_t kMaxExtent = int64_t{1} << 40;
+
 ValueId to_f64(LowerCtx& cx, ValueId v) {
   return cx.type(v).dtype == ir::DType::F64 ? v : cx.b.cast(v, ir::DType::F64);
 }
@@ -63,9 +68,15 @@ Status resolve_pads(LowerCtx& cx, const OnnxNode& n, const Ints& in, Window& w) 
   PLUMB_ASSIGN_OR_RETURN(Ints pads, n.attr_ints("pads", {}));
   w.lo.assign(s, 0);
   w.hi.assign(s, 0);
-  for (size_t i = 0; i < s; ++i)
+  for (size_t i = 0; i < s; ++i) {
     if (w.strides[i] < 1 || w.dilations[i] < 1 || w.kernel[i] < 1)
       return cx.invalid("strides, dilations and kernel_shape must be >= 1");
+    if (w.strides[i] > kMaxWindow || w.dilations[i] > kMaxWindow || w.kernel[i] > kMaxWindow ||
+        in[i] > kMaxExtent)
+      return cx.invalid("strides, dilations or kernel_shape too large");
+  }
+  for (int64_t p : pads)
+    if (p > kMaxExtent || p < -kMaxExtent) return cx.invalid("pads too large");
   if (auto_pad == "NOTSET" || auto_pad.empty()) {
     if (!pads.empty()) {
       if (pads.size() != 2 * s) return cx.invalid("pads must have two entries per spatial dim");
@@ -354,6 +365,9 @@ Status lower_conv(LowerCtx& cx, const OnnxNode& n) {
     }
   }
   if (win.kernel.size() != s) return cx.invalid("kernel_shape must have one entry per spatial dim");
+  for (size_t i = 0; i < s; ++i)
+    if (wt.shape[i + 2].is_static() && wt.shape[i + 2].size != win.kernel[i])
+      return cx.invalid("kernel_shape does not match the weight");
   Ints in;
   for (size_t i = 0; i < s; ++i) in.push_back(xt.shape[i + 2].is_static() ? xt.shape[i + 2].size : -1);
   PLUMB_RETURN_IF_ERROR(resolve_pads(cx, n, in, win));
@@ -389,8 +403,16 @@ Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(Ints out_shape, n.attr_ints("output_shape", {}));
   PLUMB_ASSIGN_OR_RETURN(std::string auto_pad, n.attr_string("auto_pad", "NOTSET"));
   PLUMB_ASSIGN_OR_RETURN(Ints pads, n.attr_ints("pads", {}));
-  for (size_t i = 0; i < s; ++i)
+  for (size_t i = 0; i < s; ++i) {
     if (strides[i] < 1 || dil[i] < 1) return cx.invalid("strides and dilations must be >= 1");
+    if (strides[i] > kMaxWindow || dil[i] > kMaxWindow || kernel[i] > kMaxWindow || in[i] > kMaxExtent ||
+        out_pad[i] < 0 || out_pad[i] > kMaxWindow)
+      return cx.invalid("ConvTranspose attributes out of range");
+  }
+  for (int64_t p : pads)
+    if (p > kMaxExtent || p < -kMaxExtent) return cx.invalid("pads too large");
+  for (int64_t o : out_shape)
+    if (o < 0 || o > kMaxExtent) return cx.invalid("output_shape out of range");
   Ints lo(s, 0), hi(s, 0);
   if (out_shape.size() > s) out_shape.erase(out_shape.begin(), out_shape.end() - static_cast<long>(s));
   if (!out_shape.empty() && out_shape.size() != s) return cx.invalid("output_shape has the wrong length");
