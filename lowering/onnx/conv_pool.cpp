@@ -1,4 +1,4 @@
-// ONNX convolution and pooling: Conv ConvTranspose MaxPool AveragePool LpPool GlobalAveragePool
+// ONNX convolution and pooling: Conv ConvTranspose ConvInteger MaxPool AveragePool LpPool GlobalAveragePool
 // GlobalMaxPool GlobalLpPool, onto the core `conv` and `pool` (spec/ops/conv.md, pool.md).
 // auto_pad, ceil_mode and ConvTranspose's output_shape are turned into explicit non-negative pads
 // here (static spatial dims needed for those); negative effective pads become a `slice` of the
@@ -348,10 +348,9 @@ ValueId emit_conv(LowerCtx& cx, ValueId x, ValueId w, ir::DType to, const Window
                      {"groups", groups}});
 }
 
-Status lower_conv(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId w = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+// The core conv for ONNX Conv/ConvInteger attributes (kernel_shape, auto_pad, pads, strides,
+// dilations, group), result dtype `to`.
+Expected<ValueId> conv_from_attrs(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId w, ir::DType to) {
   const ir::Type xt = cx.type(x), wt = cx.type(w);
   if (xt.rank() < 3 || wt.rank() != xt.rank())
     return cx.invalid("Conv input and weight must have equal rank >= 3");
@@ -372,8 +371,47 @@ Status lower_conv(LowerCtx& cx, const OnnxNode& n) {
   for (size_t i = 0; i < s; ++i) in.push_back(xt.shape[i + 2].is_static() ? xt.shape[i + 2].size : -1);
   PLUMB_RETURN_IF_ERROR(resolve_pads(cx, n, in, win));
   PLUMB_ASSIGN_OR_RETURN(int64_t group, n.attr_int("group", 1));
-  ValueId y = emit_conv(cx, x, w, xt.dtype, win, Ints(s, 1), group);
+  return emit_conv(cx, x, w, to, win, Ints(s, 1), group);
+}
+
+Status lower_conv(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  ValueId w = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(ValueId y, conv_from_attrs(cx, n, x, w, cx.type(x).dtype));
   if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
+// v - zero_point in i32; the zero point is a scalar (or [1]) or, when `per_axis0`, may be a
+// 1-D tensor over axis 0 of v (ConvInteger's per-output-channel weight zero point).
+Expected<ValueId> minus_zero_point(LowerCtx& cx, ValueId v, ValueId zp, bool per_axis0) {
+  ValueId vi = cx.b.cast(v, ir::DType::I32);
+  if (zp == ir::kNoValue) return vi;
+  const ir::Type zt = cx.type(zp);
+  ValueId z = cx.b.cast(zp, ir::DType::I32);
+  Ints dims;
+  if (zt.rank() == 1 && zt.shape[0].is_static() && zt.shape[0].size == 1) {
+    z = cx.b.reshape(z, cx.b.shape_const({}));
+  } else if (zt.rank() == 1 && per_axis0) {
+    dims = {0};
+  } else if (zt.rank() != 0) {
+    return cx.invalid("zero point must be a scalar (or per output channel for the weight)");
+  }
+  return cx.b.binary(BK::Sub, vi, cx.b.broadcast(z, shape_value(cx, vi), dims));
+}
+
+// ConvInteger-10: (x - x_zero_point) conv (w - w_zero_point) in i32 (zero padding).
+Status lower_conv_integer(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  ValueId w = cx.input(n, 1);
+  ValueId xz = cx.has_input(n, 2) ? cx.input(n, 2) : ir::kNoValue;
+  ValueId wz = cx.has_input(n, 3) ? cx.input(n, 3) : ir::kNoValue;
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(ValueId xi, minus_zero_point(cx, x, xz, false));
+  PLUMB_ASSIGN_OR_RETURN(ValueId wi, minus_zero_point(cx, w, wz, true));
+  PLUMB_ASSIGN_OR_RETURN(ValueId y, conv_from_attrs(cx, n, xi, wi, ir::DType::I32));
   cx.set_output(n, 0, y);
   return Status::ok();
 }
@@ -486,6 +524,7 @@ Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
 void register_conv_pool(Registry& r) {
   r.add("Conv", {1, kLatestOpset}, lower_conv);
   r.add("ConvTranspose", {1, kLatestOpset}, lower_conv_transpose);
+  r.add("ConvInteger", {10, kLatestOpset}, lower_conv_integer);
   r.add("MaxPool", {1, kLatestOpset}, lower_max_pool);
   r.add("AveragePool", {1, kLatestOpset}, lower_average_pool);
   r.add("LpPool", {1, kLatestOpset}, lower_lp_pool);
