@@ -49,6 +49,8 @@ const Registry& default_registry() {
     register_structure(r);
     register_conv_pool(r);
     register_norm(r);
+    register_loss(r);
+    register_attention(r);
     return r;
   }();
   return registry;

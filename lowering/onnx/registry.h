@@ -62,5 +62,7 @@ void register_matmul(Registry& r);
 void register_structure(Registry& r);
 void register_conv_pool(Registry& r);
 void register_norm(Registry& r);
+void register_loss(Registry& r);
+void register_attention(Registry& r);
 
 }  // namespace plumb::lower
