@@ -1,5 +1,5 @@
-// ONNX convolution and pooling: Conv ConvTranspose ConvInteger MaxPool AveragePool LpPool GlobalAveragePool
-// GlobalMaxPool GlobalLpPool, onto the core `conv` and `pool` (spec/ops/conv.md, pool.md).
+// ONNX convolution and pooling: Conv ConvTranspose ConvInteger QLinearConv MaxPool AveragePool LpPool
+// GlobalAveragePool GlobalMaxPool GlobalLpPool, onto the core `conv` and `pool` (spec/ops/conv.md, pool.md).
 // auto_pad, ceil_mode and ConvTranspose's output_shape are turned into explicit non-negative pads
 // here (static spatial dims needed for those); negative effective pads become a `slice` of the
 // result. conv and max/sum pooling run in the input dtype (the core fixes the accumulator); the
@@ -416,6 +416,52 @@ Status lower_conv_integer(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
+// A scalar (rank 0 or [1]) value as rank 0, else `v` unchanged.
+ValueId as_scalar(LowerCtx& cx, ValueId v) {
+  const ir::Type t = cx.type(v);
+  if (t.rank() == 1 && t.shape[0].is_static() && t.shape[0].size == 1)
+    return cx.b.reshape(v, cx.b.shape_const({}));
+  return v;
+}
+
+// QLinearConv-10: the ConvInteger accumulator plus the i32 bias, scaled by
+// x_scale * w_scale / y_scale (an f32 product, as the ONNX reference computes it; w_scale may be
+// per output channel), plus y_zero_point, clipped to the output dtype's range and rounded half to
+// even. The scaling is done in f64 so the only rounding after the f32 multiplier is the final one.
+Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), xs = cx.input(n, 1), xz = cx.input(n, 2);
+  ValueId w = cx.input(n, 3), ws = cx.input(n, 4), wz = cx.input(n, 5);
+  ValueId ys = cx.input(n, 6), yz = cx.input(n, 7);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::DType out_dt = cx.type(yz).dtype;
+  if (out_dt != ir::DType::U8 && out_dt != ir::DType::I8)
+    return cx.unsupported("QLinearConv output other than u8/i8");
+  PLUMB_ASSIGN_OR_RETURN(ValueId xi, minus_zero_point(cx, x, xz, false));
+  PLUMB_ASSIGN_OR_RETURN(ValueId wi, minus_zero_point(cx, w, wz, true));
+  PLUMB_ASSIGN_OR_RETURN(ValueId acc, conv_from_attrs(cx, n, xi, wi, ir::DType::I32));
+  if (cx.has_input(n, 8)) acc = add_bias(cx, acc, cx.b.cast(cx.input(n, 8), ir::DType::I32));
+  xs = as_scalar(cx, xs);
+  ys = as_scalar(cx, ys);
+  ws = as_scalar(cx, ws);
+  if (rank_of(cx, xs) != 0 || rank_of(cx, ys) != 0 || rank_of(cx, ws) > 1)
+    return cx.invalid("QLinearConv scales must be scalars (w_scale may be per output channel)");
+  const ir::DType sdt = cx.type(xs).dtype;
+  ValueId wsv = cx.type(ws).dtype == sdt ? ws : cx.b.cast(ws, sdt);
+  ValueId mult =
+      cx.b.binary(BK::Mul, rank_of(cx, wsv) == 0 ? xs : cx.b.broadcast(xs, shape_value(cx, wsv), {}), wsv);
+  mult =
+      cx.b.binary(BK::Div, mult, rank_of(cx, mult) == 0 ? ys : cx.b.broadcast(ys, shape_value(cx, mult), {}));
+  ValueId accf = to_f64(cx, acc);
+  ValueId multf =
+      cx.b.broadcast(to_f64(cx, mult), shape_value(cx, accf), rank_of(cx, mult) == 0 ? Ints{} : Ints{1});
+  ValueId r = cx.b.binary(BK::Mul, accf, multf);
+  r = cx.b.binary(BK::Add, r, cx.b.broadcast(to_f64(cx, as_scalar(cx, yz)), shape_value(cx, r), {}));
+  const double lo = out_dt == ir::DType::U8 ? 0 : -128, hi = out_dt == ir::DType::U8 ? 255 : 127;
+  r = cx.b.binary(BK::Min, cx.b.binary(BK::Max, r, splat(cx, lo, r)), splat(cx, hi, r));
+  cx.set_output(n, 0, cx.b.cast(cx.b.unary(UK::Round, r), out_dt));
+  return Status::ok();
+}
+
 Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId w = cx.input(n, 1);
@@ -525,6 +571,7 @@ void register_conv_pool(Registry& r) {
   r.add("Conv", {1, kLatestOpset}, lower_conv);
   r.add("ConvTranspose", {1, kLatestOpset}, lower_conv_transpose);
   r.add("ConvInteger", {10, kLatestOpset}, lower_conv_integer);
+  r.add("QLinearConv", {10, kLatestOpset}, lower_qlinear_conv);
   r.add("MaxPool", {1, kLatestOpset}, lower_max_pool);
   r.add("AveragePool", {1, kLatestOpset}, lower_average_pool);
   r.add("LpPool", {1, kLatestOpset}, lower_lp_pool);
