@@ -1,6 +1,6 @@
-// ONNX convolution and pooling: Conv ConvTranspose ConvInteger QLinearConv MaxPool AveragePool LpPool
-// GlobalAveragePool GlobalMaxPool GlobalLpPool, onto the core `conv` and `pool` (spec/ops/conv.md, pool.md).
-// auto_pad, ceil_mode and ConvTranspose's output_shape are turned into explicit non-negative pads
+// ONNX convolution and pooling: Conv ConvTranspose ConvInteger QLinearConv MaxPool MaxUnpool AveragePool
+// LpPool GlobalAveragePool GlobalMaxPool GlobalLpPool, onto the core `conv` and `pool` (spec/ops/conv.md,
+// pool.md). auto_pad, ceil_mode and ConvTranspose's output_shape are turned into explicit non-negative pads
 // here (static spatial dims needed for those); negative effective pads become a `slice` of the
 // result. conv and max/sum pooling run in the input dtype (the core fixes the accumulator); the
 // composites around them (averages, Lp norms) are computed in f64 and rounded once, so their only
@@ -315,6 +315,55 @@ Status lower_global(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
+// MaxUnpool-9/11: X scattered into zeros at MaxPool's flat indices (the whole [N, C, D...]
+// output, row-major), then padded at the end up to output_shape (may be a run-time tensor). Two values
+// for one position (overlapping windows) are a run-time error (scatter.R2), never a silent pick.
+Status lower_max_unpool(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::Type xt = cx.type(x);
+  if (xt.rank() < 3) return cx.invalid("MaxUnpool input must have rank >= 3");
+  if (!ir::shape_is_static(xt.shape)) return cx.unsupported("MaxUnpool with symbolic dims");
+  const size_t s = static_cast<size_t>(xt.rank() - 2);
+  Window w;
+  PLUMB_ASSIGN_OR_RETURN(w.kernel, n.attr_ints("kernel_shape", {}));
+  if (w.kernel.size() != s) return cx.invalid("kernel_shape must have one entry per spatial dim");
+  Ints in;
+  for (size_t i = 0; i < s; ++i) in.push_back(xt.shape[i + 2].size);
+  PLUMB_RETURN_IF_ERROR(resolve_pads(cx, n, in, w));
+  const int64_t numel = ir::shape_num_elements(xt.shape);
+  ValueId flat_i = cx.b.reshape(cx.b.cast(idx, ir::DType::I64), cx.b.shape_const({numel}));
+  ValueId flat_x = cx.b.reshape(x, cx.b.shape_const({numel}));
+  // Scatter into the shape MaxPool came from (inferred from the attributes), then pad at the
+  // end of each dim up to output_shape when that is given (as the ONNX reference does).
+  Ints out{xt.shape[0].size, xt.shape[1].size};
+  for (size_t i = 0; i < s; ++i) out.push_back((in[i] - 1) * w.strides[i] + w.kernel[i] - w.lo[i] - w.hi[i]);
+  int64_t total = 1;
+  for (int64_t d : out) {
+    if (d < 0 || d > kMaxExtent) return cx.invalid("MaxUnpool output shape out of range");
+    total *= d;
+    if (total > kMaxExtent) return cx.invalid("MaxUnpool output too large");
+  }
+  ValueId zeros = cx.b.broadcast(scalar_like(cx, 0, x), cx.b.shape_const({total}), {});
+  ValueId y = cx.b.emit1(ir::Op::Scatter, {zeros, flat_i, flat_x},
+                         {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
+                          {"axis", int64_t{0}},
+                          {"reduction", ir::EnumValue{ir::ScatterReduction::None}}});
+  y = cx.b.reshape(y, cx.b.shape_const(out));
+  if (cx.has_input(n, 2)) {
+    ValueId os = cx.input(n, 2);
+    const ir::Type ot = cx.type(os);
+    if (ot.rank() != 1 || !ot.shape[0].is_static() || ot.shape[0].size != static_cast<int64_t>(s + 2))
+      return cx.invalid("MaxUnpool output_shape must be an i64[rank] tensor");
+    if (ot.dtype != ir::DType::I64) os = cx.b.cast(os, ir::DType::I64);
+    ValueId high = cx.b.binary(BK::Sub, os, cx.b.shape_const(out));
+    y = cx.b.emit1(ir::Op::Pad, {y, cx.b.shape_const(Ints(s + 2, 0)), high, scalar_like(cx, 0, x)},
+                   {{"mode", ir::EnumValue{ir::PadMode::Constant}}});
+  }
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
 // Adds bias B [O] over axis 1 of y [N, O, E...].
 ValueId add_bias(LowerCtx& cx, ValueId y, ValueId bias) {
   return cx.b.binary(BK::Add, y, cx.b.broadcast(bias, shape_value(cx, y), {1}));
@@ -574,6 +623,7 @@ void register_conv_pool(Registry& r) {
   r.add("QLinearConv", {10, kLatestOpset}, lower_qlinear_conv);
   r.add("MaxPool", {1, kLatestOpset}, lower_max_pool);
   r.add("AveragePool", {1, kLatestOpset}, lower_average_pool);
+  r.add("MaxUnpool", {9, kLatestOpset}, lower_max_unpool);
   r.add("LpPool", {1, kLatestOpset}, lower_lp_pool);
   r.add("GlobalAveragePool", {1, kLatestOpset}, lower_global<Global::kAvg>);
   r.add("GlobalMaxPool", {1, kLatestOpset}, lower_global<Global::kMax>);
