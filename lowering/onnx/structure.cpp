@@ -413,9 +413,69 @@ Status lower_space_to_depth(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
+// ReverseSequence: along time_axis, the first sequence_lens[b] elements of batch b are reversed:
+// gather elements with index t < L[b] ? L[b] - 1 - t : t.
+Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), lens = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(int64_t batch_axis, n.attr_int("batch_axis", 1));
+  PLUMB_ASSIGN_OR_RETURN(int64_t time_axis, n.attr_int("time_axis", 0));
+  const int64_t r = rank_of(cx, x);
+  batch_axis = normalize_axis(cx, batch_axis, r);
+  time_axis = normalize_axis(cx, time_axis, r);
+  if (batch_axis == time_axis) return cx.invalid("batch_axis and time_axis must differ");
+  ValueId shape = shape_value(cx, x);
+  ValueId t = iota(cx, shape, ir::DType::I64, time_axis);
+  ValueId len = cx.b.broadcast(cx.b.cast(lens, ir::DType::I64), shape, {batch_axis});
+  ValueId rev = cx.b.binary(BK::Sub, cx.b.binary(BK::Sub, len, splat(cx, 1, len)), t);
+  ValueId idx = cx.b.select(cx.b.compare(CK::Lt, t, len), rev, t);
+  cx.set_output(n, 0,
+                cx.b.emit1(ir::Op::Gather, {x, idx},
+                           {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
+                            {"axis", time_axis},
+                            {"batch_dims", int64_t{0}}}));
+  return Status::ok();
+}
+
+// CenterCropPad: per axis, crop centred (start = (d - t) / 2) or pad centred (low = (t - d) / 2).
+Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::Type xt = cx.type(x);
+  const int64_t r = xt.rank();
+  auto target = cx.const_ints(n, 1);
+  if (!target) return cx.unsupported("CenterCropPad shape given as a computed (non-constant) tensor");
+  if (!is_static(xt)) return cx.unsupported("CenterCropPad on symbolic dims");
+  std::vector<int64_t> all;
+  for (int64_t i = 0; i < r; ++i) all.push_back(i);
+  PLUMB_ASSIGN_OR_RETURN(auto axes, n.attr_ints("axes", all));
+  if (axes.size() != target->size()) return cx.invalid("shape and axes differ in length");
+  auto d = static_dims(xt);
+  std::vector<int64_t> start(r, 0), size = d, stride(r, 1), lo(r, 0), hi(r, 0);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t a = normalize_axis(cx, axes[i], r), t = (*target)[i];
+    if (t < 0) return cx.invalid("negative target dim");
+    if (t < d[a]) {
+      start[a] = (d[a] - t) / 2;
+      size[a] = t;
+    } else {
+      lo[a] = (t - d[a]) / 2;
+      hi[a] = t - d[a] - lo[a];
+    }
+  }
+  ValueId y = cx.b.emit1(ir::Op::Slice,
+                         {x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
+  y = cx.b.emit1(ir::Op::Pad, {y, cx.b.shape_const(lo), cx.b.shape_const(hi), scalar_like(cx, 0, x)},
+                 {{"mode", ir::EnumValue{ir::PadMode::Constant}}});
+  cx.set_output(n, 0, y);
+  return Status::ok();
+}
+
 }  // namespace
 
 void register_structure(Registry& r) {
+  r.add("ReverseSequence", {10, kLatestOpset}, lower_reverse_sequence);
+  r.add("CenterCropPad", {18, kLatestOpset}, lower_center_crop_pad);
   r.add("Range", {11, kLatestOpset}, lower_range);
   r.add("Trilu", {14, kLatestOpset}, lower_trilu);
   r.add("EyeLike", {9, kLatestOpset}, lower_eye_like);
