@@ -1,8 +1,8 @@
-// ONNX convolution and pooling: Conv ConvTranspose ConvInteger QLinearConv MaxPool MaxUnpool AveragePool
-// LpPool GlobalAveragePool GlobalMaxPool GlobalLpPool, onto the core `conv` and `pool` (spec/ops/conv.md,
-// pool.md). auto_pad, ceil_mode and ConvTranspose's output_shape are turned into explicit non-negative pads
-// here (static spatial dims needed for those); negative effective pads become a `slice` of the
-// result. conv and max/sum pooling run in the input dtype (the core fixes the accumulator); the
+// ONNX convolution and pooling: Conv ConvTranspose ConvInteger QLinearConv CausalConvWithState MaxPool
+// MaxUnpool AveragePool LpPool GlobalAveragePool GlobalMaxPool GlobalLpPool, onto the core `conv` and `pool`
+// (spec/ops/conv.md, pool.md). auto_pad, ceil_mode and ConvTranspose's output_shape are turned into explicit
+// non-negative pads here (static spatial dims needed for those); negative effective pads become a `slice` of
+// the result. conv and max/sum pooling run in the input dtype (the core fixes the accumulator); the
 // composites around them (averages, Lp norms) are computed in f64 and rounded once, so their only
 // rounding error is the final cast and they do not depend on f16/f32 intermediate rounding.
 #include <algorithm>
@@ -511,6 +511,60 @@ Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
+// CausalConvWithState-27: seq = concat(past_state or zeros [B, C, K-1], input) on the time
+// axis; output = activation(depthwise conv(seq, weight) + bias) of the input's length;
+// present_state = the last K-1 positions of seq. SiLU/Swish (x * sigmoid(x)) is computed in f64.
+Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), w = cx.input(n, 1);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(std::string act, n.attr_string("activation", "none"));
+  if (act != "none" && act != "silu" && act != "swish") return cx.invalid("unknown activation " + act);
+  const ir::Type xt = cx.type(x), wt = cx.type(w);
+  if (xt.rank() != 3 || wt.rank() != 3)
+    return cx.invalid("CausalConvWithState input and weight must have rank 3");
+  if (!wt.shape[0].is_static() || !wt.shape[2].is_static())
+    return cx.unsupported("CausalConvWithState with a symbolic weight shape");
+  const int64_t C = wt.shape[0].size, K = wt.shape[2].size;
+  if (K < 1 || K > kMaxWindow) return cx.invalid("CausalConvWithState kernel size out of range");
+  ValueId past = ir::kNoValue;
+  if (cx.has_input(n, 3)) {
+    past = cx.input(n, 3);
+  } else {
+    ValueId bc = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({0}), cx.b.shape_const({2}),
+                                            cx.b.shape_const({1})});
+    past = cx.b.broadcast(scalar_like(cx, 0, x), cx.b.concat({bc, cx.b.shape_const({K - 1})}, 0), {});
+  }
+  ValueId seq = cx.b.concat({past, x}, 2);
+  Window win;
+  win.kernel = {K};
+  win.strides = {1};
+  win.dilations = {1};
+  win.lo = {0};
+  win.hi = {0};
+  ValueId y = emit_conv(cx, seq, w, xt.dtype, win, {1}, C);
+  if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
+  if (act != "none") {
+    ValueId yf = to_f64(cx, y);
+    ValueId one = splat(cx, 1.0, yf);
+    ValueId sig =
+        cx.b.binary(BK::Div, one, cx.b.binary(BK::Add, one, cx.b.unary(UK::Exp, cx.b.unary(UK::Neg, yf))));
+    y = from_f64(cx, cx.b.binary(BK::Mul, yf, sig), xt.dtype);
+  }
+  cx.set_output(n, 0, y);
+  if (cx.wants_output(n, 1)) {
+    // seq[:, :, L : L + K - 1], L = the input length.
+    ValueId sshape = shape_value(cx, seq);
+    ValueId len = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({2}), cx.b.shape_const({1}),
+                                             cx.b.shape_const({1})});
+    ValueId start = cx.b.concat({cx.b.shape_const({0, 0}), len}, 0);
+    ValueId bc = cx.b.emit1(ir::Op::Slice,
+                            {sshape, cx.b.shape_const({0}), cx.b.shape_const({2}), cx.b.shape_const({1})});
+    ValueId size = cx.b.concat({bc, cx.b.shape_const({K - 1})}, 0);
+    cx.set_output(n, 1, cx.b.emit1(ir::Op::Slice, {seq, start, size, cx.b.shape_const({1, 1, 1})}));
+  }
+  return Status::ok();
+}
+
 Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId w = cx.input(n, 1);
@@ -621,6 +675,7 @@ void register_conv_pool(Registry& r) {
   r.add("ConvTranspose", {1, kLatestOpset}, lower_conv_transpose);
   r.add("ConvInteger", {10, kLatestOpset}, lower_conv_integer);
   r.add("QLinearConv", {10, kLatestOpset}, lower_qlinear_conv);
+  r.add("CausalConvWithState", {27, kLatestOpset}, lower_causal_conv);
   r.add("MaxPool", {1, kLatestOpset}, lower_max_pool);
   r.add("AveragePool", {1, kLatestOpset}, lower_average_pool);
   r.add("MaxUnpool", {9, kLatestOpset}, lower_max_unpool);
