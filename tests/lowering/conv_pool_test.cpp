@@ -249,5 +249,16 @@ TEST(LowerConv, DilationAndGroups) {
   EXPECT_EQ(Floats(out[0]), (std::vector<float>{2, 4, 6, -20, -20, -20}));
 }
 
+TEST(LowerCausalConv, PastStateAndPresentState) {
+  // One channel, kernel [1, 2, 3], past [10, 20], input [1, 2]: seq = [10, 20, 1, 2];
+  // y[0] = 10 + 40 + 3 = 53, y[1] = 20 + 2 + 6 = 28; present = [1, 2]. Bias 0.5 added.
+  auto out =
+      RunNode("CausalConvWithState", 27,
+              {{{1, 1, 2}, {1, 2}}, {{1, 1, 3}, {1, 2, 3}}, {{1}, {0.5f}}, {{1, 1, 2}, {10, 20}}}, {}, 2);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Floats(out[0]), (std::vector<float>{53.5f, 28.5f}));
+  EXPECT_EQ(Floats(out[1]), (std::vector<float>{1, 2}));
+}
+
 }  // namespace
 }  // namespace plumb
