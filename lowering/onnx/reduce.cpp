@@ -105,8 +105,9 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
       else
         count *= s[a].size;
     }
-    if (!known) return cx.unsupported("ReduceMean over a symbolic dim");
-    y = cx.b.binary(BK::Div, y, splat(cx, static_cast<double>(count), y));
+    // The count of a symbolic extent is read at run time: the sum of ones over the same axes.
+    ValueId c = known ? splat(cx, static_cast<double>(count), y) : cx.b.reduce(ir::ReduceKind::Sum, splat(cx, 1.0, v), axes);
+    y = cx.b.binary(BK::Div, y, c);
   }
   if (kind == Red::kL2) y = cx.b.unary(UK::Sqrt, y);
   if (kind == Red::kLogSum) y = cx.b.unary(UK::Log, y);
