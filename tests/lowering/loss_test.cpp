@@ -37,7 +37,16 @@ struct In {
   ir::DType dt;
   Ints shape;
   Doubles data;
+  bool symbolic = false;  // declare every dim symbolic (unrelated names) instead of static
 };
+
+ir::Type DeclaredType(const In& in, size_t input) {
+  if (!in.symbolic) return ir::Type::tensor(in.dt, ir::static_shape(in.shape));
+  ir::Shape s;
+  for (size_t i = 0; i < in.shape.size(); ++i)
+    s.push_back(ir::Dim::symbolic("i" + std::to_string(input) + "d" + std::to_string(i)));
+  return ir::Type::tensor(in.dt, s);
+}
 
 struct Result {
   Status lowered;  // lowering / session creation
@@ -58,7 +67,7 @@ Result RunNode(const std::string& op, int64_t opset, const std::vector<In>& inpu
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string name = "i" + std::to_string(i);
     n.inputs.push_back(name);
-    m.graph.inputs.push_back({name, ir::Type::tensor(inputs[i].dt, ir::static_shape(inputs[i].shape))});
+    m.graph.inputs.push_back({name, DeclaredType(inputs[i], i)});
   }
   for (size_t i = 0; i < num_outputs; ++i) {
     const std::string name = "o" + std::to_string(i);
@@ -227,6 +236,18 @@ TEST(LowerNll, TargetShapeMismatchIsInvalidModel) {
 TEST(LowerNll, BadReductionIsInvalidModel) {
   Result r = RunNode("NegativeLogLikelihoodLoss", 13, {kX, kTarget}, {StrAttr("reduction", "max")});
   EXPECT_EQ(r.lowered.code(), ErrorCode::kInvalidModel) << r.lowered.to_string();
+}
+
+TEST(LowerNll, SymbolicShapes) {
+  // LowerNll.SpatialDimsInt32Target with every dim symbolic: the target's reshape to [N, 1, d1]
+  // is computed from shape_of.
+  In x{ir::DType::F32, {1, 2, 2}, {-1, -3, -2, -4}, true};
+  In t{ir::DType::I64, {1, 2}, {1, 0}, true};
+  In w{ir::DType::F32, {2}, {10, 100}, true};
+  ExpectOutput(RunNode("NegativeLogLikelihoodLoss", 13, {x, t, w}, {StrAttr("reduction", "none")}), 0, {1, 2},
+               {200, 30});
+  // mean: (200 + 30) / (100 + 10)
+  ExpectOutput(RunNode("NegativeLogLikelihoodLoss", 13, {x, t, w}, {}), 0, {}, {230.0 / 110});
 }
 
 TEST(LowerSce, UniformScoresGiveLog2) {
