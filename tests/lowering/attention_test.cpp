@@ -29,7 +29,7 @@ struct Input {
   std::string name;  // "" = omitted optional input
   ir::DType dtype;
   Ints shape;
-  std::vector<float> data;  // bool inputs: 0 / 1
+  std::vector<float> data;  // bool inputs: 0 / 1; i64 inputs: small integers
 };
 
 // Runs a one-node Attention model; outputs named o0, o1, ... ("" in `outputs` = not wanted).
@@ -65,6 +65,8 @@ std::vector<rt::RtValue> RunAttention(int64_t opset, const std::vector<Input>& i
     for (size_t k = 0; k < in.data.size(); ++k) {
       if (in.dtype == ir::DType::Bool)
         t.as<uint8_t>()[k] = in.data[k] != 0 ? 1 : 0;
+      else if (in.dtype == ir::DType::I64)
+        t.as<int64_t>()[k] = static_cast<int64_t>(in.data[k]);
       else
         t.as<float>()[k] = in.data[k];
     }
@@ -199,6 +201,60 @@ TEST(LowerAttention, CausalWithPastOffsetsByPastLength) {
   EXPECT_EQ(Floats(out[2]), fv);
   auto all = [](int64_t, int64_t, int64_t, int64_t) { return true; };
   ExpectNear(Floats(out[0]), Reference(q, fk, fv, B, H, S, 3, D, all));
+}
+
+TEST(LowerAttention, GqaRepeatsEachKvHeadInPlace) {
+  // 4 query heads over 2 kv heads: query heads 0, 1 use kv head 0 and 2, 3 use kv head 1.
+  const int64_t B = 1, Hq = 4, Hkv = 2, S = 2, T = 3, D = 2;
+  auto q = Ramp(B * Hq * S * D, 0.7f, 0.1f), k = Ramp(B * Hkv * T * D, 0.3f, 1.0f),
+       v = Ramp(B * Hkv * T * D, 1.1f, 2.0f);
+  std::vector<float> kr, vr;  // kv heads repeated as [h0, h0, h1, h1]
+  for (int64_t h = 0; h < Hq; ++h) {
+    const int64_t src = h / 2;
+    kr.insert(kr.end(), k.begin() + src * T * D, k.begin() + (src + 1) * T * D);
+    vr.insert(vr.end(), v.begin() + src * T * D, v.begin() + (src + 1) * T * D);
+  }
+  auto out = RunAttention(23,
+                          {{"Q", ir::DType::F32, {B, Hq, S, D}, q},
+                           {"K", ir::DType::F32, {B, Hkv, T, D}, k},
+                           {"V", ir::DType::F32, {B, Hkv, T, D}, v}},
+                          {}, {"o0"});
+  ASSERT_EQ(out.size(), 1u);
+  auto all = [](int64_t, int64_t, int64_t, int64_t) { return true; };
+  ExpectNear(Floats(out[0]), Reference(q, kr, vr, B, Hq, S, T, D, all));
+}
+
+TEST(LowerAttention, NonpadKvSeqlenMasksTrailingKeys) {
+  // Opset 24: batch 0 keeps 2 keys, batch 1 keeps all 3.
+  const int64_t B = 2, H = 1, S = 2, T = 3, D = 2;
+  auto q = Ramp(B * H * S * D, 0.4f, 0.3f), k = Ramp(B * H * T * D, 0.8f, 0.5f),
+       v = Ramp(B * H * T * D, 0.2f, 1.5f);
+  auto keep = [](int64_t b, int64_t, int64_t, int64_t j) { return j < (b == 0 ? 2 : 3); };
+  std::vector<Input> in = {{"Q", ir::DType::F32, {B, H, S, D}, q}, {"K", ir::DType::F32, {B, H, T, D}, k},
+                           {"V", ir::DType::F32, {B, H, T, D}, v}, {"", ir::DType::F32, {}, {}},
+                           {"", ir::DType::F32, {}, {}},           {"", ir::DType::F32, {}, {}},
+                           {"N", ir::DType::I64, {B}, {2, 3}}};
+  auto out = RunAttention(24, in, {}, {"o0"});
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Floats(out[0]), Reference(q, k, v, B, H, S, T, D, keep));
+}
+
+TEST(LowerAttention, ThreeDWithoutHeadCountsIsInvalid) {
+  onnx::OnnxModel m;
+  m.ir_version = 10;
+  m.opsets[""] = 23;
+  onnx::OnnxNode n;
+  n.op_type = "Attention";
+  for (const char* name : {"Q", "K", "V"}) {
+    n.inputs.push_back(name);
+    m.graph.inputs.push_back({name, ir::Type::tensor(ir::DType::F32, ir::static_shape({1, 2, 4}))});
+  }
+  n.outputs.push_back("Y");
+  m.graph.outputs.push_back({"Y", std::nullopt});
+  m.graph.nodes.push_back(n);
+  auto g = lower::lower_model(m);
+  ASSERT_FALSE(g.has_value());
+  EXPECT_NE(g.status().to_string().find("q_num_heads"), std::string::npos) << g.status().to_string();
 }
 
 }  // namespace
