@@ -92,6 +92,7 @@ Result RunNode(const std::string& op, int64_t opset, const std::vector<In>& inpu
       switch (inputs[i].dt) {
         case ir::DType::F32: t.as<float>()[k] = static_cast<float>(v); break;
         case ir::DType::F64: t.as<double>()[k] = v; break;
+        case ir::DType::F16: t.as<uint16_t>()[k] = static_cast<uint16_t>(v); break;  // raw bits
         case ir::DType::I32: t.as<int32_t>()[k] = static_cast<int32_t>(v); break;
         case ir::DType::I64: t.as<int64_t>()[k] = static_cast<int64_t>(v); break;
         default: ADD_FAILURE() << "unsupported test dtype";
@@ -248,6 +249,19 @@ TEST(LowerNll, SymbolicShapes) {
                {200, 30});
   // mean: (200 + 30) / (100 + 10)
   ExpectOutput(RunNode("NegativeLogLikelihoodLoss", 13, {x, t, w}, {}), 0, {}, {230.0 / 110});
+}
+
+TEST(LowerNll, Float16RoundsOnceAtTheEnd) {
+  // f16 bits: -1 = 0xBC00, -2 = 0xC000, -3 = 0xC200, -4 = 0xC400; x[2, 2] = {{-1, -2}, {-3, -4}}.
+  // target {1, 0}: losses 2 and 3, sum 5 = 0x4500.
+  In x{ir::DType::F16, {2, 2}, {0xBC00, 0xC000, 0xC200, 0xC400}};
+  In t{ir::DType::I64, {2}, {1, 0}};
+  Result r = RunNode("NegativeLogLikelihoodLoss", 22, {x, t}, {StrAttr("reduction", "sum")});
+  ASSERT_TRUE(r.lowered.is_ok()) << r.lowered.to_string();
+  ASSERT_TRUE(r.ran.is_ok()) << r.ran.to_string();
+  const rt::Tensor& y = r.outputs[0].tensor();
+  ASSERT_EQ(y.dtype, ir::DType::F16);
+  EXPECT_EQ(y.as<uint16_t>()[0], 0x4500);
 }
 
 TEST(LowerSce, UniformScoresGiveLog2) {
