@@ -1,9 +1,9 @@
 // ONNX loss ops: NegativeLogLikelihoodLoss (12, 13, 22) and SoftmaxCrossEntropyLoss (12, 13).
 //
 // Both are evaluated in f64 and rounded once to the input's dtype at the end: the loss is a
-// sum over many positions (and SCE adds a log-softmax), so accumulating in f16/f32 would add one
-// rounding per term; in f64 the result carries the error of a single rounding (plumb is the
-// oracle, and the ONNX reference itself computes the sum in numpy at higher precision).
+// sum over many positions divided by a sum of weights (and SCE adds a log-softmax), so computing
+// in f16/f32 would add a rounding per term and per step; in f64 the result carries the error of
+// a single final rounding, independent of the summation order (plumb is the oracle).
 //
 // Shapes: input [N, C, d1..dk] (k >= 0), target [N, d1..dk] (i32/i64), weight [C]. The picked
 // log-probability is a gather kind=elements along axis 1 of the target reshaped to
