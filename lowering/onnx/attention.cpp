@@ -42,14 +42,49 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-Expected<std::vector<int64_t>> static_dims(LowerCtx& cx, ValueId v, const char* what) {
-  const ir::Type t = cx.type(v);
-  std::vector<int64_t> d;
-  for (const ir::Dim& x : t.shape) {
-    if (!x.is_static()) return unsupported(std::string("Attention with a symbolic dim in ") + what);
-    d.push_back(x.size);
+// A dim as an i64[1] value, with its static size (-1 when symbolic).
+struct DimV {
+  int64_t n;
+  ValueId v;
+};
+
+struct Dims {
+  LowerCtx& cx;
+  DimV of(ValueId x, int64_t axis) {
+    const ir::Dim d = cx.type(x).shape[static_cast<size_t>(axis)];
+    if (d.is_static()) return c(d.size);
+    ValueId sh = cx.b.shape_of(x);
+    return {-1, cx.b.emit1(ir::Op::Slice,
+                           {sh, cx.b.shape_const({axis}), cx.b.shape_const({1}), cx.b.shape_const({1})})};
   }
-  return d;
+  DimV c(int64_t n) { return {n, cx.b.shape_const({n})}; }
+  DimV add(DimV a, DimV b) {
+    return a.n >= 0 && b.n >= 0 ? c(a.n + b.n) : DimV{-1, cx.b.binary(BK::Add, a.v, b.v)};
+  }
+  DimV sub(DimV a, DimV b) {
+    return a.n >= 0 && b.n >= 0 ? c(a.n - b.n) : DimV{-1, cx.b.binary(BK::Sub, a.v, b.v)};
+  }
+  ValueId shape(const std::vector<DimV>& ds) {
+    std::vector<int64_t> st;
+    std::vector<ValueId> parts;
+    for (const DimV& d : ds) {
+      st.push_back(d.n);
+      parts.push_back(d.v);
+    }
+    for (int64_t x : st)
+      if (x < 0) return cx.b.concat(parts, 0);
+    return cx.b.shape_const(st);
+  }
+  ValueId scalar(DimV d) {
+    return d.n >= 0 ? cx.b.scalar_int(DType::I64, d.n) : cx.b.reshape(d.v, cx.b.shape_const({}));
+  }
+};
+
+// Sizes that must be static (head counts and head sizes).
+Expected<int64_t> static_dim(LowerCtx& cx, ValueId v, int64_t axis, const char* what) {
+  const ir::Dim d = cx.type(v).shape[static_cast<size_t>(axis)];
+  if (!d.is_static()) return unsupported(std::string("Attention with a symbolic ") + what);
+  return d.size;
 }
 
 Expected<double> fattr(const OnnxNode& n, const char* name, double dflt) {
@@ -60,24 +95,12 @@ Expected<double> fattr(const OnnxNode& n, const char* name, double dflt) {
 
 ValueId f64(LowerCtx& cx, ValueId v) { return cx.type(v).dtype == DType::F64 ? v : cx.b.cast(v, DType::F64); }
 
-// A f64 constant `v` of static shape `dims`.
-ValueId fill(LowerCtx& cx, double v, const std::vector<int64_t>& dims) {
-  return cx.b.broadcast(cx.b.scalar_float(DType::F64, v), cx.b.shape_const(dims), {});
+// A f64 constant `v` broadcast to the i64[r] shape `shape`.
+ValueId fill(LowerCtx& cx, double v, ValueId shape) {
+  return cx.b.broadcast(cx.b.scalar_float(DType::F64, v), shape, {});
 }
 
-// [B, S, H*D] -> [B, H, S, D].
-ValueId split_heads(LowerCtx& cx, ValueId x, const std::vector<int64_t>& d, int64_t heads) {
-  ValueId r = cx.b.reshape(x, cx.b.shape_const({d[0], d[1], heads, d[2] / heads}));
-  return cx.b.transpose(r, {0, 2, 1, 3});
-}
-
-// [B, Hkv, T, D] -> [B, Hkv * rep, T, D] with each head repeated `rep` times in place
-// ([h0, h0, h1, h1, ...], numpy.repeat on axis 1).
-ValueId repeat_heads(LowerCtx& cx, ValueId x, const std::vector<int64_t>& d, int64_t rep) {
-  if (rep == 1) return x;
-  ValueId b = cx.b.broadcast(x, cx.b.shape_const({d[0], d[1], rep, d[2], d[3]}), {0, 1, 3, 4});
-  return cx.b.reshape(b, cx.b.shape_const({d[0], d[1] * rep, d[2], d[3]}));
-}
+bool known_ne(int64_t a, int64_t b) { return a >= 0 && b >= 0 && a != b; }
 
 Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId q = cx.input(n, 0), k = cx.input(n, 1), v = cx.input(n, 2);
@@ -92,61 +115,96 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(double softcap, fattr(n, "softcap", 0.0));
   if (mode < 0 || mode > 3) return cx.invalid("Attention qk_matmul_output_mode must be in 0..3");
 
-  PLUMB_ASSIGN_OR_RETURN(std::vector<int64_t> qd, static_dims(cx, q, "Q"));
-  PLUMB_ASSIGN_OR_RETURN(std::vector<int64_t> kd, static_dims(cx, k, "K"));
-  PLUMB_ASSIGN_OR_RETURN(std::vector<int64_t> vd, static_dims(cx, v, "V"));
-  const size_t rank = qd.size();
-  if ((rank != 3 && rank != 4) || kd.size() != rank || vd.size() != rank)
+  const int64_t rank = rank_of(cx, q);
+  if ((rank != 3 && rank != 4) || rank_of(cx, k) != rank || rank_of(cx, v) != rank)
     return cx.invalid("Attention Q, K, V must all be 3-D or all be 4-D");
+  Dims dm{cx};
+  // Batch and sequence lengths may be symbolic; head counts and head sizes are static.
+  DimV B = dm.of(q, 0), S, L, Lv;  // L: new kv length
+  int64_t Hq, Hkv, D, Dv;
   if (rank == 3) {
     if (qh_attr <= 0 || kvh_attr <= 0)
       return cx.invalid("3-D Attention needs positive q_num_heads and kv_num_heads");
-    if (qd[2] % qh_attr != 0 || kd[2] % kvh_attr != 0 || vd[2] % kvh_attr != 0)
+    PLUMB_ASSIGN_OR_RETURN(int64_t hq, static_dim(cx, q, 2, "hidden size"));
+    PLUMB_ASSIGN_OR_RETURN(int64_t hk, static_dim(cx, k, 2, "hidden size"));
+    PLUMB_ASSIGN_OR_RETURN(int64_t hv, static_dim(cx, v, 2, "hidden size"));
+    if (hq % qh_attr != 0 || hk % kvh_attr != 0 || hv % kvh_attr != 0)
       return cx.invalid("Attention hidden sizes must be multiples of the head counts");
-    q = split_heads(cx, q, qd, qh_attr);
-    k = split_heads(cx, k, kd, kvh_attr);
-    v = split_heads(cx, v, vd, kvh_attr);
-    qd = {qd[0], qh_attr, qd[1], qd[2] / qh_attr};
-    kd = {kd[0], kvh_attr, kd[1], kd[2] / kvh_attr};
-    vd = {vd[0], kvh_attr, vd[1], vd[2] / kvh_attr};
+    Hq = qh_attr;
+    Hkv = kvh_attr;
+    D = hq / Hq;
+    if (hk / Hkv != D) return cx.invalid("Attention Q and K head sizes differ");
+    Dv = hv / Hkv;
+    S = dm.of(q, 1);
+    L = dm.of(k, 1);
+    Lv = dm.of(v, 1);
+    // [B, S, H*D] -> [B, H, S, D].
+    auto split = [&](ValueId x, DimV len, int64_t h, int64_t d) {
+      ValueId r = cx.b.reshape(x, dm.shape({dm.of(x, 0), len, dm.c(h), dm.c(d)}));
+      return cx.b.transpose(r, {0, 2, 1, 3});
+    };
+    q = split(q, S, Hq, D);
+    k = split(k, L, Hkv, D);
+    v = split(v, Lv, Hkv, Dv);
+  } else {
+    PLUMB_ASSIGN_OR_RETURN(Hq, static_dim(cx, q, 1, "head count"));
+    PLUMB_ASSIGN_OR_RETURN(Hkv, static_dim(cx, k, 1, "head count"));
+    PLUMB_ASSIGN_OR_RETURN(int64_t hv, static_dim(cx, v, 1, "head count"));
+    PLUMB_ASSIGN_OR_RETURN(D, static_dim(cx, q, 3, "head size"));
+    PLUMB_ASSIGN_OR_RETURN(int64_t dk, static_dim(cx, k, 3, "head size"));
+    PLUMB_ASSIGN_OR_RETURN(Dv, static_dim(cx, v, 3, "head size"));
+    if (hv != Hkv) return cx.invalid("Attention K and V head counts differ");
+    if (dk != D) return cx.invalid("Attention Q and K head sizes differ");
+    S = dm.of(q, 2);
+    L = dm.of(k, 2);
+    Lv = dm.of(v, 2);
   }
-  const int64_t B = qd[0], Hq = qd[1], S = qd[2], D = qd[3];
-  if (kd[0] != B || vd[0] != B) return cx.invalid("Attention batch sizes differ");
-  if (kd[1] != vd[1] || kd[2] != vd[2]) return cx.invalid("Attention K and V disagree on heads or length");
-  if (kd[3] != D) return cx.invalid("Attention Q and K head sizes differ");
-  const int64_t Hkv = kd[1], Dv = vd[3];
+  if (known_ne(dm.of(k, 0).n, B.n) || known_ne(dm.of(v, 0).n, B.n))
+    return cx.invalid("Attention batch sizes differ");
+  if (known_ne(L.n, Lv.n)) return cx.invalid("Attention K and V lengths differ");
   if (Hkv <= 0 || Hq % Hkv != 0) return cx.invalid("Attention q heads must be a multiple of kv heads");
 
   // KV cache.
-  int64_t past = 0;
+  DimV past = dm.c(0);
   const bool has_past_k = cx.has_input(n, 4), has_past_v = cx.has_input(n, 5);
   if (has_past_k != has_past_v) return cx.invalid("Attention past_key and past_value go together");
   if (has_past_k) {
     ValueId pk = cx.input(n, 4), pv = cx.input(n, 5);
     if (!cx.b.ok()) return Status::ok();
-    PLUMB_ASSIGN_OR_RETURN(std::vector<int64_t> pkd, static_dims(cx, pk, "past_key"));
-    PLUMB_ASSIGN_OR_RETURN(std::vector<int64_t> pvd, static_dims(cx, pv, "past_value"));
-    if (pkd.size() != 4 || pvd.size() != 4 || pkd[0] != B || pkd[1] != Hkv || pkd[3] != D || pvd[0] != B ||
-        pvd[1] != Hkv || pvd[3] != Dv || pvd[2] != pkd[2])
+    if (rank_of(cx, pk) != 4 || rank_of(cx, pv) != 4)
+      return cx.invalid("Attention past_key/past_value must be 4-D");
+    const ir::Type pkt = cx.type(pk), pvt = cx.type(pv);
+    auto bad = [&](const ir::Type& t, int64_t axis, int64_t want) {
+      return known_ne(t.shape[static_cast<size_t>(axis)].size, want);
+    };
+    if (pkt.dtype != dt || pvt.dtype != dt || bad(pkt, 1, Hkv) || bad(pkt, 3, D) || bad(pvt, 1, Hkv) ||
+        bad(pvt, 3, Dv) || bad(pkt, 0, B.n) || bad(pvt, 0, B.n) || bad(pvt, 2, pkt.shape[2].size))
       return cx.invalid("Attention past_key/past_value shapes do not match K/V");
-    past = pkd[2];
+    past = dm.of(pk, 2);
     k = cx.b.concat({pk, k}, 2);
     v = cx.b.concat({pv, v}, 2);
   }
-  const int64_t T = kd[2] + past;
+  const DimV T = dm.add(L, past);
   cx.set_output(n, 1, k);
   cx.set_output(n, 2, v);
 
   // Scores [B, Hq, S, T] in f64.
   const int64_t rep = Hq / Hkv;
-  ValueId k64 = repeat_heads(cx, f64(cx, k), {B, Hkv, T, D}, rep);
-  ValueId v64 = repeat_heads(cx, f64(cx, v), {B, Hkv, T, Dv}, rep);
+  // [B, Hkv, T, d] -> [B, Hkv * rep, T, d], each head repeated `rep` times in place ([h0, h0, h1,
+  // h1, ...], numpy.repeat on axis 1).
+  auto repeat = [&](ValueId x, int64_t d) {
+    if (rep == 1) return x;
+    ValueId b = cx.b.broadcast(x, dm.shape({B, dm.c(Hkv), dm.c(rep), T, dm.c(d)}), {0, 1, 3, 4});
+    return cx.b.reshape(b, dm.shape({B, dm.c(Hq), T, dm.c(d)}));
+  };
+  ValueId k64 = repeat(f64(cx, k), D);
+  ValueId v64 = repeat(f64(cx, v), Dv);
   PLUMB_ASSIGN_OR_RETURN(double scale, fattr(n, "scale", 1.0 / std::sqrt(static_cast<double>(D))));
-  const std::vector<int64_t> sd = {B, Hq, S, T};
+  const ValueId shape = dm.shape({B, dm.c(Hq), S, T});
   ValueId s = cx.b.matmul(f64(cx, q), cx.b.transpose(k64, {0, 1, 3, 2}), DType::F64);
-  s = cx.b.binary(BK::Mul, s, fill(cx, scale, sd));
+  s = cx.b.binary(BK::Mul, s, fill(cx, scale, shape));
   if (softcap > 0) {
-    ValueId c = fill(cx, softcap, sd);
+    ValueId c = fill(cx, softcap, shape);
     s = cx.b.binary(BK::Mul, c, cx.b.unary(UK::Tanh, cx.b.binary(BK::Div, s, c)));
   }
   ValueId qk_out = s;
@@ -154,24 +212,24 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   // Bias [B, Hq, S, T]: a sum of 0 / -inf / float-mask terms.
   ValueId bias = ir::kNoValue;
   auto add_bias = [&](ValueId t) { bias = bias == ir::kNoValue ? t : cx.b.binary(BK::Add, bias, t); };
-  ValueId zeros = fill(cx, 0.0, sd), ninf = fill(cx, kNegInf, sd);
+  ValueId zeros = fill(cx, 0.0, shape), ninf = fill(cx, kNegInf, shape);
   if (cx.has_input(n, 3)) {
     ValueId m = cx.input(n, 3);
     if (!cx.b.ok()) return Status::ok();
-    PLUMB_ASSIGN_OR_RETURN(std::vector<int64_t> md, static_dims(cx, m, "attn_mask"));
-    if (md.empty() || md.size() > 4) return cx.invalid("Attention attn_mask must have rank 1..4");
-    const int64_t tm = md.back();
-    if (tm > T) return cx.invalid("Attention attn_mask is longer than the total key length");
+    const int64_t mr = rank_of(cx, m);
+    if (mr < 1 || mr > 4) return cx.invalid("Attention attn_mask must have rank 1..4");
+    const DimV tm = dm.of(m, mr - 1);
+    if (tm.n >= 0 && T.n >= 0 && tm.n > T.n)
+      return cx.invalid("Attention attn_mask is longer than the total key length");
     const DType mdt = cx.type(m).dtype;
     if (mdt != DType::Bool && mdt != dt) return cx.invalid("Attention attn_mask must be bool or Q's dtype");
-    ValueId mb = broadcast_to(cx, m, cx.b.shape_const({B, Hq, S, tm}), 4);
-    ValueId t;
-    if (mdt == DType::Bool) {
-      t = cx.b.select(mb, fill(cx, 0.0, {B, Hq, S, tm}), fill(cx, kNegInf, {B, Hq, S, tm}));
-    } else {
-      t = f64(cx, mb);
-    }
-    if (tm < T) t = cx.b.concat({t, fill(cx, kNegInf, {B, Hq, S, T - tm})}, 3);
+    const ValueId mshape = dm.shape({B, dm.c(Hq), S, tm});
+    ValueId mb = broadcast_to(cx, m, mshape, 4);
+    ValueId t =
+        mdt == DType::Bool ? cx.b.select(mb, fill(cx, 0.0, mshape), fill(cx, kNegInf, mshape)) : f64(cx, mb);
+    // A shorter mask is padded on the right with masked positions (the ONNX reference).
+    if (!(tm.n >= 0 && T.n >= 0 && tm.n == T.n))
+      t = cx.b.concat({t, fill(cx, kNegInf, dm.shape({B, dm.c(Hq), S, dm.sub(T, tm)}))}, 3);
     add_bias(t);
   }
   ValueId nonpad = ir::kNoValue;  // i64 [B, Hq, S, T] broadcast of nonpad_kv_seqlen
@@ -180,18 +238,18 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
     if (!cx.b.ok()) return Status::ok();
     const ir::Type nt = cx.type(np);
     if (nt.rank() != 1) return cx.invalid("Attention nonpad_kv_seqlen must be 1-D");
+    if (!ir::is_int(nt.dtype)) return cx.invalid("Attention nonpad_kv_seqlen must be integer");
     if (nt.dtype != DType::I64) np = cx.b.cast(np, DType::I64);
-    nonpad = cx.b.broadcast(np, cx.b.shape_const(sd), {0});
+    nonpad = cx.b.broadcast(np, shape, {0});
   }
-  ValueId shape = cx.b.shape_const(sd);
   ValueId jj = cx.b.emit1(ir::Op::Iota, {shape}, {{"dtype", DType::I64}, {"axis", int64_t{3}}});
   if (is_causal) {
     ValueId ii = cx.b.emit1(ir::Op::Iota, {shape}, {{"dtype", DType::I64}, {"axis", int64_t{2}}});
     ValueId lim;
     if (has_past_k || nonpad == ir::kNoValue) {
-      lim = cx.b.binary(BK::Add, ii, cx.b.broadcast(cx.b.scalar_int(DType::I64, past), shape, {}));
+      lim = cx.b.binary(BK::Add, ii, cx.b.broadcast(dm.scalar(past), shape, {}));
     } else {
-      ValueId off = cx.b.binary(BK::Sub, nonpad, cx.b.broadcast(cx.b.scalar_int(DType::I64, S), shape, {}));
+      ValueId off = cx.b.binary(BK::Sub, nonpad, cx.b.broadcast(dm.scalar(S), shape, {}));
       lim = cx.b.binary(BK::Add, ii, off);
     }
     add_bias(cx.b.select(cx.b.compare(CK::Gt, jj, lim), ninf, zeros));
@@ -201,7 +259,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   if (mode == 2) qk_out = s;
 
   // Softmax over the last axis; a row with no finite score (all masked) gives all zeros.
-  std::vector<int64_t> keep = {0, 1, 2};
+  const std::vector<int64_t> keep = {0, 1, 2};
   auto back = [&](ValueId r) { return cx.b.broadcast(r, shape, keep); };
   ValueId mx = back(cx.b.reduce(ir::ReduceKind::Max, s, {3}));
   ValueId dead = cx.b.compare(CK::Eq, mx, ninf);
@@ -209,12 +267,12 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId e = cx.b.unary(UK::Exp, cx.b.binary(BK::Sub, s, mx));
   ValueId sum = back(cx.b.reduce(ir::ReduceKind::Sum, e, {3}));
   ValueId live = cx.b.compare(CK::Gt, sum, zeros);
-  ValueId p = cx.b.select(live, cx.b.binary(BK::Div, e, cx.b.select(live, sum, fill(cx, 1.0, sd))), zeros);
+  ValueId p = cx.b.select(live, cx.b.binary(BK::Div, e, cx.b.select(live, sum, fill(cx, 1.0, shape))), zeros);
   if (mode == 3) qk_out = p;
 
   ValueId y = cx.b.matmul(p, v64, DType::F64);  // [B, Hq, S, Dv]
   y = cx.b.cast(y, dt);
-  if (rank == 3) y = cx.b.reshape(cx.b.transpose(y, {0, 2, 1, 3}), cx.b.shape_const({B, S, Hq * Dv}));
+  if (rank == 3) y = cx.b.reshape(cx.b.transpose(y, {0, 2, 1, 3}), dm.shape({B, S, dm.c(Hq * Dv)}));
   cx.set_output(n, 0, y);
   if (cx.wants_output(n, 3)) cx.set_output(n, 3, cx.b.cast(qk_out, dt));
   return Status::ok();

@@ -30,6 +30,7 @@ struct Input {
   ir::DType dtype;
   Ints shape;
   std::vector<float> data;  // bool inputs: 0 / 1; i64 inputs: small integers
+  ir::Shape declared = {};  // the graph input's declared shape when not empty (symbolic dims)
 };
 
 // Runs a one-node Attention model; outputs named o0, o1, ... ("" in `outputs` = not wanted).
@@ -45,7 +46,9 @@ std::vector<rt::RtValue> RunAttention(int64_t opset, const std::vector<Input>& i
   for (const Input& in : inputs) {
     n.inputs.push_back(in.name);
     if (!in.name.empty())
-      m.graph.inputs.push_back({in.name, ir::Type::tensor(in.dtype, ir::static_shape(in.shape))});
+      m.graph.inputs.push_back(
+          {in.name,
+           ir::Type::tensor(in.dtype, in.declared.empty() ? ir::static_shape(in.shape) : in.declared)});
   }
   for (const std::string& o : outputs) {
     n.outputs.push_back(o);
@@ -237,6 +240,47 @@ TEST(LowerAttention, NonpadKvSeqlenMasksTrailingKeys) {
   auto out = RunAttention(24, in, {}, {"o0"});
   ASSERT_EQ(out.size(), 1u);
   ExpectNear(Floats(out[0]), Reference(q, k, v, B, H, S, T, D, keep));
+}
+
+TEST(LowerAttention, SymbolicBatchAndSequenceThreeDWithPast) {
+  // 3-D Q/K/V [B, S, H*D] with symbolic batch and sequence lengths, 2 q heads over 1 kv head,
+  // a past of length 1 (also symbolic) and causal masking: query i sees keys j <= i + 1.
+  const int64_t B = 2, S = 2, H = 2, D = 2, P = 1, T = S + P;
+  const ir::Dim b = ir::Dim::symbolic("batch"), sq = ir::Dim::symbolic("seq"), pl = ir::Dim::symbolic("past");
+  auto q = Ramp(B * S * H * D, 0.7f, 0.1f), k = Ramp(B * S * D, 0.3f, 1.0f), v = Ramp(B * S * D, 1.1f, 2.0f);
+  auto pk = Ramp(B * P * D, 0.9f, 0.2f), pv = Ramp(B * P * D, 0.5f, 0.7f);
+  auto out = RunAttention(23,
+                          {{"Q", ir::DType::F32, {B, S, H * D}, q, {b, sq, H * D}},
+                           {"K", ir::DType::F32, {B, S, D}, k, {b, sq, D}},
+                           {"V", ir::DType::F32, {B, S, D}, v, {b, sq, D}},
+                           {"", ir::DType::F32, {}, {}},
+                           {"PK", ir::DType::F32, {B, 1, P, D}, pk, {b, 1, pl, D}},
+                           {"PV", ir::DType::F32, {B, 1, P, D}, pv, {b, 1, pl, D}}},
+                          {IntAttr("is_causal", 1), IntAttr("q_num_heads", H), IntAttr("kv_num_heads", 1)},
+                          {"o0", "o1"});
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_EQ(out[0].tensor().shape, (Ints{B, S, H * D}));
+  ASSERT_EQ(out[1].tensor().shape, (Ints{B, 1, T, D}));
+  // The same problem in 4-D layout, by hand: Q4[b,h,i,:] = Q[b,i,h*D:(h+1)*D]; K4/V4 = past ++ new,
+  // repeated over the 2 q heads.
+  std::vector<float> q4, k4, v4;
+  for (int64_t bb = 0; bb < B; ++bb)
+    for (int64_t h = 0; h < H; ++h) {
+      for (int64_t i = 0; i < S; ++i)
+        for (int64_t d = 0; d < D; ++d) q4.push_back(q[(bb * S + i) * H * D + h * D + d]);
+      for (int64_t j = 0; j < T; ++j)
+        for (int64_t d = 0; d < D; ++d) {
+          k4.push_back(j < P ? pk[(bb * P + j) * D + d] : k[(bb * S + j - P) * D + d]);
+          v4.push_back(j < P ? pv[(bb * P + j) * D + d] : v[(bb * S + j - P) * D + d]);
+        }
+    }
+  auto keep = [&](int64_t, int64_t, int64_t i, int64_t j) { return j <= i + P; };
+  std::vector<float> y4 = Reference(q4, k4, v4, B, H, S, T, D, keep), want;
+  for (int64_t bb = 0; bb < B; ++bb)  // back to [B, S, H*D]
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t d = 0; d < D; ++d) want.push_back(y4[((bb * H + h) * S + i) * D + d]);
+  ExpectNear(Floats(out[0]), want);
 }
 
 TEST(LowerAttention, ThreeDWithoutHeadCountsIsInvalid) {
