@@ -114,6 +114,13 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t mode, n.attr_int("qk_matmul_output_mode", 0));
   PLUMB_ASSIGN_OR_RETURN(double softcap, fattr(n, "softcap", 0.0));
   if (mode < 0 || mode > 3) return cx.invalid("Attention qk_matmul_output_mode must be in 0..3");
+  // softmax_precision names an ONNX float type (FLOAT 1, FLOAT16 10, DOUBLE 11, BFLOAT16 16); the
+  // softmax is computed in f64 whatever it names (see the top of this file).
+  if (n.has_attr("softmax_precision")) {
+    PLUMB_ASSIGN_OR_RETURN(int64_t sp, n.attr_int("softmax_precision", 1));
+    if (sp != 1 && sp != 10 && sp != 11 && sp != 16)
+      return cx.invalid("Attention softmax_precision must name a floating type (1, 10, 11 or 16)");
+  }
 
   const int64_t rank = rank_of(cx, q);
   if ((rank != 3 && rank != 4) || rank_of(cx, k) != rank || rank_of(cx, v) != rank)
