@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake g++ make git
+  cmake g++ make git pkg-config
   flatbuffers-compiler libflatbuffers-dev
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libgtest-dev libgmock-dev libbenchmark-dev
