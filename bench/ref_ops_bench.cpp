@@ -1,4 +1,5 @@
-// Google Benchmark: ref kernels for the contraction and window ops (spec/ops/matmul.md, conv.md).
+// Google Benchmark: ref kernels (spec/ops/*.md): contraction and window ops, and the baseline
+// figures for elementwise, reduction and gather kernels.
 // Counters: FLOP/s (2 per multiply-add) and result items per second.
 #include <benchmark/benchmark.h>
 
@@ -64,9 +65,47 @@ void BM_ref_conv3x3_f32_56x56x64(benchmark::State& state) {
            2.0 * 56 * 56 * 64 * 64 * 9);
 }
 
+// Elementwise over 1M f32 elements (one FLOP per element).
+void BM_ref_add_f32_1M(benchmark::State& state) {
+  ir::Node node;
+  node.op = ir::Op::Binary;
+  node.attrs = {{"kind", ir::EnumValue{ir::BinaryKind::Add}}};
+  run_loop(state, node, {filled({1024, 1024}), filled({1024, 1024})}, {1024, 1024}, 1024.0 * 1024);
+}
+
+void BM_ref_exp_f32_1M(benchmark::State& state) {
+  ir::Node node;
+  node.op = ir::Op::Unary;
+  node.attrs = {{"kind", ir::EnumValue{ir::UnaryKind::Exp}}};
+  run_loop(state, node, {filled({1024, 1024})}, {1024, 1024}, 1024.0 * 1024);
+}
+
+// Row sums of a 1024x1024 f32 matrix (sequential f32 accumulation, spec/ops/reduce.md).
+void BM_ref_reduce_sum_f32_1024x1024_axis1(benchmark::State& state) {
+  ir::Node node;
+  node.op = ir::Op::Reduce;
+  node.attrs = {{"kind", ir::EnumValue{ir::ReduceKind::Sum}}, {"axes", std::vector<int64_t>{1}}};
+  run_loop(state, node, {filled({1024, 1024})}, {1024}, 1024.0 * 1024);
+}
+
+// An embedding-style lookup: 1024 rows of 256 f32 out of a 4096-row table.
+void BM_ref_gather_f32_1024x256_from_4096(benchmark::State& state) {
+  ir::Node node;
+  node.op = ir::Op::Gather;
+  node.attrs = {
+      {"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}};
+  Tensor idx = Tensor::allocate(ir::DType::I64, {1024});
+  for (int64_t i = 0; i < 1024; ++i) idx.as<int64_t>()[i] = (i * 2654435761LL) % 4096;
+  run_loop(state, node, {filled({4096, 256}), idx}, {1024, 256}, 0.0);
+}
+
 BENCHMARK(BM_ref_matmul_f32_256)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ref_matmul_f32_1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ref_conv3x3_f32_56x56x64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ref_add_f32_1M)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ref_exp_f32_1M)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ref_reduce_sum_f32_1024x1024_axis1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ref_gather_f32_1024x256_from_4096)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace plumb::rt
