@@ -32,26 +32,6 @@ int64_t find_preorder(const std::vector<ir::Node>& nodes, const ir::Node* target
   return -1;
 }
 
-bool int_values(const Tensor& t, std::vector<int64_t>& out) {
-  if (!ir::is_int(t.dtype) || t.numel() > ir::kMaxKnownValues) return false;
-  out.clear();
-  bool ok = true;
-  visit_dtype(t.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      for (int64_t i = 0; i < t.numel(); ++i) {
-        const T x = t.as<T>()[i];
-        if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8)
-          if (x > static_cast<uint64_t>(INT64_MAX)) ok = false;
-        out.push_back(static_cast<int64_t>(x));
-      }
-    } else {
-      ok = false;
-    }
-  });
-  return ok;
-}
-
 template <typename T>
 double widen(T x) {
   if constexpr (std::is_floating_point_v<T>)

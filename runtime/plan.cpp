@@ -44,27 +44,6 @@ void mark_uses(const ir::Node& n, int64_t at, std::vector<ValuePlan>& vp) {
   }
 }
 
-// The integer contents of a known tensor, for ir::Operand::values.
-bool int_values(const Tensor& t, std::vector<int64_t>& out) {
-  if (!ir::is_int(t.dtype) || t.numel() > ir::kMaxKnownValues) return false;
-  out.clear();
-  bool ok = true;
-  visit_dtype(t.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      for (int64_t i = 0; i < t.numel(); ++i) {
-        const T x = t.as<T>()[i];
-        if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8)
-          if (x > static_cast<uint64_t>(INT64_MAX)) ok = false;
-        out.push_back(static_cast<int64_t>(x));
-      }
-    } else {
-      ok = false;
-    }
-  });
-  return ok;
-}
-
 Status fill_ints(Tensor& t, const std::vector<int64_t>& v) {
   Status st;
   visit_dtype(t.dtype, [&](auto tag) {
@@ -127,6 +106,26 @@ Expected<int64_t> assign_offsets(std::vector<Buf> bufs, std::vector<ValuePlan>& 
 }
 
 }  // namespace
+
+bool int_values(const Tensor& t, std::vector<int64_t>& out) {
+  if (!ir::is_int(t.dtype) || t.numel() > ir::kMaxKnownValues) return false;
+  out.clear();
+  bool ok = true;
+  visit_dtype(t.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        const T x = t.as<T>()[i];
+        if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8)
+          if (x > static_cast<uint64_t>(INT64_MAX)) ok = false;
+        out.push_back(static_cast<int64_t>(x));
+      }
+    } else {
+      ok = false;
+    }
+  });
+  return ok;
+}
 
 Expected<int64_t> tensor_bytes(const ir::Type& t, int64_t max_bytes) {
   if (!is_static_tensor(t))

@@ -78,6 +78,10 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
 // the run-time format; sub-byte types unpacked to a byte each, strings decoded, otherwise.
 Expected<Tensor> constant_tensor(const ir::ConstantData& c);
 
+// The integer contents of `t` (an integer tensor of at most ir::kMaxKnownValues elements whose
+// values fit int64), for ir::Operand::values; false otherwise. Shared by planner and executor.
+bool int_values(const Tensor& t, std::vector<int64_t>& out);
+
 // Checked size arithmetic: bytes of a static tensor type, or an error (overflow, > max_bytes).
 Expected<int64_t> tensor_bytes(const ir::Type& t, int64_t max_bytes);
 
