@@ -64,5 +64,21 @@ void register_conv_pool(Registry& r);
 void register_norm(Registry& r);
 void register_loss(Registry& r);
 void register_attention(Registry& r);
+void register_resize(Registry& r);
+void register_quant(Registry& r);
+void register_control(Registry& r);
+void register_sequence(Registry& r);
+void register_rnn(Registry& r);
+void register_transformer(Registry& r);
+void register_signal(Registry& r);
+void register_einsum(Registry& r);
+void register_detection(Registry& r);
+void register_conv_extra(Registry& r);
+void register_index_extra(Registry& r);
+void register_strings(Registry& r);
+void register_ml(Registry& r);
+void register_random(Registry& r);
+void register_training(Registry& r);
+void register_image(Registry& r);
 
 }  // namespace plumb::lower
