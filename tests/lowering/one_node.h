@@ -1,0 +1,165 @@
+// Shared by the lowering tests: build a one-node ONNX model by hand, lower it, run it on ref.
+// Inputs are named i0, i1, ...; outputs o0, o1, ...  Values go in and come out as doubles so that
+// a test states expected numbers once whatever the dtype (every value a test uses is exact in it).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontends/onnx/model.h"
+#include "lowering/onnx/driver.h"
+#include "runtime/session.h"
+
+namespace plumb::testing {
+
+using Ints = std::vector<int64_t>;
+
+inline onnx::OnnxAttribute IntsAttr(const std::string& name, Ints v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+inline onnx::OnnxAttribute IntAttr(const std::string& name, int64_t v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::Int;
+  a.i = v;
+  return a;
+}
+inline onnx::OnnxAttribute FloatAttr(const std::string& name, float v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::Float;
+  a.f = v;
+  return a;
+}
+inline onnx::OnnxAttribute FloatsAttr(const std::string& name, std::vector<float> v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::Floats;
+  a.floats = std::move(v);
+  return a;
+}
+inline onnx::OnnxAttribute StrAttr(const std::string& name, std::string v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::String;
+  a.s = std::move(v);
+  return a;
+}
+
+struct NodeInput {
+  Ints shape;
+  std::vector<double> data;
+  ir::DType dtype = ir::DType::F32;
+  bool constant = false;  // given as an initializer instead of a graph input
+};
+
+// Writes `data` into a tensor of `dtype` (the numeric dtypes tests use).
+inline rt::Tensor MakeTensor(ir::DType dtype, const Ints& shape, const std::vector<double>& data) {
+  rt::Tensor t = rt::Tensor::allocate(dtype, shape);
+  EXPECT_EQ(static_cast<int64_t>(data.size()), t.numel());
+  for (size_t k = 0; k < data.size() && static_cast<int64_t>(k) < t.numel(); ++k) {
+    switch (dtype) {
+      case ir::DType::F32: t.as<float>()[k] = static_cast<float>(data[k]); break;
+      case ir::DType::F64: t.as<double>()[k] = data[k]; break;
+      case ir::DType::I64: t.as<int64_t>()[k] = static_cast<int64_t>(data[k]); break;
+      case ir::DType::I32: t.as<int32_t>()[k] = static_cast<int32_t>(data[k]); break;
+      case ir::DType::I8: t.as<int8_t>()[k] = static_cast<int8_t>(data[k]); break;
+      case ir::DType::U8: t.as<uint8_t>()[k] = static_cast<uint8_t>(data[k]); break;
+      case ir::DType::Bool: t.as<uint8_t>()[k] = data[k] != 0; break;
+      default: ADD_FAILURE() << "MakeTensor: unsupported dtype in tests"; return t;
+    }
+  }
+  return t;
+}
+
+// Reads any numeric tensor of the dtypes above back as doubles.
+inline std::vector<double> Values(const rt::RtValue& v) {
+  const rt::Tensor& t = v.tensor();
+  std::vector<double> out(static_cast<size_t>(t.numel()));
+  for (size_t k = 0; k < out.size(); ++k) {
+    switch (t.dtype) {
+      case ir::DType::F32: out[k] = t.as<float>()[k]; break;
+      case ir::DType::F64: out[k] = t.as<double>()[k]; break;
+      case ir::DType::I64: out[k] = static_cast<double>(t.as<int64_t>()[k]); break;
+      case ir::DType::I32: out[k] = t.as<int32_t>()[k]; break;
+      case ir::DType::I8: out[k] = t.as<int8_t>()[k]; break;
+      case ir::DType::U8:
+      case ir::DType::Bool: out[k] = t.as<uint8_t>()[k]; break;
+      default: ADD_FAILURE() << "Values: unsupported dtype in tests"; return {};
+    }
+  }
+  return out;
+}
+
+// The one-node model (for tests that want to lower it themselves, e.g. to expect an error).
+inline onnx::OnnxModel OneNodeModel(const std::string& op, int64_t opset,
+                                    const std::vector<NodeInput>& inputs,
+                                    std::vector<onnx::OnnxAttribute> attrs, size_t num_outputs,
+                                    const std::string& domain = "") {
+  onnx::OnnxModel m;
+  m.ir_version = 8;
+  m.opsets[domain] = opset;
+  if (!domain.empty()) m.opsets[""] = 21;
+  onnx::OnnxNode n;
+  n.op_type = op;
+  n.domain = domain;
+  n.name = "n0";
+  n.attributes = std::move(attrs);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string name = "i" + std::to_string(i);
+    n.inputs.push_back(name);
+    if (inputs[i].constant) {
+      // File format equals the runtime layout for the dtypes MakeTensor writes.
+      rt::Tensor v = MakeTensor(inputs[i].dtype, inputs[i].shape, inputs[i].data);
+      const auto* p = static_cast<const uint8_t*>(v.data);
+      m.graph.initializers.push_back(onnx::Tensor::owned(name, inputs[i].dtype, inputs[i].shape,
+                                                         std::vector<uint8_t>(p, p + v.nbytes())));
+    } else {
+      m.graph.inputs.push_back({name, ir::Type::tensor(inputs[i].dtype, ir::static_shape(inputs[i].shape))});
+    }
+  }
+  for (size_t i = 0; i < num_outputs; ++i) {
+    const std::string name = "o" + std::to_string(i);
+    n.outputs.push_back(name);
+    m.graph.outputs.push_back({name, std::nullopt});
+  }
+  m.graph.nodes.push_back(n);
+  return m;
+}
+
+// Lowers and runs the one-node model; failures are test failures and give {}.
+inline std::vector<rt::RtValue> RunOneNode(const std::string& op, int64_t opset,
+                                           const std::vector<NodeInput>& inputs,
+                                           std::vector<onnx::OnnxAttribute> attrs, size_t num_outputs,
+                                           const std::string& domain = "") {
+  onnx::OnnxModel m = OneNodeModel(op, opset, inputs, std::move(attrs), num_outputs, domain);
+  auto g = lower::lower_model(m);
+  EXPECT_TRUE(g.has_value()) << g.status().to_string();
+  if (!g.has_value()) return {};
+  auto s = rt::Session::create(std::move(*g));
+  EXPECT_TRUE(s.has_value()) << s.status().to_string();
+  if (!s.has_value()) return {};
+  size_t k = 0;
+  for (const NodeInput& in : inputs) {
+    if (in.constant) continue;
+    EXPECT_TRUE((*s)->set_input(k++, MakeTensor(in.dtype, in.shape, in.data)).is_ok());
+  }
+  Status st = (*s)->run();
+  EXPECT_TRUE(st.is_ok()) << st.to_string();
+  if (!st.is_ok()) return {};
+  return (*s)->outputs();
+}
+
+inline void ExpectNear(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-6) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << "at " << i;
+}
+
+}  // namespace plumb::testing
