@@ -1,8 +1,226 @@
-// Lowering rules for RandomUniform(Like), RandomNormal(Like), Bernoulli, Multinomial.
+// Lowering rules for RandomUniform(Like), RandomNormal(Like), Bernoulli, Multinomial onto the
+// counter-based core `rng` (spec/ops/rng.md): the numbers are a pure function of (seed, stream,
+// element position), so a model gives the same numbers on every run and every backend.
+//
+// plumb's choices (ONNX leaves the generator to the implementation):
+// - seed: the ONNX `seed` attribute is a float; its 32 IEEE-754 bits are the rng seed (so 0.5 and
+//   1.0 differ). Without a seed the rng seed is 2^32, a value no float seed maps to: an unseeded
+//   model is still reproducible run to run (plumb has no hidden entropy), just not equal to any
+//   seeded one.
+// - stream: the 64-bit FNV-1a hash of the node's first output name (ONNX output names are unique
+//   in a graph), so two random nodes with equal seeds draw different numbers.
+// - u = 32 random bits * 2^-32 (f32/f16/bf16 and Bernoulli/Multinomial) or 53 bits from two words
+//   * 2^-53 (f64) is uniform on [0, 1). Uniform: low + (high - low) * u in f64, cast to the result
+//   dtype rounding down, so every value is in [low, high) when low and high are representable.
+//   Normal: Box-Muller, mean + scale * sqrt(-2 ln(1 - u1)) * cos(2 pi u2) from two words per
+//   element, in f64, rounded once. Bernoulli: u < p. Multinomial: inverse CDF of softmax(x) per
+//   row (the first class whose running sum of exp(x - max) exceeds u * total).
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
 
 namespace plumb::lower {
 
-void register_random(Registry& r) { (void)r; }
+using ir::DType;
+using ir::ValueId;
+using onnx::OnnxNode;
+namespace BK = ir::BinaryKind;
+namespace UK = ir::UnaryKind;
+namespace CK = ir::CompareKind;
+
+namespace {
+
+constexpr DType kF64 = DType::F64;
+constexpr int64_t kUnseeded = int64_t{1} << 32;
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+struct Key {
+  int64_t seed, stream;
+};
+
+Expected<Key> rng_key(const OnnxNode& n) {
+  Key k{kUnseeded, static_cast<int64_t>(fnv1a(n.outputs.empty() ? n.name : n.outputs[0]))};
+  if (n.has_attr("seed")) {
+    PLUMB_ASSIGN_OR_RETURN(float s, n.attr_float("seed", 0.0f));
+    uint32_t bits;
+    std::memcpy(&bits, &s, sizeof bits);
+    k.seed = bits;
+  }
+  return k;
+}
+
+// u32 random bits of shape `shape` (i64[r]).
+ValueId bits(LowerCtx& cx, ValueId shape, const Key& k) {
+  return cx.b.emit1(ir::Op::Rng, {shape},
+                    {{"algorithm", ir::EnumValue{ir::RngAlgorithm::Philox4x32x10}},
+                     {"seed", k.seed},
+                     {"stream", k.stream}});
+}
+
+// `shape` followed by one more dim of size `w`.
+ValueId with_last(LowerCtx& cx, ValueId shape, int64_t w) {
+  return cx.b.concat({shape, cx.b.shape_const({w})}, 0);
+}
+
+// Word j of the trailing dim of `v` [.., w], as [..].
+ValueId word(LowerCtx& cx, ValueId v, int64_t j) {
+  const int64_t r = rank_of(cx, v);
+  ValueId g = cx.b.emit1(
+      ir::Op::Gather, {v, cx.b.scalar_int(DType::I64, j)},
+      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", r - 1}, {"batch_dims", int64_t{0}}});
+  return g;
+}
+
+// f64 uniform on [0, 1) of shape `shape` (rank r): 32 bits, or 53 bits from two words (`wide`).
+ValueId uniform01(LowerCtx& cx, ValueId shape, const Key& k, bool wide) {
+  if (!wide) {
+    ValueId u = cx.b.cast(bits(cx, shape, k), kF64);
+    return cx.b.binary(BK::Mul, u, splat(cx, 0x1p-32, u));
+  }
+  ValueId w = bits(cx, with_last(cx, shape, 2), k);
+  ValueId hi = cx.b.cast(word(cx, w, 0), kF64), lo = cx.b.cast(word(cx, w, 1), kF64);
+  // (hi >> 5) * 2^26 + (lo >> 6), times 2^-53: floor() does the shifts exactly in f64.
+  ValueId h = cx.b.unary(UK::Floor, cx.b.binary(BK::Mul, hi, splat(cx, 0x1p-5, hi)));
+  ValueId l = cx.b.unary(UK::Floor, cx.b.binary(BK::Mul, lo, splat(cx, 0x1p-6, lo)));
+  ValueId m = cx.b.binary(BK::Add, cx.b.binary(BK::Mul, h, splat(cx, 0x1p26, h)), l);
+  return cx.b.binary(BK::Mul, m, splat(cx, 0x1p-53, m));
+}
+
+// The result dtype from the `dtype` attribute (an ONNX TensorProto code), else `dflt`.
+Expected<DType> dtype_attr(LowerCtx& cx, const OnnxNode& n, DType dflt) {
+  if (!n.has_attr("dtype")) return dflt;
+  PLUMB_ASSIGN_OR_RETURN(int64_t code, n.attr_int("dtype", 1));
+  auto dt = ir::dtype_from_onnx_code(static_cast<int>(code));
+  if (!dt) return cx.invalid(n.op_type + ": dtype " + std::to_string(code) + " is not a known ONNX type");
+  return *dt;
+}
+
+// The result shape: the `shape` attribute, or the shape of input 0 (the *Like ops).
+Expected<ValueId> result_shape(LowerCtx& cx, const OnnxNode& n, bool like) {
+  if (like) {
+    ValueId x = cx.input(n, 0);
+    return shape_value(cx, x);
+  }
+  if (!n.has_attr("shape")) return cx.invalid(n.op_type + ": attribute 'shape' is required");
+  PLUMB_ASSIGN_OR_RETURN(std::vector<int64_t> dims, n.attr_ints("shape", {}));
+  for (int64_t d : dims)
+    if (d < 0) return cx.invalid(n.op_type + ": shape has a negative dim " + std::to_string(d));
+  return cx.b.shape_const(dims);
+}
+
+template <bool kLike>
+Status lower_random_uniform(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
+  DType dflt = DType::F32;
+  if (kLike) dflt = cx.type(cx.input(n, 0)).dtype;
+  PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, dflt));
+  if (!ir::is_float(dt)) return cx.invalid(n.op_type + ": dtype must be a floating type");
+  PLUMB_ASSIGN_OR_RETURN(ValueId shape, result_shape(cx, n, kLike));
+  PLUMB_ASSIGN_OR_RETURN(float low, n.attr_float("low", 0.0f));
+  PLUMB_ASSIGN_OR_RETURN(float high, n.attr_float("high", 1.0f));
+  ValueId u = uniform01(cx, shape, k, dt == kF64);
+  ValueId y = cx.b.binary(BK::Add, splat(cx, low, u),
+                          cx.b.binary(BK::Mul, splat(cx, static_cast<double>(high) - low, u), u));
+  cx.set_output(n, 0, dt == kF64 ? y : cx.b.cast(y, dt, /*saturate=*/false, ir::RoundMode::Down));
+  return Status::ok();
+}
+
+template <bool kLike>
+Status lower_random_normal(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
+  DType dflt = DType::F32;
+  if (kLike) dflt = cx.type(cx.input(n, 0)).dtype;
+  PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, dflt));
+  if (!ir::is_float(dt)) return cx.invalid(n.op_type + ": dtype must be a floating type");
+  PLUMB_ASSIGN_OR_RETURN(ValueId shape, result_shape(cx, n, kLike));
+  PLUMB_ASSIGN_OR_RETURN(float mean, n.attr_float("mean", 0.0f));
+  PLUMB_ASSIGN_OR_RETURN(float scale, n.attr_float("scale", 1.0f));
+  ValueId w = cx.b.cast(bits(cx, with_last(cx, shape, 2), k), kF64);
+  ValueId u1 = word(cx, w, 0), u2 = word(cx, w, 1);
+  // u1 in (0, 1]: (bits + 1) * 2^-32, so the log is finite.
+  u1 = cx.b.binary(BK::Mul, cx.b.binary(BK::Add, u1, splat(cx, 1.0, u1)), splat(cx, 0x1p-32, u1));
+  u2 = cx.b.binary(BK::Mul, u2, splat(cx, 0x1p-32, u2));
+  ValueId r = cx.b.unary(UK::Sqrt, cx.b.binary(BK::Mul, splat(cx, -2.0, u1), cx.b.unary(UK::Log, u1)));
+  ValueId z =
+      cx.b.binary(BK::Mul, r, cx.b.unary(UK::Cos, cx.b.binary(BK::Mul, splat(cx, 2.0 * M_PI, u2), u2)));
+  ValueId y = cx.b.binary(BK::Add, splat(cx, mean, z), cx.b.binary(BK::Mul, splat(cx, scale, z), z));
+  cx.set_output(n, 0, dt == kF64 ? y : cx.b.cast(y, dt));
+  return Status::ok();
+}
+
+// Bernoulli-15/22: y = u < p ? 1 : 0 in the dtype attribute's type (default: the input's).
+Status lower_bernoulli(LowerCtx& cx, const OnnxNode& n) {
+  ValueId p = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
+  PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, cx.type(p).dtype));
+  if (!ir::is_float(cx.type(p).dtype)) return cx.invalid("Bernoulli input must be a floating tensor");
+  ValueId pf = cx.type(p).dtype == kF64 ? p : cx.b.cast(p, kF64);
+  ValueId u = uniform01(cx, shape_value(cx, p), k, false);
+  ValueId hit = cx.b.compare(CK::Lt, u, pf);
+  cx.set_output(n, 0, dt == DType::Bool ? hit : cx.b.cast(hit, dt));
+  return Status::ok();
+}
+
+// Multinomial-7/22: x [B, C] unnormalized log-probabilities; y [B, sample_size] class indices.
+Status lower_multinomial(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
+  PLUMB_ASSIGN_OR_RETURN(int64_t samples, n.attr_int("sample_size", 1));
+  PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, DType::I32));
+  if (dt != DType::I32 && dt != DType::I64) return cx.invalid("Multinomial: dtype must be int32 or int64");
+  if (samples < 0) return cx.invalid("Multinomial: sample_size must be >= 0");
+  const ir::Type xt = cx.type(x);
+  if (xt.rank() != 2 || !ir::is_float(xt.dtype))
+    return cx.invalid("Multinomial input must be a float [batch, classes]");
+  const ir::Dim classes = xt.shape[1];
+  if (!classes.is_static()) return cx.unsupported("Multinomial with a symbolic class count");
+  const int64_t c = classes.size;
+  ValueId xf = xt.dtype == kF64 ? x : cx.b.cast(x, kF64);
+  ValueId xs = shape_value(cx, xf);
+  ValueId mx = cx.b.broadcast(cx.b.reduce(ir::ReduceKind::Max, xf, {1}), xs, {0});
+  ValueId e = cx.b.unary(UK::Exp, cx.b.binary(BK::Sub, xf, mx));
+  ValueId cdf = cx.b.emit1(ir::Op::Scan, {e},
+                           {{"kind", ir::EnumValue{ir::ReduceKind::Sum}},
+                            {"axis", int64_t{1}},
+                            {"exclusive", false},
+                            {"reverse", false}});
+  ValueId total = cx.b.reduce(ir::ReduceKind::Sum, e, {1});  // [B]
+  // [B, S] shape from x's batch dim.
+  ValueId batch =
+      cx.b.emit1(ir::Op::Slice, {xs, cx.b.shape_const({0}), cx.b.shape_const({1}), cx.b.shape_const({1})});
+  ValueId bs = cx.b.concat({batch, cx.b.shape_const({samples})}, 0);
+  ValueId u = uniform01(cx, bs, k, false);
+  ValueId target = cx.b.binary(BK::Mul, u, cx.b.broadcast(total, bs, {0}));
+  // index = #{c : cdf[b, c] <= target[b, s]}, at most C - 1.
+  ValueId bsc = cx.b.concat({bs, cx.b.shape_const({c})}, 0);
+  ValueId le = cx.b.compare(CK::Le, cx.b.broadcast(cdf, bsc, {0, 2}), cx.b.broadcast(target, bsc, {0, 1}));
+  ValueId idx = cx.b.reduce(ir::ReduceKind::Sum, cx.b.cast(le, DType::I64), {2});
+  idx = cx.b.binary(BK::Min, idx, splat(cx, static_cast<double>(c > 0 ? c - 1 : 0), idx));
+  cx.set_output(n, 0, dt == DType::I64 ? idx : cx.b.cast(idx, dt));
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_random(Registry& r) {
+  r.add("RandomUniform", {1, kLatestOpset}, lower_random_uniform<false>);
+  r.add("RandomNormal", {1, kLatestOpset}, lower_random_normal<false>);
+  r.add("RandomUniformLike", {1, kLatestOpset}, lower_random_uniform<true>);
+  r.add("RandomNormalLike", {1, kLatestOpset}, lower_random_normal<true>);
+  r.add("Bernoulli", {15, kLatestOpset}, lower_bernoulli);
+  r.add("Multinomial", {7, kLatestOpset}, lower_multinomial);
+}
 
 }  // namespace plumb::lower
