@@ -9,6 +9,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libre2-dev zlib1g-dev
+  chromium  # headless render test of plumb check's HTML report (tests/cli/check_html.sh)
 )
 
 missing=()

@@ -1,51 +1,40 @@
-// plumb check MODEL --data DIR [--expected DIR] [--rtol R] [--atol A]
-// Runs MODEL on the reference runtime with DIR's input_<k>.pb and compares with the expected
-// values: output_<k>.pb (graph outputs, by position) and any other .pb in the expected folder whose
-// TensorProto name is an ONNX tensor name of the model (intermediate activations, e.g. dumped from
-// the source framework). Prints a line per compared tensor and, when something differs, the first
-// diverging node in topological order:
-//   first divergence: node '<ONNX node name>' (<OpType>-<opset>)
-// Exit 0 all match, 1 mismatch, 2 error. Tolerance: |a - e| <= atol + rtol |e| (defaults: the
-// ONNX backend tests' rtol 1e-3, atol 1e-7); `--tolerance auto` (tolerance from the spec's
-// numerics classes) is not in this build yet.
-#include <dirent.h>
+// plumb check MODEL --data DIR [--expected PATH] [--tolerance auto | --rtol R --atol A]
+//                   [--report FILE.json|FILE.html ...] [--no-isolate]
+// The converter-validation workflow (DESIGN.md §7, issue 6). Runs MODEL on the reference runtime
+// with DIR's input_<k>.pb and compares with the expected values (tools/onnx/check_expected.h:
+// output_<k>.pb, any tensor named by ONNX tensor name in .pb/.npy/.npz files or Polygraphy JSON).
+// - Isolated per-node checking (default when intermediates are given): each node is also evaluated
+//   on the expected values of its inputs, so local error is told apart from error carried forward
+//   (tools/onnx/check_eval.h). The first divergence is the first node (topological order) whose
+//   outputs differ on its own expected inputs; without intermediates, the first differing tensor.
+// - Tolerance from data (`--tolerance auto`, the default): precise (f64) and bounds runs give a
+//   per-element bound from each node's tolerance class (check_eval.h); `--rtol/--atol` give the
+//   fixed |a - e| <= atol + rtol |e| instead (the auto bound still classifies noise vs semantic).
+// Prints a table, `first divergence: node '<ONNX node name>' (<OpType>-<opset>)` when one is
+// found, and exits 0 (match), 1 (mismatch) or 2 (error: one `plumb: ...` line on stderr).
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
+#include <set>
 
+#include "frontends/onnx/model.h"
 #include "frontends/onnx/tensor_proto.h"
 #include "ir/load.h"
+#include "lowering/onnx/driver.h"
 #include "runtime/session.h"
 #include "tools/commands.h"
+#include "tools/onnx/check_eval.h"
+#include "tools/onnx/check_expected.h"
+#include "tools/onnx/check_report.h"
 #include "tools/onnx/values_io.h"
 
 namespace plumb::cli {
 
-Expected<ir::Graph> load_onnx_as_core(const std::string& path);
-
 namespace {
-
-struct Expected_ {
-  std::string file;
-  std::string name;  // ONNX tensor name ("" for output_<k>.pb with no name)
-  int output = -1;   // graph output index for output_<k>.pb
-  onnx::DataValue value;
-};
-
-std::vector<std::string> pb_files(const std::string& dir) {
-  std::vector<std::string> files;
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 3 && n.compare(n.size() - 3, 3, ".pb") == 0 && n.rfind("input_", 0) != 0) files.push_back(n);
-    }
-    ::closedir(d);
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 bool parse_double(const std::string& s, double* v) {
   char* end = nullptr;
@@ -53,130 +42,300 @@ bool parse_double(const std::string& s, double* v) {
   return !s.empty() && *end == '\0' && *v >= 0;
 }
 
-}  // namespace
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
 
-int cmd_check(const Args& args) {
-  std::string model_path, data, expected_dir;
-  Tolerance tol;
+// A one-line progress indicator on a terminal only (stderr), erased when done.
+class Progress {
+ public:
+  Progress() : tty_(::isatty(2) != 0) {}
+  ~Progress() { done(); }
+  void step(const std::string& what) {
+    if (!tty_) return;
+    std::fprintf(stderr, "\r\033[Kplumb check: %s", what.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void done() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+    shown_ = false;
+  }
+
+ private:
+  bool tty_;
+  bool shown_ = false;
+};
+
+struct Options {
+  std::string model, data, expected;
+  FixedTolerance tol;
+  bool auto_tol_requested = false;
+  bool isolate = true;
+  std::vector<std::string> reports;
+};
+
+Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode mode,
+                                             const std::vector<rt::RtValue>& inputs) {
+  rt::SessionOptions o;
+  o.mode = mode;
+  PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, rt::Session::create(g, o));
+  for (size_t k = 0; k < inputs.size() && k < s->num_inputs(); ++k)
+    PLUMB_RETURN_IF_ERROR(s->set_input(k, inputs[k]));
+  PLUMB_RETURN_IF_ERROR(s->run());
+  return s->outputs();
+}
+
+// The three runs of one graph: native, and for the auto bound precise and bounds (empty when
+// they could not run: the bound is then unavailable and the fixed default tolerance decides).
+struct Runs {
+  std::vector<rt::RtValue> native, precise, bounds;
+};
+
+Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
+                       const std::vector<rt::RtValue>& inputs, Progress& progress, const std::string& label,
+                       std::string* note) {
+  Runs r;
+  progress.step(label + ": native run");
+  PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs));
+  progress.step(label + ": precise (f64) run");
+  auto p = run_graph(g, rt::NumericMode::kPrecise, inputs);
+  if (!p) {
+    *note = "precise run failed (" + p.status().to_string() + "): auto bound unavailable";
+    return r;
+  }
+  r.precise = std::move(*p);
+  progress.step(label + ": bounds run");
+  auto b = run_graph(bounds_graph(g, nodes), rt::NumericMode::kPrecise, inputs);
+  if (b) r.bounds = std::move(*b);
+  return r;
+}
+
+const rt::RtValue* at(const std::vector<rt::RtValue>& v, size_t k) { return k < v.size() ? &v[k] : nullptr; }
+
+Expected<ir::Graph> load_model_with_inputs(const Options& opt, std::vector<onnx::DataValue>* inputs) {
+  const bool is_onnx = ends_with(opt.model, ".onnx");
+  if (!is_onnx) {
+    PLUMB_ASSIGN_OR_RETURN(ir::Graph g, ir::load_file(opt.model));
+    for (size_t k = 0; k < g.body.params.size(); ++k) {
+      const std::string f = opt.data + "/input_" + std::to_string(k) + ".pb";
+      PLUMB_ASSIGN_OR_RETURN(onnx::DataValue dv,
+                             onnx::read_data_file(f, onnx::data_kind_of(g.type_of(g.body.params[k]))));
+      inputs->push_back(std::move(dv));
+    }
+    return g;
+  }
+  PLUMB_ASSIGN_OR_RETURN(onnx::OnnxModel model, onnx::load_model(opt.model));
+  lower::LowerOptions lo;
+  const auto real = model.graph.real_inputs();
+  for (size_t k = 0; k < real.size(); ++k) {
+    const std::string f = opt.data + "/input_" + std::to_string(k) + ".pb";
+    PLUMB_ASSIGN_OR_RETURN(onnx::DataValue dv, onnx::read_data_file(f));
+    if (dv.kind == onnx::DataValue::Kind::Tensor) lo.input_values[real[k]->name] = dv.tensor;
+    inputs->push_back(std::move(dv));
+  }
+  return lower::lower_model(model, lo);
+}
+
+int parse_args(const Args& args, Options& opt) {
+  bool fixed = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
-    if (a == "--data") data = value();
-    else if (a == "--expected") expected_dir = value();
-    else if (a == "--rtol") {
-      if (!parse_double(value(), &tol.rtol)) return report_error("check", invalid_input("--rtol needs a number >= 0"));
+    if (a == "--data") {
+      opt.data = value();
+    } else if (a == "--expected") {
+      opt.expected = value();
+    } else if (a == "--rtol") {
+      if (!parse_double(value(), &opt.tol.rtol))
+        return report_error("check", invalid_input("--rtol needs a number >= 0"));
+      fixed = true;
     } else if (a == "--atol") {
-      if (!parse_double(value(), &tol.atol)) return report_error("check", invalid_input("--atol needs a number >= 0"));
+      if (!parse_double(value(), &opt.tol.atol))
+        return report_error("check", invalid_input("--atol needs a number >= 0"));
+      fixed = true;
     } else if (a == "--tolerance") {
-      const std::string t = value();
-      if (t != "auto") return report_error("check", invalid_input("--tolerance takes 'auto'"));
-      return report_error("check", unsupported("--tolerance auto is not implemented in this build; use --rtol/--atol"));
-    } else if (model_path.empty()) {
-      model_path = a;
+      if (value() != "auto")
+        return report_error("check", invalid_input("--tolerance takes 'auto' (or use --rtol/--atol)"));
+      opt.auto_tol_requested = true;
+    } else if (a == "--report") {
+      const std::string f = value();
+      if (!ends_with(f, ".json") && !ends_with(f, ".html"))
+        return report_error("check", invalid_input("--report takes a FILE.json or FILE.html"));
+      opt.reports.push_back(f);
+    } else if (a == "--no-isolate") {
+      opt.isolate = false;
+    } else if (opt.model.empty() && (a.empty() || a[0] != '-')) {
+      opt.model = a;
     } else {
       return report_error("check", invalid_input("unexpected argument '" + a + "'"));
     }
   }
-  if (model_path.empty() || data.empty())
-    return report_error("check", invalid_input("usage: plumb check MODEL --data DIR [--expected DIR] [--rtol R --atol A]"));
-  if (expected_dir.empty()) expected_dir = data;
+  if (opt.model.empty() || opt.data.empty())
+    return report_error(
+        "check",
+        invalid_input("usage: plumb check MODEL --data DIR [--expected PATH] "
+                      "[--tolerance auto | --rtol R --atol A] [--report FILE.json|.html] [--no-isolate]"));
+  if (fixed && opt.auto_tol_requested)
+    return report_error("check", invalid_input("--tolerance auto and --rtol/--atol exclude each other"));
+  opt.tol.use = fixed;
+  if (opt.expected.empty()) opt.expected = opt.data;
+  return -1;
+}
 
-  const bool is_onnx = model_path.size() > 5 && model_path.compare(model_path.size() - 5, 5, ".onnx") == 0;
-  auto graph = is_onnx ? load_onnx_as_core(model_path) : ir::load_file(model_path);
-  if (!graph) return report_error(model_path, graph.status());
-  ir::Graph g = std::move(*graph);
+struct Target {
+  ExpectedValue* e;
+  ir::ValueId value;
+  size_t producer;  // top-level core node index, SIZE_MAX when none (a graph input)
+  rt::RtValue expected;
+};
 
-  // Expected values, and which graph value each one is.
-  std::vector<Expected_> expected;
-  for (const std::string& f : pb_files(expected_dir)) {
-    const std::string path = expected_dir + "/" + f;
-    auto v = onnx::read_data_file(path);
-    if (!v) return report_error(path, v.status());
-    Expected_ e{path, v->name, -1, std::move(*v)};
-    if (f.rfind("output_", 0) == 0) e.output = std::atoi(f.c_str() + 7);
-    expected.push_back(std::move(e));
-  }
-  // Top-level node order (topological) of each named value, and extra outputs for intermediates.
-  std::map<std::string, size_t> producer;  // onnx name -> node index
-  for (size_t i = 0; i < g.body.nodes.size(); ++i)
-    for (ir::ValueId v : g.body.nodes[i].outputs)
-      if (!g.values[v].onnx_name.empty() && !producer.count(g.values[v].onnx_name)) producer[g.values[v].onnx_name] = i;
-  const size_t real_outputs = g.body.results.size();
-  std::vector<int> slot(expected.size(), -1);
-  for (size_t k = 0; k < expected.size(); ++k) {
-    Expected_& e = expected[k];
-    if (e.output >= 0 && static_cast<size_t>(e.output) < real_outputs) {
-      slot[k] = e.output;
-      if (e.name.empty()) e.name = g.output_names[e.output];
-      continue;
-    }
-    for (size_t i = 0; i < g.values.size(); ++i) {
-      if (g.values[i].onnx_name == e.name && producer.count(e.name)) {
-        slot[k] = static_cast<int>(g.body.results.size());
-        g.body.results.push_back(static_cast<ir::ValueId>(i));
-        g.output_names.push_back(e.name);
-        break;
-      }
-    }
-  }
-  auto session = rt::Session::create(std::move(g));
-  if (!session) return report_error(model_path, session.status());
-  rt::Session& s = **session;
-  for (size_t k = 0; k < s.num_inputs(); ++k) {
-    const std::string f = data + "/input_" + std::to_string(k) + ".pb";
-    auto dv = onnx::read_data_file(f, onnx::data_kind_of(s.input_type(k)));
-    if (!dv) return report_error(f, dv.status());
-    auto v = to_runtime(*dv, s.input_type(k));
+}  // namespace
+
+int cmd_check(const Args& args) {
+  Options opt;
+  if (int rc = parse_args(args, opt); rc >= 0) return rc;
+  Progress progress;
+
+  progress.step("lowering " + opt.model);
+  std::vector<onnx::DataValue> input_data;
+  auto graph = load_model_with_inputs(opt, &input_data);
+  if (!graph) return report_error(opt.model, graph.status());
+  const ir::Graph g = std::move(*graph);
+  std::vector<rt::RtValue> inputs;
+  for (size_t k = 0; k < g.body.params.size(); ++k) {
+    const std::string f = opt.data + "/input_" + std::to_string(k) + ".pb";
+    if (k >= input_data.size()) return report_error(f, invalid_input("missing input " + std::to_string(k)));
+    auto v = to_runtime(input_data[k], g.type_of(g.body.params[k]));
     if (!v) return report_error(f, v.status());
-    Status st = s.set_input(k, std::move(*v));
-    if (!st.is_ok()) return report_error(f, st);
+    inputs.push_back(std::move(*v));
   }
-  Status st = s.run();
-  if (!st.is_ok()) return report_error(model_path, st);
 
-  // Compare, in topological order of the producing nodes (graph outputs last when unknown).
-  struct Row {
-    size_t order;
-    std::string name;
-    Comparison c;
-    std::string place;
-  };
-  std::vector<Row> rows;
-  for (size_t k = 0; k < expected.size(); ++k) {
-    if (slot[k] < 0) {
-      std::printf("skip   %-40s  not a tensor of this model\n", expected[k].name.c_str());
+  progress.step("reading expected values");
+  auto expected = read_expected(opt.expected);
+  if (!expected) return report_error(opt.expected, expected.status());
+
+  // Which core value each expected value is.
+  std::map<ir::ValueId, size_t> producer;
+  for (size_t i = 0; i < g.body.nodes.size(); ++i)
+    for (ir::ValueId v : g.body.nodes[i].outputs) producer.emplace(v, i);
+  std::map<std::string, ir::ValueId> by_name;
+  for (size_t i = 0; i < g.values.size(); ++i)
+    if (!g.values[i].onnx_name.empty() && producer.count(static_cast<ir::ValueId>(i)))
+      by_name.emplace(g.values[i].onnx_name, static_cast<ir::ValueId>(i));
+  std::set<std::string> graph_inputs(g.input_names.begin(), g.input_names.end());
+
+  CheckReport rep;
+  rep.model = opt.model;
+  rep.nodes = onnx_nodes_of(g);
+  rep.tolerance = opt.tol.use ? strfmt("rtol %g, atol %g", opt.tol.rtol, opt.tol.atol) : "auto";
+  std::vector<Target> targets;
+  std::set<ir::ValueId> seen;
+  for (ExpectedValue& e : *expected) {
+    ir::ValueId v = ir::kNoValue;
+    if (e.output >= 0 && static_cast<size_t>(e.output) < g.body.results.size()) {
+      v = g.body.results[e.output];
+      if (e.name.empty()) e.name = g.output_names[e.output];
+    } else if (auto it = by_name.find(e.name); it != by_name.end()) {
+      v = it->second;
+    }
+    if (v == ir::kNoValue) {
+      rep.skipped.push_back(
+          e.name + (graph_inputs.count(e.name) ? " (a graph input)" : " (not a tensor of this model)"));
       continue;
     }
-    const ir::Type& declared = s.graph().type_of(s.graph().body.results[slot[k]]);
-    auto ev = to_runtime(expected[k].value, declared);
-    if (!ev) return report_error(expected[k].file, ev.status());
-    Row row{SIZE_MAX, expected[k].name, compare(s.output(slot[k]), *ev, tol), ""};
-    const ir::ValueId vid = s.graph().body.results[slot[k]];
-    for (size_t i = 0; i < s.graph().body.nodes.size(); ++i) {
-      const ir::Node& nd = s.graph().body.nodes[i];
-      if (std::find(nd.outputs.begin(), nd.outputs.end(), vid) != nd.outputs.end()) {
-        row.order = i;
-        row.place = "node '" + nd.prov.node_name + "' (" + nd.prov.op_type + "-" + std::to_string(nd.prov.opset) + ")";
-        break;
-      }
+    if (!seen.insert(v).second) continue;
+    auto ev = to_runtime(e.value, g.type_of(v));
+    if (!ev) return report_error(e.source, ev.status());
+    const auto p = producer.find(v);
+    targets.push_back({&e, v, p == producer.end() ? SIZE_MAX : p->second, std::move(*ev)});
+  }
+  std::stable_sort(targets.begin(), targets.end(),
+                   [](const Target& a, const Target& b) { return a.producer < b.producer; });
+  if (targets.empty()) {
+    progress.done();
+    return report_error(opt.expected,
+                        invalid_input("no expected value names a tensor of the model (output_<k>.pb, "
+                                      "<tensor>.pb, .npy, .npz or Polygraphy .json)"));
+  }
+
+  // Carried: the model end to end.
+  std::vector<ir::ValueId> values;
+  for (const Target& t : targets) values.push_back(t.value);
+  const ir::Graph carried = with_results(g, values);
+  const size_t base = g.body.results.size();
+  std::string note;
+  auto runs = run_all(carried, rep.nodes, inputs, progress, "model", &note);
+  if (!runs) {
+    progress.done();
+    return report_error(opt.model, runs.status());
+  }
+
+  // Isolated: intermediates with an expected value of the computed dtype and shape are fed forward.
+  std::vector<ir::ValueId> cut;
+  std::vector<rt::RtValue> iso_inputs = inputs;
+  std::vector<bool> fed(targets.size(), false);
+  for (size_t k = 0; k < targets.size(); ++k) {
+    const Target& t = targets[k];
+    const rt::RtValue& a = runs->native[base + k];
+    if (t.producer == SIZE_MAX || !a.is_tensor() || !t.expected.is_tensor()) continue;
+    if (a.tensor().dtype != t.expected.tensor().dtype || a.tensor().shape != t.expected.tensor().shape)
+      continue;
+    // A graph output that nothing else reads needs no cut.
+    cut.push_back(t.value);
+    iso_inputs.push_back(t.expected);
+    fed[k] = true;
+  }
+  Runs iso;
+  rep.isolated = opt.isolate && !cut.empty() && targets.size() > 1;
+  if (rep.isolated) {
+    std::string iso_note;
+    auto r = run_all(isolated_graph(carried, cut, rep.nodes), rep.nodes, iso_inputs, progress,
+                     "isolated nodes", &iso_note);
+    if (!r) {
+      progress.done();
+      return report_error(opt.model, r.status());
     }
-    rows.push_back(std::move(row));
+    iso = std::move(*r);
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.order < b.order; });
-  const Row* first = nullptr;
-  for (const Row& r : rows) {
-    std::printf("%-6s %-40s  max abs %.3g  max rel %.3g  %lld/%lld differ%s%s\n", r.c.match ? "ok" : "DIFF",
-                r.name.c_str(), r.c.max_abs, r.c.max_rel, (long long)r.c.mismatches, (long long)r.c.elements,
-                r.c.match ? "" : ": ", r.c.match ? "" : r.c.why.c_str());
-    if (!r.c.match && !first) first = &r;
+  progress.step("comparing");
+
+  for (size_t k = 0; k < targets.size(); ++k) {
+    const Target& t = targets[k];
+    TensorRow row;
+    row.name = t.e->name;
+    row.order = t.producer;
+    row.type = ir::type_to_string(rt::type_of(runs->native[base + k]));
+    const OnnxNodeInfo* info = nullptr;
+    if (t.producer != SIZE_MAX) {
+      row.node = static_cast<int>(group_of(rep.nodes, t.producer));
+      info = &rep.nodes[row.node];
+    }
+    row.carried = compare_value(runs->native[base + k], t.expected, at(runs->precise, base + k),
+                                at(runs->bounds, base + k), info, opt.tol);
+    if (rep.isolated) {
+      row.has_local = true;
+      row.fed = fed[k];
+      row.local = compare_value(iso.native[base + k], t.expected, at(iso.precise, base + k),
+                                at(iso.bounds, base + k), info, opt.tol);
+    }
+    rep.rows.push_back(std::move(row));
   }
-  if (!first) {
-    std::printf("match: %zu tensors within rtol %g, atol %g\n", rows.size(), tol.rtol, tol.atol);
-    return 0;
+  for (size_t k = 0; k < rep.rows.size() && rep.first < 0; ++k)
+    if (rep.rows[k].has_local && !rep.rows[k].local.match)
+      rep.first = static_cast<int>(k), rep.first_kind = "local";
+  for (size_t k = 0; k < rep.rows.size() && rep.first < 0; ++k)
+    if (rep.rows[k].failed()) rep.first = static_cast<int>(k), rep.first_kind = "carried";
+  progress.done();
+
+  if (!note.empty()) std::printf("note: %s\n", note.c_str());
+  print_report(rep, stdout);
+  for (const std::string& f : opt.reports) {
+    std::ofstream out(f, std::ios::binary);
+    out << (ends_with(f, ".json") ? report_json(rep) : report_html(rep));
+    if (!out) return report_error(f, invalid_input("cannot write the report"));
   }
-  if (!first->place.empty()) std::printf("first divergence: %s\n", first->place.c_str());
-  else std::printf("first divergence: tensor '%s'\n", first->name.c_str());
-  return 1;
+  return rep.match() ? 0 : 1;
 }
 
 }  // namespace plumb::cli

@@ -1,0 +1,47 @@
+// What `plumb check` found, and its three renderings: the terminal table, `--report FILE.json`
+// (for CI: first_divergence.node is the contract of DESIGN.md §7) and `--report FILE.html` (one
+// self-contained page, no network: an inline SVG plot of error along the topological order with
+// the divergence marked, id "error-plot", and a histogram of |error| per tensor).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tools/onnx/check_eval.h"
+
+namespace plumb::cli {
+
+struct TensorRow {
+  std::string name;    // ONNX tensor name
+  size_t order = 0;    // position of its producing core node (topological)
+  int node = -1;       // index into CheckReport::nodes (-1: not produced by a node)
+  std::string type;    // e.g. "f32[3,16]"
+  ErrorStats carried;  // the model run end to end
+  bool has_local = false;
+  ErrorStats local;  // its node evaluated on the expected values of its inputs
+  bool fed = false;  // its expected value was fed to its consumers in the isolated run
+  // With the isolated run, the local result decides: |carried - expected| <= |carried - local| +
+  // |local - expected|, and |carried - local| is only the inputs' difference carried through a
+  // node that computes right (it stays in the report, classified, as carried error).
+  bool failed() const { return has_local ? !local.match : !carried.match; }
+};
+
+struct CheckReport {
+  std::string model;
+  std::string tolerance;  // "auto" or "rtol 0.001, atol 1e-07"
+  bool isolated = false;  // per-node isolated evaluation ran
+  std::vector<OnnxNodeInfo> nodes;
+  std::vector<TensorRow> rows;       // topological order
+  std::vector<std::string> skipped;  // expected names that are not tensors of the model
+  int first = -1;                    // row of the first divergence
+  std::string first_kind;            // "local" (its own inputs agree) or "carried"
+  bool match() const { return first < 0; }
+  std::string node_place(int node) const;  // "node 'name' (Op-13)"
+};
+
+void print_report(const CheckReport& r, std::FILE* out);
+std::string report_json(const CheckReport& r);
+std::string report_html(const CheckReport& r);
+
+}  // namespace plumb::cli
