@@ -1,6 +1,7 @@
-// ONNX RNN, GRU and LSTM (opsets 1..latest) lowered onto core ops by unrolling the time loop at
-// build time: the sequence length (X's time dim) must be static, batch may be symbolic, the
-// weight shapes W [D, G*H, I], R [D, G*H, H] must be static (their data need not be constant).
+// ONNX RNN, GRU and LSTM (opsets 1..latest) lowered onto core ops. A static sequence length (X's
+// time dim) unrolls the time loop at build time; a symbolic one runs the same step as the body of
+// a core `while` (Y's rows accumulated by concat). Batch may be symbolic; the weight shapes
+// W [D, G*H, I], R [D, G*H, H] must be static (their data need not be constant).
 //
 // Per direction and gate g, Xt*(Wg^T) is one matmul for all steps ([T, B, I] x [T, I, H]: each
 // element is the same dot product, in the same order, as a per-step matmul); Ht-1*(Rg^T) is one
@@ -33,6 +34,8 @@
 //   outputs.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <map>
 
 #include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
@@ -119,10 +122,10 @@ Expected<std::vector<Act>> read_activations(const OnnxNode& n, int64_t dirs,
 
 // The recurrent cell being lowered: shared state for one node.
 struct Lower {
+  Lower(LowerCtx& c, DType d) : cx(c), cdt(d) {}
   LowerCtx& cx;
-  DType cdt;      // compute dtype
-  int64_t H = 0;  // hidden size
-  ValueId bh;     // i64[2] shape [B, H]
+  DType cdt;                  // compute dtype
+  ValueId bh = ir::kNoValue;  // i64[2] shape [B, H]
   bool has_clip = false;
   double clip = 0;
 
@@ -130,8 +133,15 @@ struct Lower {
   ValueId bin(int k, ValueId x, ValueId y) { return cx.b.binary(k, x, y); }
   ValueId add(ValueId x, ValueId y) { return bin(BK::Add, x, y); }
   ValueId mul(ValueId x, ValueId y) { return bin(BK::Mul, x, y); }
+  std::map<double, ValueId> fulls;  // one node per constant (the graph has no regions here)
   // A scalar of the compute dtype broadcast to [B, H].
-  ValueId full(double v) { return cx.b.broadcast(cx.b.scalar_float(cdt, v), bh, {}); }
+  ValueId full(double v) {
+    const bool cacheable = !(v == 0 && std::signbit(v));  // -0 == +0 as a map key
+    if (auto it = fulls.find(v); cacheable && it != fulls.end()) return it->second;
+    ValueId r = cx.b.broadcast(cx.b.scalar_float(cdt, v), bh, {});
+    if (cacheable) fulls[v] = r;
+    return r;
+  }
   // x[.., idx, ..] with the axis removed.
   ValueId take(ValueId x, int64_t axis, int64_t idx) {
     return cx.b.emit1(
@@ -229,12 +239,10 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
     return cx.invalid(strfmt("W and R must have %lld * hidden_size rows per direction", (long long)G));
   if (xt.shape[2].is_static() && xt.shape[2].size != I) return cx.invalid("X's input size does not match W");
   const ir::Dim tdim = xt.shape[layout == 0 ? 0 : 1], bdim = xt.shape[layout == 0 ? 1 : 0];
-  if (!tdim.is_static())
-    return cx.unsupported(std::string(op) + " with a symbolic sequence length (the loop is unrolled)");
-  const int64_t T = tdim.size;
+  const int64_t T = tdim.is_static() ? tdim.size : -1;  // -1: symbolic, run as a `while` loop
 
   const DType cdt = compute_dtype(dt);
-  Lower L{cx, cdt, H, ir::kNoValue};
+  Lower L(cx, cdt);
   if (n.has_attr("clip")) {
     PLUMB_ASSIGN_OR_RETURN(float c, n.attr_float("clip", 0.0f));
     if (!(c > 0)) return cx.invalid("clip must be positive");
@@ -296,14 +304,20 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   // sequence_lens: a constant with every length >= T masks nothing.
   if (seq != ir::kNoValue) {
     if (!ir::is_int(cx.type(seq).dtype)) return cx.invalid("sequence_lens must be integer");
-    if (auto k = cx.const_ints(n, 4)) {
+    if (auto k = cx.const_ints(n, 4); k && T >= 0) {
       if (std::all_of(k->begin(), k->end(), [&](int64_t v) { return v >= T; })) seq = ir::kNoValue;
     }
     if (seq != ir::kNoValue) seq = cast_to(cx, seq, DType::I64);
   }
 
   ValueId w_c = cast_to(cx, w, cdt), r_c = cast_to(cx, r, cdt);
-  const ValueId t_i_h = cx.b.shape_const({T, I, H});
+  // T as an i64[1] value and the [T, I, H] shape Wg^T is broadcast to.
+  const ValueId t_v = T >= 0 ? cx.b.shape_const({T})
+                             : cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(x), cx.b.shape_const({0}),
+                                                          cx.b.shape_const({1}), cx.b.shape_const({1})});
+  const ValueId t_i_h =
+      T >= 0 ? cx.b.shape_const({T, I, H}) : cx.b.concat({t_v, cx.b.shape_const({I, H})}, 0);
+  const ValueId one_bh = cx.b.concat({cx.b.shape_const({1}), L.bh}, 0);
   std::vector<ValueId> y_dirs, h_last, c_last;
   for (int64_t d = 0; d < D; ++d) {
     ValueId wd = L.take(w_c, 0, d), rd = L.take(r_c, 0, d);
@@ -329,7 +343,6 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
     ValueId h = h_init == ir::kNoValue ? L.full(0) : L.take(h_init, 0, d);
     ValueId c = ir::kNoValue;
     if (cell == Cell::Lstm) c = c_init == ir::kNoValue ? L.full(0) : L.take(c_init, 0, d);
-    ValueId zeros = L.full(0), ones = L.full(1);
 
     // sum = ((xw + h*R^T) [+ extra]) [+ first bias] [+ second bias]
     auto pre = [&](const Gate& gt, ValueId xw_t, ValueId hr, ValueId extra, bool rb_first) {
@@ -339,12 +352,16 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
       if (b1 != ir::kNoValue) s = L.add(L.add(s, b1), b2);
       return s;
     };
-    std::vector<ValueId> ys(static_cast<size_t>(T));
-    const bool reverse = direction == "reverse" || d == 1;
-    for (int64_t s = 0; s < T; ++s) {
-      const int64_t t = reverse ? T - 1 - s : s;
-      auto xw_t = [&](int64_t g) { return L.take(gates[g].xw, 0, t); };
+    // One step at time index t (an i64 scalar): updates h (and c) and returns Y's row [B, H].
+    auto step = [&](ValueId t, ValueId& h, ValueId& c) -> ValueId {
+      auto xw_t = [&](int64_t g) {
+        return cx.b.emit1(ir::Op::Gather, {gates[g].xw, t},
+                          {{"kind", ir::EnumValue{ir::GatherKind::Axis}},
+                           {"axis", int64_t{0}},
+                           {"batch_dims", int64_t{0}}});
+      };
       auto hr = [&](int64_t g, ValueId hv) { return cx.b.matmul(hv, gates[g].rt, cdt); };
+      ValueId ones = L.full(1);
       ValueId h_new, c_new = ir::kNoValue;
       if (cell == Cell::Rnn) {
         h_new = L.act(a[0], pre(gates[0], xw_t(0), hr(0, h), ir::kNoValue, false));
@@ -375,23 +392,63 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
             L.act(a[0], pre(gates[1], xw_t(1), hr(1, h), po == ir::kNoValue ? po : L.mul(po, c_new), false));
         h_new = L.mul(o, L.act(a[2], c_new));
       }
-      if (seq != ir::kNoValue) {
-        ValueId live = cx.b.compare(
-            CK::Lt, cx.b.broadcast(cx.b.scalar_int(DType::I64, t), shape_value(cx, seq), {}), seq);
-        live = cx.b.broadcast(live, L.bh, {0});
-        ys[static_cast<size_t>(t)] = cx.b.select(live, h_new, zeros);
-        h = cx.b.select(live, h_new, h);
-        if (c_new != ir::kNoValue) c = cx.b.select(live, c_new, c);
-      } else {
-        ys[static_cast<size_t>(t)] = h = h_new;
+      if (seq == ir::kNoValue) {
+        h = h_new;
         if (c_new != ir::kNoValue) c = c_new;
+        return h_new;
       }
+      ValueId live = cx.b.compare(CK::Lt, cx.b.broadcast(t, shape_value(cx, seq), {}), seq);
+      live = cx.b.broadcast(live, L.bh, {0});
+      h = cx.b.select(live, h_new, h);
+      if (c_new != ir::kNoValue) c = cx.b.select(live, c_new, c);
+      return cx.b.select(live, h_new, L.full(0));
+    };
+    const bool reverse = direction == "reverse" || d == 1;
+    const ValueId y_shape = cx.b.concat({t_v, cx.b.shape_const({1}), L.bh}, 0);  // [T, 1, B, H]
+    if (T >= 0) {
+      std::vector<ValueId> ys(static_cast<size_t>(T));
+      for (int64_t s = 0; s < T; ++s) {
+        const int64_t t = reverse ? T - 1 - s : s;
+        ys[static_cast<size_t>(t)] = step(cx.b.scalar_int(DType::I64, t), h, c);
+      }
+      // [T * B, H] -> [T, 1, B, H]
+      y_dirs.push_back(T == 0 ? cx.b.broadcast(cx.b.scalar_float(cdt, 0), y_shape, {})
+                              : cx.b.reshape(cx.b.concat(ys, 0), y_shape));
+    } else {
+      // while (k < T) { t = reverse ? T - 1 - k : k; step; Y rows appended (forward) or
+      // prepended (reverse) to an [n, B, H] accumulator; k += 1 }
+      const bool lstm = cell == Cell::Lstm;
+      const ValueId t_end = cx.b.reshape(t_v, cx.b.shape_const({}));
+      const ir::Type state_t = cx.type(h);
+      ir::Type acc_t = state_t;
+      acc_t.shape.insert(acc_t.shape.begin(), ir::Dim::symbolic());
+      std::vector<ValueId> init = {
+          cx.b.scalar_int(DType::I64, 0), h,
+          cx.b.broadcast(cx.b.scalar_float(cdt, 0), cx.b.concat({cx.b.shape_const({0}), L.bh}, 0), {})};
+      std::vector<ir::Type> types = {ir::Type::tensor(DType::I64, {}), state_t, acc_t};
+      if (lstm) {
+        init.push_back(c);
+        types.push_back(cx.type(c));
+      }
+      L.fulls.clear();  // constants made inside a region stay there
+      std::vector<ValueId> p = cx.b.begin_region(types);
+      ir::Region cond = cx.b.end_region({cx.b.compare(CK::Lt, p[0], t_end)});
+      p = cx.b.begin_region(types);
+      ValueId k = p[0], hk = p[1], acc = p[2], ck = lstm ? p[3] : ir::kNoValue;
+      ValueId one = cx.b.scalar_int(DType::I64, 1);
+      ValueId t = reverse ? cx.b.binary(BK::Sub, cx.b.binary(BK::Sub, t_end, one), k) : k;
+      ValueId row = cx.b.reshape(step(t, hk, ck), one_bh);
+      acc = reverse ? cx.b.concat({row, acc}, 0) : cx.b.concat({acc, row}, 0);
+      std::vector<ValueId> next = {cx.b.binary(BK::Add, k, one), hk, acc};
+      if (lstm) next.push_back(ck);
+      ir::Region body = cx.b.end_region(next);
+      L.fulls.clear();
+      std::vector<ValueId> res = cx.b.while_(init, std::move(cond), std::move(body));
+      if (res.size() != init.size()) return Status::ok();  // the builder recorded the error
+      h = res[1];
+      if (lstm) c = res[3];
+      y_dirs.push_back(cx.b.reshape(res[2], y_shape));
     }
-    // [T * B, H] -> [T, 1, B, H]
-    ValueId y_shape = cx.b.concat({cx.b.shape_const({T, 1}), L.bh}, 0);
-    y_dirs.push_back(T == 0 ? cx.b.broadcast(cx.b.scalar_float(cdt, 0), y_shape, {})
-                            : cx.b.reshape(cx.b.concat(ys, 0), y_shape));
-    ValueId one_bh = cx.b.concat({cx.b.shape_const({1}), L.bh}, 0);
     h_last.push_back(cx.b.reshape(h, one_bh));
     if (c != ir::kNoValue) c_last.push_back(cx.b.reshape(c, one_bh));
   }

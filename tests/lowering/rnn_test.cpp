@@ -466,12 +466,55 @@ TEST(LowerRnn, HiddenSizeMismatchIsInvalid) {
   EXPECT_NE(LowerError(m).find("hidden_size"), std::string::npos);
 }
 
-TEST(LowerRnn, SymbolicSequenceLengthIsUnsupported) {
-  onnx::OnnxModel m =
-      testing::OneNodeModel("RNN", 22, {F({1, 1, 1}, {0}), F({1, 1, 1}, {0}), F({1, 1, 1}, {0})}, {}, 1);
-  m.graph.inputs[0].type = ir::Type::tensor(ir::DType::F32, {ir::Dim::symbolic("T"), ir::Dim(1), ir::Dim(1)});
-  const std::string e = LowerError(m);
-  EXPECT_NE(e.find("symbolic sequence length"), std::string::npos) << e;
+// A symbolic sequence length runs the step in a `while` loop: same numbers as the unrolled
+// lowering (bidirectional GRU, layout 1, sequence_lens, B and initial_h).
+TEST(LowerGru, SymbolicSequenceLengthRunsAsWhileLoop) {
+  for (int lbr = 0; lbr <= 1; ++lbr) {
+    const std::vector<NodeInput> in = {F({2, 3, 2}, kGruInX),         F({2, 6, 2}, kGruInW),
+                                       F({2, 6, 2}, kGruInR),         F({2, 12}, kGruInB),
+                                       {{2}, {3, 3}, ir::DType::I32}, F({2, 2, 2}, kGruInH0)};
+    onnx::OnnxModel m = testing::OneNodeModel(
+        "GRU", 22, in,
+        {StrAttr("direction", "bidirectional"), IntAttr("layout", 1), IntAttr("linear_before_reset", lbr)},
+        2);
+    m.graph.inputs[0].type =
+        ir::Type::tensor(ir::DType::F32, {ir::Dim(2), ir::Dim::symbolic("T"), ir::Dim(2)});
+    auto g = lower::lower_model(m);
+    ASSERT_TRUE(g.has_value()) << g.status().to_string();
+    auto s = rt::Session::create(std::move(*g));
+    ASSERT_TRUE(s.has_value()) << s.status().to_string();
+    for (size_t k = 0; k < in.size(); ++k)
+      ASSERT_TRUE((*s)->set_input(k, testing::MakeTensor(in[k].dtype, in[k].shape, in[k].data)).is_ok());
+    Status st = (*s)->run();
+    ASSERT_TRUE(st.is_ok()) << st.to_string();
+    auto out = (*s)->outputs();
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].tensor().shape, (Ints{2, 3, 2, 2}));
+    ExpectNear(Values(out[0]), lbr ? kGruLbr1Y : kGruLbr0Y, kTol);
+    ExpectNear(Values(out[1]), lbr ? kGruLbr1Yh : kGruLbr0Yh, kTol);
+  }
+}
+
+// The while loop with sequence_lens and reverse direction (LSTM, Y_c).
+TEST(LowerLstm, SymbolicSequenceLengthReverseWithSequenceLens) {
+  const std::vector<NodeInput> in = {
+      F({3, 2, 2}, kLstmInX),        F({1, 8, 2}, kLstmInW),  F({1, 8, 2}, kLstmInR),  F({1, 16}, kLstmInB),
+      {{2}, {3, 1}, ir::DType::I32}, F({1, 2, 2}, kLstmInH0), F({1, 2, 2}, kLstmInC0), F({1, 6}, kLstmInP)};
+  onnx::OnnxModel m = testing::OneNodeModel("LSTM", 22, in, {StrAttr("direction", "reverse")}, 3);
+  m.graph.inputs[0].type = ir::Type::tensor(ir::DType::F32, {ir::Dim::symbolic("T"), ir::Dim(2), ir::Dim(2)});
+  auto g = lower::lower_model(m);
+  ASSERT_TRUE(g.has_value()) << g.status().to_string();
+  auto s = rt::Session::create(std::move(*g));
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  for (size_t k = 0; k < in.size(); ++k)
+    ASSERT_TRUE((*s)->set_input(k, testing::MakeTensor(in[k].dtype, in[k].shape, in[k].data)).is_ok());
+  Status st = (*s)->run();
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  auto out = (*s)->outputs();
+  ASSERT_EQ(out.size(), 3u);
+  ExpectNear(Values(out[0]), kLstmRevSeqY, kTol);
+  ExpectNear(Values(out[1]), kLstmRevSeqYh, kTol);
+  ExpectNear(Values(out[2]), kLstmRevSeqYc, kTol);
 }
 
 }  // namespace

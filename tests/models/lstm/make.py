@@ -5,7 +5,7 @@ with torch.onnx.export, its inputs and the outputs torch computes (independently
 
     /usr/bin/python3 tests/models/lstm/make.py [OUT_DIR]
 
-Writes model.onnx and data/input_<k>.pb, data/output_<k>.pb (ONNX test layout: inputs in graph
+Writes model.onnx, model_dynamic.onnx (symbolic seq and batch) and data/input_<k>.pb, data/output_<k>.pb (ONNX test layout: inputs in graph
 input order, outputs in graph output order, each TensorProto named after its graph tensor).
 Deterministic (fixed seed); shapes: seq 5, batch 2, input 4, hidden 3."""
 import os
@@ -54,6 +54,14 @@ def main(out):
     for k, (name, arr) in enumerate(zip(names_out, outs)):
         save(arr, name, "output_%d.pb" % k)
     onnx.checker.check_model(onnx.load(path))
+    # The same model with symbolic sequence and batch lengths (as exports usually are): plumb
+    # lowers its LSTMs as `while` loops.
+    dyn = os.path.join(out, "model_dynamic.onnx")
+    axes = {"x": {0: "seq", 1: "batch"}, "h0": {1: "batch"}, "c0": {1: "batch"},
+            "logits": {0: "seq", 1: "batch"}, "hn": {1: "batch"}, "cn": {1: "batch"}}
+    torch.onnx.export(model, (x, h0, c0), dyn, input_names=names_in, output_names=names_out,
+                      opset_version=14, dynamic_axes=axes)
+    onnx.checker.check_model(onnx.load(dyn))
 
 
 if __name__ == "__main__":
