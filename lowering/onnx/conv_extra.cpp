@@ -1,8 +1,253 @@
-// Lowering rules for Col2Im, DeformConv.
+// ONNX Col2Im (18) and DeformConv (19, 22).
+//
+// Col2Im is one `scatter` with reduction add into the zero-padded image (flattened per channel),
+// then a slice that drops the pads: the updates are added in row-major order of the columns
+// (kernel offset major, then block position), the order of the ONNX reference loop, so even the
+// floating sums agree term by term. DeformConv samples the input bilinearly at the offset kernel
+// taps (four `gather`s per tap with out-of-image corners weighted 0, GridSample's zeros padding
+// with align_corners), applies the mask, and contracts with the weights in one batched `matmul`;
+// it is computed in f64 and rounded once to the output dtype.
+#include <string>
+
+#include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
 
 namespace plumb::lower {
 
-void register_conv_extra(Registry& r) { (void)r; }
+using ir::ValueId;
+using onnx::OnnxNode;
+namespace BK = ir::BinaryKind;
+namespace CK = ir::CompareKind;
+
+namespace {
+
+using Ints = std::vector<int64_t>;
+constexpr int64_t kMaxWindow = int64_t{1} << 20;
+constexpr int64_t kMaxTable = int64_t{1} << 26;  // elements of index constants made here
+
+int64_t product(const Ints& d) {
+  int64_t p = 1;
+  for (int64_t x : d) p *= x;
+  return p;
+}
+
+Expected<Ints> static_dims(LowerCtx& cx, ValueId v, const char* what) {
+  const ir::Type t = cx.type(v);
+  if (!t.ranked || !ir::shape_is_static(t.shape))
+    return cx.unsupported(std::string(what) + " with symbolic dims");
+  Ints d;
+  for (const ir::Dim& x : t.shape) d.push_back(x.size);
+  return d;
+}
+
+Expected<Ints> per_dim_attr(LowerCtx& cx, const OnnxNode& n, const char* name, size_t count, int64_t dflt) {
+  PLUMB_ASSIGN_OR_RETURN(Ints v, n.attr_ints(name, {}));
+  if (v.empty()) return Ints(count, dflt);
+  if (v.size() != count) return cx.invalid(std::string(name) + " has the wrong number of entries");
+  for (int64_t x : v)
+    if (x < -kMaxWindow || x > kMaxWindow) return cx.invalid(std::string(name) + " out of range");
+  return v;
+}
+
+ValueId reshape_to(LowerCtx& cx, ValueId v, const Ints& dims) {
+  return cx.b.reshape(v, cx.b.shape_const(dims));
+}
+
+ValueId slice(LowerCtx& cx, ValueId v, const Ints& start, const Ints& size, const Ints& stride) {
+  return cx.b.emit1(ir::Op::Slice,
+                    {v, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
+}
+
+// Row-major coordinates of flat index i in dims.
+Ints unflatten(int64_t i, const Ints& dims) {
+  Ints c(dims.size());
+  for (size_t k = dims.size(); k-- > 0;) {
+    c[k] = dims[k] == 0 ? 0 : i % dims[k];
+    i = dims[k] == 0 ? 0 : i / dims[k];
+  }
+  return c;
+}
+
+// ---- Col2Im ---------------------------------------------------------------------------------------
+// input [N, C * prod(block), L], image_shape [s..], block_shape [k..] -> [N, C, s..]:
+//   image[n, c, pos] += input[n, c * K + kk, l], pos_d = l_d * stride_d - pad_lo_d + kk_d * dil_d
+// for positions inside the image (those in the pads are dropped).
+Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  std::optional<Ints> image = cx.const_ints(n, 1), block = cx.const_ints(n, 2);
+  if (!image || !block)
+    return cx.unsupported("Col2Im image_shape or block_shape given as a computed (non-constant) tensor");
+  PLUMB_ASSIGN_OR_RETURN(Ints xd, static_dims(cx, x, "Col2Im"));
+  const size_t s = image->size();
+  if (s == 0 || block->size() != s)
+    return cx.invalid("Col2Im image_shape and block_shape must have one entry per spatial dim");
+  if (xd.size() != 3) return cx.invalid("Col2Im input must be [N, C * prod(block_shape), L]");
+  PLUMB_ASSIGN_OR_RETURN(Ints dil, per_dim_attr(cx, n, "dilations", s, 1));
+  PLUMB_ASSIGN_OR_RETURN(Ints strides, per_dim_attr(cx, n, "strides", s, 1));
+  PLUMB_ASSIGN_OR_RETURN(Ints pads, per_dim_attr(cx, n, "pads", 2 * s, 0));
+  Ints padded, blocks;
+  for (size_t d = 0; d < s; ++d) {
+    const int64_t im = (*image)[d], k = (*block)[d];
+    if (im < 1 || im > kMaxTable || k < 1 || k > kMaxWindow || dil[d] < 1 || strides[d] < 1 || pads[d] < 0 ||
+        pads[d + s] < 0)
+      return cx.invalid("Col2Im: image and block sizes, dilations and strides must be >= 1 and pads >= 0");
+    padded.push_back(im + pads[d] + pads[d + s]);
+    const int64_t span = dil[d] * (k - 1) + 1;
+    if (padded.back() < span) return cx.invalid("Col2Im: the block does not fit in the padded image");
+    blocks.push_back((padded.back() - span) / strides[d] + 1);
+  }
+  const int64_t K = product(*block), Lc = product(blocks), P = product(padded);
+  if (K > kMaxTable || Lc > kMaxTable || P > kMaxTable || K * Lc > kMaxTable)
+    return cx.unsupported("Col2Im too large");
+  if (xd[1] % K != 0) return cx.invalid("Col2Im: input dim 1 must be a multiple of prod(block_shape)");
+  if (xd[2] != Lc) return cx.invalid("Col2Im: input dim 2 does not match the number of blocks");
+  const int64_t N = xd[0], C = xd[1] / K;
+  Ints idx;
+  idx.reserve(static_cast<size_t>(K * Lc));
+  for (int64_t kk = 0; kk < K; ++kk) {
+    const Ints off = unflatten(kk, *block);
+    for (int64_t l = 0; l < Lc; ++l) {
+      const Ints pos = unflatten(l, blocks);
+      int64_t flat = 0;
+      for (size_t d = 0; d < s; ++d) flat = flat * padded[d] + pos[d] * strides[d] + off[d] * dil[d];
+      idx.push_back(flat);
+    }
+  }
+  ValueId updates = reshape_to(cx, x, {N, C, K * Lc});
+  ValueId indices =
+      cx.b.broadcast(cx.b.const_ints(ir::DType::I64, {K * Lc}, idx), cx.b.shape_const({N, C, K * Lc}), {2});
+  ValueId zero = cx.b.broadcast(scalar_like(cx, 0.0, x), cx.b.shape_const({N, C, P}), {});
+  ValueId img = cx.b.emit1(ir::Op::Scatter, {zero, indices, updates},
+                           {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
+                            {"axis", int64_t{2}},
+                            {"reduction", ir::EnumValue{ir::ScatterReduction::Add}}});
+  Ints full = {N, C}, start = {0, 0}, size = {N, C}, stride = {1, 1};
+  for (size_t d = 0; d < s; ++d) {
+    full.push_back(padded[d]);
+    start.push_back(pads[d]);
+    size.push_back((*image)[d]);
+    stride.push_back(1);
+  }
+  img = reshape_to(cx, img, full);
+  cx.set_output(n, 0, slice(cx, img, start, size, stride));
+  return Status::ok();
+}
+
+// ---- DeformConv -----------------------------------------------------------------------------------
+// 2-D: y[n, o, p] = B[o] + sum_{c in group(o), k} W[o, c, k] * mask[n, g(c), k, p] *
+//                   bilinear(X[n, c], base_h(k, p) + off_h[n, g(c), k, p], base_w(k, p) + off_w[...])
+// base_h = oh * stride_h - pad_top + kh * dil_h (likewise w); bilinear weights the four integer
+// neighbours, each outside the image counting as 0.
+Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0), w = cx.input(n, 1), offset = cx.input(n, 2);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::DType dt = cx.type(x).dtype;
+  if (!ir::is_float(dt)) return cx.invalid("DeformConv input must be floating");
+  PLUMB_ASSIGN_OR_RETURN(Ints xd, static_dims(cx, x, "DeformConv"));
+  PLUMB_ASSIGN_OR_RETURN(Ints wd, static_dims(cx, w, "DeformConv"));
+  PLUMB_ASSIGN_OR_RETURN(Ints od, static_dims(cx, offset, "DeformConv"));
+  if (xd.size() != 4) return cx.unsupported("DeformConv other than 2-D");
+  if (wd.size() != 4 || od.size() != 4)
+    return cx.invalid("DeformConv: W and offset must be 4-D for a 2-D input");
+  PLUMB_ASSIGN_OR_RETURN(Ints kernel, n.attr_ints("kernel_shape", {wd[2], wd[3]}));
+  PLUMB_ASSIGN_OR_RETURN(Ints dil, per_dim_attr(cx, n, "dilations", 2, 1));
+  PLUMB_ASSIGN_OR_RETURN(Ints strides, per_dim_attr(cx, n, "strides", 2, 1));
+  PLUMB_ASSIGN_OR_RETURN(Ints pads, per_dim_attr(cx, n, "pads", 4, 0));
+  PLUMB_ASSIGN_OR_RETURN(int64_t group, n.attr_int("group", 1));
+  PLUMB_ASSIGN_OR_RETURN(int64_t og, n.attr_int("offset_group", 1));
+  const int64_t N = xd[0], C = xd[1], H = xd[2], Wd = xd[3], oC = wd[0];
+  if (kernel.size() != 2 || kernel[0] != wd[2] || kernel[1] != wd[3])
+    return cx.invalid("DeformConv kernel_shape must match W");
+  if (group < 1 || og < 1 || C % group != 0 || oC % group != 0 || wd[1] != C / group || C % og != 0)
+    return cx.invalid("DeformConv: channel counts do not fit group and offset_group");
+  const int64_t kh = kernel[0], kw = kernel[1], K = kh * kw;
+  int64_t out[2];
+  for (int d = 0; d < 2; ++d) {
+    if (dil[d] < 1 || strides[d] < 1) return cx.invalid("DeformConv strides and dilations must be >= 1");
+    const int64_t span = dil[d] * (kernel[d] - 1) + 1;
+    out[d] = (xd[2 + d] + pads[d] + pads[d + 2] - span) / strides[d] + 1;
+    if (xd[2 + d] + pads[d] + pads[d + 2] < span) out[d] = 0;
+  }
+  const int64_t oH = out[0], oW = out[1], P = oH * oW;
+  if (od[0] != N || od[1] != og * K * 2 || od[2] != oH || od[3] != oW)
+    return cx.invalid("DeformConv offset must be [N, offset_group * kH * kW * 2, oH, oW]");
+  if (K * P > kMaxTable) return cx.unsupported("DeformConv too large");
+  constexpr ir::DType kF = ir::DType::F64;
+  auto f64 = [&](ValueId v) { return cx.type(v).dtype == kF ? v : cx.b.cast(v, kF); };
+  auto bc = [&](ValueId v, const Ints& shape, const Ints& dims) {
+    return cx.b.broadcast(v, cx.b.shape_const(shape), dims);
+  };
+  const int64_t Cog = C / og;
+  const Ints s4 = {N, og, K, P};
+  // Sampling positions [N, og, K, P].
+  ValueId off = reshape_to(cx, f64(offset), {N, og, K, 2, P});
+  ValueId dy = reshape_to(cx, slice(cx, off, {0, 0, 0, 0, 0}, {N, og, K, 1, P}, {1, 1, 1, 1, 1}), s4);
+  ValueId dx = reshape_to(cx, slice(cx, off, {0, 0, 0, 1, 0}, {N, og, K, 1, P}, {1, 1, 1, 1, 1}), s4);
+  std::vector<double> by, bx;
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j)
+      for (int64_t oh = 0; oh < oH; ++oh)
+        for (int64_t ow = 0; ow < oW; ++ow) {
+          by.push_back(static_cast<double>(oh * strides[0] - pads[0] + i * dil[0]));
+          bx.push_back(static_cast<double>(ow * strides[1] - pads[1] + j * dil[1]));
+        }
+  ValueId y = cx.b.binary(BK::Add, bc(cx.b.const_floats(kF, {K, P}, by), s4, {2, 3}), dy);
+  ValueId xx = cx.b.binary(BK::Add, bc(cx.b.const_floats(kF, {K, P}, bx), s4, {2, 3}), dx);
+  ValueId y0 = cx.b.unary(ir::UnaryKind::Floor, y), x0 = cx.b.unary(ir::UnaryKind::Floor, xx);
+  auto full = [&](double v) { return bc(cx.b.scalar_float(kF, v), s4, {}); };
+  ValueId ly = cx.b.binary(BK::Sub, y, y0), lx = cx.b.binary(BK::Sub, xx, x0);
+  ValueId hy = cx.b.binary(BK::Sub, full(1.0), ly), hx = cx.b.binary(BK::Sub, full(1.0), lx);
+  ValueId y1 = cx.b.binary(BK::Add, y0, full(1.0)), x1 = cx.b.binary(BK::Add, x0, full(1.0));
+  const Ints s5 = {N, og, Cog, K * P};
+  ValueId xg = reshape_to(cx, f64(x), {N, og, Cog, H * Wd});
+  ValueId acc = ir::kNoValue;
+  auto corner = [&](ValueId yc, ValueId xc, ValueId wgt) {
+    ValueId inside = cx.b.binary(BK::And,
+                                 cx.b.binary(BK::And, cx.b.compare(CK::Ge, yc, full(0.0)),
+                                             cx.b.compare(CK::Lt, yc, full(static_cast<double>(H)))),
+                                 cx.b.binary(BK::And, cx.b.compare(CK::Ge, xc, full(0.0)),
+                                             cx.b.compare(CK::Lt, xc, full(static_cast<double>(Wd)))));
+    ValueId flat = cx.b.binary(BK::Add, cx.b.binary(BK::Mul, yc, full(static_cast<double>(Wd))), xc);
+    ValueId idx = cx.b.cast(cx.b.select(inside, flat, full(0.0)), ir::DType::I64);
+    idx = bc(reshape_to(cx, idx, {N, og, 1, K * P}), s5, {0, 1, 2, 3});
+    ValueId v = cx.b.emit1(ir::Op::Gather, {xg, idx},
+                           {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
+                            {"axis", int64_t{3}},
+                            {"batch_dims", int64_t{0}}});
+    ValueId wv = bc(reshape_to(cx, cx.b.select(inside, wgt, full(0.0)), {N, og, 1, K * P}), s5, {0, 1, 2, 3});
+    ValueId term = cx.b.binary(BK::Mul, v, wv);
+    acc = acc == ir::kNoValue ? term : cx.b.binary(BK::Add, acc, term);
+  };
+  corner(y0, x0, cx.b.binary(BK::Mul, hy, hx));
+  corner(y0, x1, cx.b.binary(BK::Mul, hy, lx));
+  corner(y1, x0, cx.b.binary(BK::Mul, ly, hx));
+  corner(y1, x1, cx.b.binary(BK::Mul, ly, lx));
+  if (cx.has_input(n, 4)) {
+    ValueId mask = cx.input(n, 4);
+    PLUMB_ASSIGN_OR_RETURN(Ints md, static_dims(cx, mask, "DeformConv mask"));
+    if (md != Ints{N, og * K, oH, oW})
+      return cx.invalid("DeformConv mask must be [N, offset_group * kH * kW, oH, oW]");
+    acc = cx.b.binary(BK::Mul, acc, bc(reshape_to(cx, f64(mask), {N, og, 1, K * P}), s5, {0, 1, 2, 3}));
+  }
+  // cols [N, C, K, P] = [N, group, Cg * K, P]; W [oC, Cg, kh, kw] = [group, oCg, Cg * K].
+  const int64_t Cg = C / group, oCg = oC / group;
+  ValueId cols = reshape_to(cx, acc, {N, group, Cg * K, P});
+  ValueId wm = bc(reshape_to(cx, f64(w), {group, oCg, Cg * K}), {N, group, oCg, Cg * K}, {1, 2, 3});
+  ValueId res = reshape_to(cx, cx.b.matmul(wm, cols, kF), {N, oC, oH, oW});
+  if (cx.has_input(n, 3)) {
+    ValueId bias = cx.input(n, 3);
+    res = cx.b.binary(BK::Add, res, bc(f64(bias), {N, oC, oH, oW}, {1}));
+  }
+  cx.set_output(n, 0, dt == kF ? res : cx.b.cast(res, dt, /*saturate=*/true));
+  return Status::ok();
+}
+
+}  // namespace
+
+void register_conv_extra(Registry& r) {
+  r.add("Col2Im", {18, kLatestOpset}, lower_col2im);
+  r.add("DeformConv", {19, kLatestOpset}, lower_deform_conv);
+}
 
 }  // namespace plumb::lower
