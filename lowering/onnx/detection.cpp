@@ -15,6 +15,7 @@
 // MaxRoiPool: the Caffe / onnxruntime RoI max pooling: bins from rounded RoI corners, masked max.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -194,8 +195,10 @@ struct AxisSamples {
 // The sample coordinates along one axis (ONNX reference pre_calc_for_bilinear_interpolate):
 // c = start + p * bin + (i + 0.5) * bin / g, for bin p < out and sample i < g.
 AxisSamples axis_samples(LowerCtx& cx, ValueId start, ValueId binsz, ValueId g, int64_t r, int64_t out,
-                         int64_t extent, DType ct) {
-  ValueId shape = cx.b.concat({cx.b.shape_const({r, out}), cx.b.reshape(g, cx.b.shape_const({1}))}, 0);
+                         int64_t extent, DType ct, std::optional<int64_t> static_g) {
+  ValueId shape = static_g
+                      ? cx.b.shape_const({r, out, *static_g})
+                      : cx.b.concat({cx.b.shape_const({r, out}), cx.b.reshape(g, cx.b.shape_const({1}))}, 0);
   auto b3 = [&](ValueId v) { return cx.b.broadcast(v, shape, {0}); };
   auto s3 = [&](double v) { return cx.b.broadcast(cx.b.scalar_float(ct, v), shape, {}); };
   ValueId pf = cx.b.cast(iota(cx, shape, DType::I64, 1), ct);
@@ -229,14 +232,17 @@ struct RoiAlignAttrs {
 };
 
 // RoiAlign of R RoIs with an (R-wide) grid gh x gw: [R, C, oh, ow] in the compute dtype.
-// xt: X as [N, H, W, C] (compute dtype); rois [R, 4]; bidx [R] i64; gh, gw: i64 scalars.
+// xt: X as [N * H * W, C] (compute dtype); x1, y1, bin_w, bin_h, bidx: [R]; gh, gw: i64 scalars
+// (static_g: their value when known at lowering time, for static shapes).
 ValueId roi_align_block(LowerCtx& cx, const RoiAlignAttrs& at, ValueId xt, int64_t h, int64_t w, int64_t c,
                         ValueId x1, ValueId y1, ValueId bin_w, ValueId bin_h, ValueId bidx, ValueId gh,
-                        ValueId gw, int64_t r, DType ct) {
-  AxisSamples ys = axis_samples(cx, y1, bin_h, gh, r, at.oh, h, ct);
-  AxisSamples xs = axis_samples(cx, x1, bin_w, gw, r, at.ow, w, ct);
+                        ValueId gw, std::optional<int64_t> static_g, int64_t r, DType ct) {
+  AxisSamples ys = axis_samples(cx, y1, bin_h, gh, r, at.oh, h, ct, static_g);
+  AxisSamples xs = axis_samples(cx, x1, bin_w, gw, r, at.ow, w, ct, static_g);
   auto one = [&](ValueId v) { return cx.b.reshape(v, cx.b.shape_const({1})); };
-  ValueId s5 = cx.b.concat({cx.b.shape_const({r, at.oh}), one(gh), cx.b.shape_const({at.ow}), one(gw)}, 0);
+  ValueId s5 =
+      static_g ? cx.b.shape_const({r, at.oh, *static_g, at.ow, *static_g})
+               : cx.b.concat({cx.b.shape_const({r, at.oh}), one(gh), cx.b.shape_const({at.ow}), one(gw)}, 0);
   auto by = [&](ValueId v) { return cx.b.broadcast(v, s5, {0, 1, 2}); };
   auto bx = [&](ValueId v) { return cx.b.broadcast(v, s5, {0, 3, 4}); };
   ValueId invalid = cx.b.binary(BK::Or, by(ys.invalid), bx(xs.invalid));
@@ -246,16 +252,16 @@ ValueId roi_align_block(LowerCtx& cx, const RoiAlignAttrs& at, ValueId xt, int64
   auto wgt = [&](ValueId wy, ValueId wx) {
     return cx.b.select(invalid, zero_f, bin(cx, BK::Mul, by(wy), bx(wx)));
   };
-  auto pos = [&](ValueId v) { return cx.b.select(invalid, zero_i, v); };
-  ValueId s6 = cx.b.concat({s5, cx.b.shape_const({1})}, 0);
-  ValueId bi = cx.b.reshape(cx.b.broadcast(bidx, s5, {0}), s6);
+  // Flat row (b * H + y) * W + x of xt.
+  ValueId base =
+      bin(cx, BK::Mul, cx.b.broadcast(bidx, s5, {0}), cx.b.broadcast(cx.b.scalar_int(DType::I64, h), s5, {}));
+  ValueId wv = cx.b.broadcast(cx.b.scalar_int(DType::I64, w), s5, {});
   auto corner = [&](ValueId yi, ValueId xi) {
-    ValueId idx = cx.b.concat({bi, cx.b.reshape(pos(by(yi)), s6), cx.b.reshape(pos(bx(xi)), s6)}, 5);
-    return cx.b.emit1(
-        ir::Op::Gather, {xt, idx},
-        {{"kind", ir::EnumValue{ir::GatherKind::Nd}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}});
+    ValueId flat = bin(cx, BK::Add, bin(cx, BK::Mul, bin(cx, BK::Add, base, by(yi)), wv), bx(xi));
+    return gather(cx, ir::GatherKind::Axis, xt, cx.b.select(invalid, zero_i, flat), 0);
   };
-  ValueId s6c = cx.b.concat({s5, cx.b.shape_const({c})}, 0);
+  ValueId s6c = static_g ? cx.b.shape_const({r, at.oh, *static_g, at.ow, *static_g, c})
+                         : cx.b.concat({s5, cx.b.shape_const({c})}, 0);
   auto bw = [&](ValueId v) { return cx.b.broadcast(v, s6c, {0, 1, 2, 3, 4}); };
   ValueId t1 = bin(cx, BK::Mul, bw(wgt(ys.w_low, xs.w_low)), corner(ys.low, xs.low));
   ValueId t2 = bin(cx, BK::Mul, bw(wgt(ys.w_low, xs.w_high)), corner(ys.low, xs.high));
@@ -278,6 +284,7 @@ ValueId roi_align_block(LowerCtx& cx, const RoiAlignAttrs& at, ValueId xt, int64
     pooled =
         cx.b.cast(bin(cx, BK::Div, sum, cx.b.broadcast(cnt, cx.b.shape_const({r, at.oh, at.ow, c}), {})), ct);
   }
+  pooled = cx.b.reshape(pooled, cx.b.shape_const({r, at.oh, at.ow, c}));  // static type for the loop
   return cx.b.transpose(pooled, {0, 3, 1, 2});
 }
 
@@ -337,14 +344,15 @@ Status lower_roi_align(LowerCtx& cx, const OnnxNode& n) {
   const std::vector<int64_t> xd = static_dims(xt);
   const int64_t c = xd[1], h = xd[2], w = xd[3], r = rt.shape[0].size;
   const DType ct = compute_dtype(xt.dtype);
-  ValueId xhwc = cx.b.transpose(to_compute(cx, x), {0, 2, 3, 1});
+  ValueId xhwc =
+      cx.b.reshape(cx.b.transpose(to_compute(cx, x), {0, 2, 3, 1}), cx.b.shape_const({xd[0] * h * w, c}));
   ValueId rc = to_compute(cx, rois);
   ValueId bi = cx.b.cast(bidx, DType::I64);
   ValueId y;
   if (at.sampling > 0) {
     RoiGeometry g = roi_geometry(cx, at, rc, r, ct);
     ValueId gs = cx.b.scalar_int(DType::I64, at.sampling);
-    y = roi_align_block(cx, at, xhwc, h, w, c, g.x1, g.y1, g.bin_w, g.bin_h, bi, gs, gs, r, ct);
+    y = roi_align_block(cx, at, xhwc, h, w, c, g.x1, g.y1, g.bin_w, g.bin_h, bi, gs, gs, at.sampling, r, ct);
   } else {
     // Adaptive grid: ceil(roi_h / oh) x ceil(roi_w / ow) samples, per RoI: a loop over the RoIs.
     const ir::Type tk = ir::Type::tensor(DType::I64, ir::static_shape({}));
@@ -362,7 +370,7 @@ Status lower_roi_align(LowerCtx& cx, const OnnxNode& n) {
       return bin(cx, BK::Max, q, cx.b.scalar_int(DType::I64, 0));
     };
     ValueId one = roi_align_block(cx, at, xhwc, h, w, c, g.x1, g.y1, g.bin_w, g.bin_h, b1,
-                                  grid(g.roi_h, at.oh), grid(g.roi_w, at.ow), 1, ct);
+                                  grid(g.roi_h, at.oh), grid(g.roi_w, at.ow), std::nullopt, 1, ct);
     ValueId acc = cx.b.emit1(ir::Op::Scatter, {p[1], cx.b.reshape(p[0], cx.b.shape_const({1, 1})), one},
                              {{"kind", ir::EnumValue{ir::GatherKind::Nd}},
                               {"axis", int64_t{0}},
