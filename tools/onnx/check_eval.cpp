@@ -58,8 +58,11 @@ void add_class(const ir::Graph& g, const ir::Node& n, OnnxNodeInfo& info) {
       if (n.inputs.size() == 2) {
         const ir::Type& lhs = g.type_of(n.inputs[0]);
         const ir::Type& rhs = g.type_of(n.inputs[1]);
-        if (n.op == ir::Op::MatMul && lhs.ranked && lhs.rank() >= 1 && lhs.shape.back().is_static()) {
+        if (n.op == ir::Op::MatMul && lhs.ranked && lhs.rank() >= 2 && lhs.shape.back().is_static()) {
           len = lhs.shape.back().size;
+        } else if (n.op == ir::Op::MatMul && rhs.ranked && rhs.rank() >= 2 &&
+                   rhs.shape[rhs.rank() - 2].is_static()) {
+          len = rhs.shape[rhs.rank() - 2].size;
         } else if (n.op == ir::Op::Conv && rhs.ranked && rhs.rank() >= 2) {
           len = 1;
           for (int64_t d = 1; d < rhs.rank(); ++d) len *= rhs.shape[d].is_static() ? rhs.shape[d].size : 1;
@@ -173,13 +176,16 @@ std::vector<double> to_doubles(const rt::Tensor& t) {
 std::string shape_str(const std::vector<int64_t>& s) { return ir::shape_to_string(ir::static_shape(s)); }
 
 ErrorStats compare_floats(const rt::Tensor& a, const rt::Tensor& e, const rt::Tensor* precise,
-                          const rt::Tensor* bounds, const OnnxNodeInfo* info, const FixedTolerance& tol) {
+                          const rt::Tensor* bounds, const rt::Tensor* sensitivity, const OnnxNodeInfo* info,
+                          const FixedTolerance& tol) {
   ErrorStats st;
   st.elements = a.numel();
   const std::vector<double> x = to_doubles(a), y = to_doubles(e);
   std::vector<double> r, s;
   if (precise && precise->shape == a.shape) r = to_doubles(*precise);
   if (bounds && bounds->shape == a.shape) s = to_doubles(*bounds);
+  std::vector<double> p;
+  if (sensitivity && sensitivity->shape == a.shape) p = to_doubles(*sensitivity);
   st.have_bounds = !r.empty();
   const ir::DType dt = a.dtype;
   const double eps = eps_of(dt);
@@ -216,7 +222,8 @@ ErrorStats compare_floats(const rt::Tensor& a, const rt::Tensor& e, const rt::Te
         double bound = std::numeric_limits<double>::infinity();
         if (std::isfinite(rr)) {
           const double sk = !s.empty() && std::isfinite(s[k]) ? std::fabs(s[k]) : 0.0;
-          bound = kBoundFactor * (std::fabs(xa - rr) + u * ulp_in(dt, rr) + n * eps * sk);
+          const double pk = !p.empty() && std::isfinite(p[k]) ? p[k] : 0.0;
+          bound = kBoundFactor * (std::fabs(xa - rr) + u * ulp_in(dt, rr) + n * eps * sk + pk);
         }
         ok_auto = d <= bound;
         const double ratio = d == 0 ? 0 : (bound > 0 ? d / bound : std::numeric_limits<double>::infinity());
@@ -330,8 +337,8 @@ std::string ErrorStats::category() const {
   return match ? "noise" : "semantic";
 }
 
-ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const rt::RtValue* precise,
-                         const rt::RtValue* bounds, const OnnxNodeInfo* info, const FixedTolerance& tol) {
+ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const BoundInputs& bi,
+                         const OnnxNodeInfo* info, const FixedTolerance& tol) {
   if (a.is_tensor() && e.is_tensor()) {
     const rt::Tensor& ta = a.tensor();
     const rt::Tensor& te = e.tensor();
@@ -344,9 +351,9 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const rt::R
         st.bound_ratio = std::numeric_limits<double>::infinity();
         return st;
       }
-      const rt::Tensor* p = precise && precise->is_tensor() ? &precise->tensor() : nullptr;
-      const rt::Tensor* b = bounds && bounds->is_tensor() ? &bounds->tensor() : nullptr;
-      ErrorStats st = compare_floats(ta, te, p, b, info, tol);
+      auto tensor_of = [](const rt::RtValue* v) { return v && v->is_tensor() ? &v->tensor() : nullptr; };
+      ErrorStats st = compare_floats(ta, te, tensor_of(bi.precise), tensor_of(bi.bounds),
+                                     tensor_of(bi.sensitivity), info, tol);
       if (ta.dtype != te.dtype)
         st.why = "dtype " + std::string(ir::dtype_name(ta.dtype)) + ", expected " +
                  std::string(ir::dtype_name(te.dtype)) + " (compared by value)" +
@@ -367,6 +374,46 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const rt::R
   st.why = c.why;
   if (!c.match) st.bound_ratio = std::numeric_limits<double>::infinity();
   return st;
+}
+
+namespace {
+
+template <typename Bits>
+void nudge(Bits* data, int64_t n, int exp_bits, int mant_bits, uint64_t seed) {
+  const Bits sign = Bits(1) << (exp_bits + mant_bits);
+  const Bits exp_mask = ((Bits(1) << exp_bits) - 1) << mant_bits;
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int64_t k = 0; k < n; ++k) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+    Bits& b = data[k];
+    if ((b & exp_mask) == exp_mask) continue;  // inf or NaN
+    const Bits mag = b & Bits(~sign);
+    const bool away = (x & 1) != 0;
+    if (away && ((mag + 1) & exp_mask) != exp_mask)
+      b = Bits((b & sign) | (mag + 1));
+    else if (!away && mag > 0)
+      b = Bits((b & sign) | (mag - 1));
+    else if (!away)
+      b = Bits((b & sign) | 1);  // zero: the smallest subnormal
+  }
+}
+
+}  // namespace
+
+rt::RtValue perturbed_by_one_ulp(const rt::RtValue& v, uint64_t seed) {
+  if (!v.is_tensor()) return v;
+  const rt::Tensor& t = v.tensor();
+  rt::Tensor out = rt::Tensor::allocate(t.dtype, t.shape);
+  if (t.dtype == ir::DType::String) return v;
+  if (t.nbytes() > 0) std::memcpy(out.data, t.data, static_cast<size_t>(t.nbytes()));
+  switch (t.dtype) {
+    case ir::DType::F64: nudge(out.as<uint64_t>(), out.numel(), 11, 52, seed); break;
+    case ir::DType::F32: nudge(out.as<uint32_t>(), out.numel(), 8, 23, seed); break;
+    case ir::DType::F16: nudge(out.as<uint16_t>(), out.numel(), 5, 10, seed); break;
+    case ir::DType::BF16: nudge(out.as<uint16_t>(), out.numel(), 8, 7, seed); break;
+    default: return v;
+  }
+  return rt::RtValue(std::move(out));
 }
 
 }  // namespace plumb::cli

@@ -13,13 +13,16 @@
 // dot-product method, spec/numerics.md "Tolerance classes": s = the computation on |inputs|).
 //
 // The auto bound of element i of a float tensor (result dtype with machine epsilon eps, ulp):
-//     bound_i = F * ( |a_i - r_i| + u * ulp(r_i) + n * eps * |s_i| ),   F = kBoundFactor
+//     bound_i = F * ( |a_i - r_i| + u * ulp(r_i) + n * eps * |s_i| + sum |p_i - r_i| ),   F = kBoundFactor
 // a = native result, r = precise result, u = the largest ulp count of the ONNX node's core ops
 // (Exact ops count 1: the other implementation rounds once too), n = the longest reduction
 // (dot-product length, reduced extent, pool window) among them (0 when none). |a - r| is plumb's own
 // rounding error on this data: an implementation that associates differently (torch, ORT, another
-// converter) lands within a small multiple of it. Outside the bound = semantic error, inside =
-// numerical noise. This is a screening bound measured on the data, not a proof.
+// converter) lands within a small multiple of it. p (isolated runs only) = the precise result on the
+// fed expected values moved by one ulp each: the expected values are themselves rounded results, and
+// sum |p - r| (over perturbation sets, below) is how far that rounding moves this node's output. Outside the
+// bound = semantic error, inside = numerical noise. This is a screening bound measured on the data, not a
+// proof.
 #pragma once
 
 #include <cstdint>
@@ -87,10 +90,25 @@ struct FixedTolerance {
   double rtol = 1e-3, atol = 1e-7;
 };
 
-// Compares actual `a` with expected `e`. `precise` and `bounds` (f64 tensors of the same shape,
-// or null) give the auto bound; `info` its class. Non-float tensors and containers compare exactly.
-ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const rt::RtValue* precise,
-                         const rt::RtValue* bounds, const OnnxNodeInfo* info, const FixedTolerance& tol);
+// The precise-mode results the auto bound needs (each null when unavailable).
+struct BoundInputs {
+  const rt::RtValue* precise = nullptr;      // r
+  const rt::RtValue* bounds = nullptr;       // s
+  const rt::RtValue* sensitivity = nullptr;  // sum over perturbed runs of |p - r| (f64; isolated only)
+};
+
+// Compares actual `a` with expected `e`; `b` and `info` give the auto bound. Non-float tensors and
+// containers compare exactly.
+ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const BoundInputs& b,
+                         const OnnxNodeInfo* info, const FixedTolerance& tol);
+
+// A copy of `v` with every finite float element moved by one ulp of its dtype, away from or toward
+// zero by a deterministic pseudo-random choice (f16, bf16, f32, f64; other values are returned
+// unchanged). Perturbed isolated runs measure how much rounding-level differences in a node's
+// expected inputs move its output (conditioning). The fed inputs are split into sets such that no
+// ONNX node reads two of one set (a node's inputs are moved one at a time, so their effects cannot
+// cancel); bound_i gets + sum over the sets of |p_i - r_i|.
+rt::RtValue perturbed_by_one_ulp(const rt::RtValue& v, uint64_t seed);
 
 // ulp of x in a float dtype, and its machine epsilon.
 double ulp_in(ir::DType dt, double x);

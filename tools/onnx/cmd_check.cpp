@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -89,12 +91,65 @@ Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode
 // The three runs of one graph: native, and for the auto bound precise and bounds (empty when
 // they could not run: the bound is then unavailable and the fixed default tolerance decides).
 struct Runs {
-  std::vector<rt::RtValue> native, precise, bounds;
+  std::vector<rt::RtValue> native, precise, bounds, sensitivity;
+  BoundInputs at(size_t k) const {
+    BoundInputs b;
+    if (k < precise.size()) b.precise = &precise[k];
+    if (k < bounds.size()) b.bounds = &bounds[k];
+    if (k < sensitivity.size()) b.sensitivity = &sensitivity[k];
+    return b;
+  }
 };
 
+// sum += |p - r| elementwise, for float tensors of one shape (sum starts as an empty value).
+void add_deviation(const rt::RtValue& p, const rt::RtValue& r, rt::RtValue& sum) {
+  if (!p.is_tensor() || !r.is_tensor() || p.tensor().dtype != ir::DType::F64 ||
+      r.tensor().dtype != ir::DType::F64 || p.tensor().shape != r.tensor().shape)
+    return;
+  if (!sum.is_tensor() || sum.tensor().shape != p.tensor().shape)
+    sum = rt::RtValue(rt::Tensor::allocate(ir::DType::F64, p.tensor().shape));
+  double* s = sum.tensor().as<double>();
+  const double* a = p.tensor().as<double>();
+  const double* b = r.tensor().as<double>();
+  for (int64_t i = 0; i < p.tensor().numel(); ++i)
+    s[i] += std::isfinite(a[i] - b[i]) ? std::fabs(a[i] - b[i]) : 0.0;
+}
+
+// Splits the fed inputs (param indices) into sets such that no ONNX node reads two of one set.
+std::vector<std::vector<size_t>> perturbation_sets(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
+                                                   size_t first_fed) {
+  std::map<ir::ValueId, size_t> param_of;
+  for (size_t k = first_fed; k < g.body.params.size(); ++k) param_of[g.body.params[k]] = k;
+  std::vector<std::set<size_t>> reads(nodes.size());  // fed params each ONNX node reads
+  std::function<void(const ir::Node&, std::set<size_t>&)> scan = [&](const ir::Node& n,
+                                                                     std::set<size_t>& out) {
+    for (ir::ValueId v : n.inputs)
+      if (auto it = param_of.find(v); it != param_of.end()) out.insert(it->second);
+    for (const ir::Region& r : n.regions)
+      for (const ir::Node& m : r.nodes) scan(m, out);
+  };
+  for (size_t k = 0; k < g.body.nodes.size(); ++k) scan(g.body.nodes[k], reads[group_of(nodes, k)]);
+  std::map<size_t, size_t> color;
+  std::vector<std::vector<size_t>> sets;
+  for (size_t p = first_fed; p < g.body.params.size(); ++p) {
+    std::set<size_t> taken;
+    for (const std::set<size_t>& r : reads)
+      if (r.count(p))
+        for (size_t q : r)
+          if (auto it = color.find(q); it != color.end()) taken.insert(it->second);
+    size_t c = 0;
+    while (taken.count(c)) ++c;
+    color[p] = c;
+    if (c >= sets.size()) sets.resize(c + 1);
+    sets[c].push_back(p);
+  }
+  return sets;
+}
+
 Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
-                       const std::vector<rt::RtValue>& inputs, Progress& progress, const std::string& label,
-                       std::string* note) {
+                       const std::vector<rt::RtValue>& inputs,
+                       const std::vector<std::vector<size_t>>& perturb, Progress& progress,
+                       const std::string& label, std::string* note) {
   Runs r;
   progress.step(label + ": native run");
   PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs));
@@ -108,10 +163,17 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   progress.step(label + ": bounds run");
   auto b = run_graph(bounds_graph(g, nodes), rt::NumericMode::kPrecise, inputs);
   if (b) r.bounds = std::move(*b);
+  for (size_t set = 0; set < perturb.size(); ++set) {
+    progress.step(label + strfmt(": perturbed run %zu/%zu", set + 1, perturb.size()));
+    std::vector<rt::RtValue> moved = inputs;
+    for (size_t k : perturb[set]) moved[k] = perturbed_by_one_ulp(inputs[k], k + 1);
+    auto q = run_graph(g, rt::NumericMode::kPrecise, moved);
+    if (!q) continue;
+    r.sensitivity.resize(q->size());
+    for (size_t k = 0; k < q->size(); ++k) add_deviation((*q)[k], r.precise[k], r.sensitivity[k]);
+  }
   return r;
 }
-
-const rt::RtValue* at(const std::vector<rt::RtValue>& v, size_t k) { return k < v.size() ? &v[k] : nullptr; }
 
 Expected<ir::Graph> load_model_with_inputs(const Options& opt, std::vector<onnx::DataValue>* inputs) {
   const bool is_onnx = ends_with(opt.model, ".onnx");
@@ -265,7 +327,7 @@ int cmd_check(const Args& args) {
   const ir::Graph carried = with_results(g, values);
   const size_t base = g.body.results.size();
   std::string note;
-  auto runs = run_all(carried, rep.nodes, inputs, progress, "model", &note);
+  auto runs = run_all(carried, rep.nodes, inputs, {}, progress, "model", &note);
   if (!runs) {
     progress.done();
     return report_error(opt.model, runs.status());
@@ -290,8 +352,9 @@ int cmd_check(const Args& args) {
   rep.isolated = opt.isolate && !cut.empty() && targets.size() > 1;
   if (rep.isolated) {
     std::string iso_note;
-    auto r = run_all(isolated_graph(carried, cut, rep.nodes), rep.nodes, iso_inputs, progress,
-                     "isolated nodes", &iso_note);
+    const ir::Graph iso_graph = isolated_graph(carried, cut, rep.nodes);
+    auto r = run_all(iso_graph, rep.nodes, iso_inputs, perturbation_sets(iso_graph, rep.nodes, inputs.size()),
+                     progress, "isolated nodes", &iso_note);
     if (!r) {
       progress.done();
       return report_error(opt.model, r.status());
@@ -311,13 +374,11 @@ int cmd_check(const Args& args) {
       row.node = static_cast<int>(group_of(rep.nodes, t.producer));
       info = &rep.nodes[row.node];
     }
-    row.carried = compare_value(runs->native[base + k], t.expected, at(runs->precise, base + k),
-                                at(runs->bounds, base + k), info, opt.tol);
+    row.carried = compare_value(runs->native[base + k], t.expected, runs->at(base + k), info, opt.tol);
     if (rep.isolated) {
       row.has_local = true;
       row.fed = fed[k];
-      row.local = compare_value(iso.native[base + k], t.expected, at(iso.precise, base + k),
-                                at(iso.bounds, base + k), info, opt.tol);
+      row.local = compare_value(iso.native[base + k], t.expected, iso.at(base + k), info, opt.tol);
     }
     rep.rows.push_back(std::move(row));
   }
