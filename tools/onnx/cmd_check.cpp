@@ -22,6 +22,8 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <type_traits>
+#include <utility>
 
 #include "frontends/onnx/model.h"
 #include "frontends/onnx/tensor_proto.h"
@@ -175,6 +177,17 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   return r;
 }
 
+// Offers a graph input's value to the lowering (LowerOptions::input_values: rules that need it as a
+// build-time constant specialize on it). Compiles to nothing with a driver that lacks the field.
+template <typename O, typename = void>
+struct HasInputValues : std::false_type {};
+template <typename O>
+struct HasInputValues<O, std::void_t<decltype(std::declval<O&>().input_values)>> : std::true_type {};
+template <typename O>
+void offer_input_value(O& options, const std::string& name, const onnx::Tensor& t) {
+  if constexpr (HasInputValues<O>::value) options.input_values[name] = t;
+}
+
 Expected<ir::Graph> load_model_with_inputs(const Options& opt, std::vector<onnx::DataValue>* inputs) {
   const bool is_onnx = ends_with(opt.model, ".onnx");
   if (!is_onnx) {
@@ -193,7 +206,7 @@ Expected<ir::Graph> load_model_with_inputs(const Options& opt, std::vector<onnx:
   for (size_t k = 0; k < real.size(); ++k) {
     const std::string f = opt.data + "/input_" + std::to_string(k) + ".pb";
     PLUMB_ASSIGN_OR_RETURN(onnx::DataValue dv, onnx::read_data_file(f));
-    if (dv.kind == onnx::DataValue::Kind::Tensor) lo.input_values[real[k]->name] = dv.tensor;
+    if (dv.kind == onnx::DataValue::Kind::Tensor) offer_input_value(lo, real[k]->name, dv.tensor);
     inputs->push_back(std::move(dv));
   }
   return lower::lower_model(model, lo);
