@@ -488,7 +488,7 @@ Status lower_normalizer(LowerCtx& cx, const OnnxNode& n) {
   } else {
     return cx.invalid("Normalizer: norm '" + norm + "' is not one of MAX, L1, L2");
   }
-  d = cx.b.select(cx.b.compare(CK::Eq, d, scalar_like(cx, 0.0, d)), scalar_like(cx, 1.0, d), d);
+  d = cx.b.select(cx.b.compare(CK::Eq, d, splat(cx, 0.0, d)), splat(cx, 1.0, d), d);
   ValueId db = r == 1 ? spread(cx, d, shape_value(cx, x), {}) : spread(cx, d, shape_value(cx, x), {0});
   cx.set_output(n, 0, round_to(cx, bin(cx, BK::Div, x, db), DType::F32));
   return Status::ok();

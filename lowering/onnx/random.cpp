@@ -10,8 +10,9 @@
 // - stream: the 64-bit FNV-1a hash of the node's first output name (ONNX output names are unique
 //   in a graph), so two random nodes with equal seeds draw different numbers.
 // - u = 32 random bits * 2^-32 (f32/f16/bf16 and Bernoulli/Multinomial) or 53 bits from two words
-//   * 2^-53 (f64) is uniform on [0, 1). Uniform: low + (high - low) * u in f64, cast to the result
-//   dtype rounding down, so every value is in [low, high) when low and high are representable.
+//   * 2^-53 (f64) is uniform on [0, 1). Uniform: low + (high - low) * u in f64, rounded to the
+//   result dtype (nearest even); a value that rounds up to `high` becomes the largest value of the
+//   dtype below `high`, so every result is in [low, high).
 //   Normal: Box-Muller, mean + scale * sqrt(-2 ln(1 - u1)) * cos(2 pi u2) from two words per
 //   element, in f64, rounded once. Bernoulli: u < p. Multinomial: inverse CDF of softmax(x) per
 //   row (the first class whose running sum of exp(x - max) exceeds u * total).
@@ -118,20 +119,41 @@ Expected<ValueId> result_shape(LowerCtx& cx, const OnnxNode& n, bool like) {
   return cx.b.shape_const(dims);
 }
 
+// The largest value of h's dtype below h (a rank-0 float constant whose value is `high`): the bit
+// pattern one step toward -inf.
+ValueId just_below(LowerCtx& cx, ValueId h, double high) {
+  const DType dt = cx.type(h).dtype;
+  const int bits_n = ir::dtype_bits(dt);
+  const DType ut = bits_n == 64   ? DType::U64
+                   : bits_n == 32 ? DType::U32
+                   : bits_n == 16 ? DType::U16
+                                  : DType::U8;
+  if (high == 0) {  // -(smallest subnormal): sign bit and 1
+    return cx.b.bitcast(cx.b.const_ints(ut, {}, {static_cast<int64_t>((uint64_t{1} << (bits_n - 1)) | 1)}),
+                        dt);
+  }
+  ValueId b = cx.b.bitcast(h, ut);
+  return cx.b.bitcast(cx.b.binary(high > 0 ? BK::Sub : BK::Add, b, cx.b.scalar_int(ut, 1)), dt);
+}
+
 template <bool kLike>
 Status lower_random_uniform(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
   DType dflt = DType::F32;
   if (kLike) dflt = cx.type(cx.input(n, 0)).dtype;
   PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, dflt));
-  if (!ir::is_float(dt)) return cx.invalid(n.op_type + ": dtype must be a floating type");
+  if (dt != DType::F16 && dt != DType::BF16 && dt != DType::F32 && dt != DType::F64)
+    return cx.invalid(n.op_type + ": dtype must be float16, bfloat16, float or double");
   PLUMB_ASSIGN_OR_RETURN(ValueId shape, result_shape(cx, n, kLike));
   PLUMB_ASSIGN_OR_RETURN(float low, n.attr_float("low", 0.0f));
   PLUMB_ASSIGN_OR_RETURN(float high, n.attr_float("high", 1.0f));
   ValueId u = uniform01(cx, shape, k, dt == kF64);
   ValueId y = cx.b.binary(BK::Add, splat(cx, low, u),
                           cx.b.binary(BK::Mul, splat(cx, static_cast<double>(high) - low, u), u));
-  cx.set_output(n, 0, dt == kF64 ? y : cx.b.cast(y, dt, /*saturate=*/false, ir::RoundMode::Down));
+  if (dt != kF64) y = cx.b.cast(y, dt);
+  ValueId h = cx.b.scalar_float(dt, high);
+  ValueId top = cx.b.compare(CK::Ge, y, cx.b.broadcast(h, shape_value(cx, y), {}));
+  cx.set_output(n, 0, cx.b.select(top, cx.b.broadcast(just_below(cx, h, high), shape_value(cx, y), {}), y));
   return Status::ok();
 }
 
@@ -141,7 +163,8 @@ Status lower_random_normal(LowerCtx& cx, const OnnxNode& n) {
   DType dflt = DType::F32;
   if (kLike) dflt = cx.type(cx.input(n, 0)).dtype;
   PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, dflt));
-  if (!ir::is_float(dt)) return cx.invalid(n.op_type + ": dtype must be a floating type");
+  if (dt != DType::F16 && dt != DType::BF16 && dt != DType::F32 && dt != DType::F64)
+    return cx.invalid(n.op_type + ": dtype must be float16, bfloat16, float or double");
   PLUMB_ASSIGN_OR_RETURN(ValueId shape, result_shape(cx, n, kLike));
   PLUMB_ASSIGN_OR_RETURN(float mean, n.attr_float("mean", 0.0f));
   PLUMB_ASSIGN_OR_RETURN(float scale, n.attr_float("scale", 1.0f));
