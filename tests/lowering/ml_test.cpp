@@ -487,3 +487,45 @@ TEST(LowerMl, ZipMapIsUnsupported) {
 
 }  // namespace
 }  // namespace plumb::testing
+
+namespace plumb::testing {
+namespace {
+
+// A one-node model whose input i0 is a map<key, value> graph input.
+onnx::OnnxModel MapModel(const std::string& op, DType key, DType value,
+                         std::vector<onnx::OnnxAttribute> attrs) {
+  onnx::OnnxModel m = OneNodeModel(op, 1, {}, std::move(attrs), 1, kMl);
+  m.graph.nodes[0].inputs = {"i0"};
+  m.graph.inputs.push_back({"i0", ir::Type::map(key, ir::Type::tensor(value, {}))});
+  return m;
+}
+rt::RtValue MapOf(rt::Tensor keys, rt::Tensor values) {
+  return rt::MapValue{std::move(keys), std::move(values)};
+}
+
+TEST(LowerCastMap, DenseSortsByKeySparsePlacesByKey) {
+  auto in = [] {
+    return MapOf(MakeTensor(DType::I64, {3}, {5, 1, 3}), MakeTensor(DType::F32, {3}, {0.5, 1.5, 3.5}));
+  };
+  ExpectNear(Out(RunModel(MapModel("CastMap", DType::I64, DType::F32, {}), {in()})), {1.5, 3.5, 0.5});
+  auto o = RunModel(
+      MapModel("CastMap", DType::I64, DType::F32,
+               {StrAttr("map_form", "SPARSE"), IntAttr("max_map", 6), StrAttr("cast_to", "TO_INT64")}),
+      {in()});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].tensor().dtype, DType::I64);
+  ExpectNear(Out(o), {0, 1, 0, 3, 0, 0});
+}
+
+TEST(LowerDictVectorizer, VocabularyOrderZerosForMissing) {
+  rt::Tensor keys = StrTensor({2}, {"c", "a"});
+  auto o = RunModel(MapModel("DictVectorizer", DType::String, DType::I64,
+                             {StrsAttr("string_vocabulary", {"a", "b", "c", "z"})}),
+                    {MapOf(std::move(keys), MakeTensor(DType::I64, {2}, {8, 4}))});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].tensor().shape, (Ints{1, 4}));
+  ExpectNear(Out(o), {4, 0, 8, 0});
+}
+
+}  // namespace
+}  // namespace plumb::testing
