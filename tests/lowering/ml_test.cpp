@@ -529,3 +529,56 @@ TEST(LowerDictVectorizer, VocabularyOrderZerosForMissing) {
 
 }  // namespace
 }  // namespace plumb::testing
+
+namespace plumb::testing {
+namespace {
+
+// The one-node model with input 0 declared [?, dims...] (a symbolic batch, as exported models have).
+onnx::OnnxModel SymbolicBatch(onnx::OnnxModel m, DType dt, Ints rest) {
+  ir::Shape s{ir::Dim::symbolic("N")};
+  for (int64_t d : rest) s.push_back(d);
+  m.graph.inputs[0].type = ir::Type::tensor(dt, s);
+  return m;
+}
+
+TEST(LowerTreeEnsemble, SymbolicBatch) {
+  onnx::OnnxModel m = SymbolicBatch(
+      OneNodeModel("TreeEnsemble", 5, {{{1, 2}, {0, 0}}}, OneTree({0, 1}, {0, 0}), 1, kMl), DType::F32, {2});
+  ExpectNear(Out(RunModel(m, {MakeTensor(DType::F32, {3, 2}, {0.2, 9, 0.7, 1, 0.7, 3})})), {1, 10, 100});
+}
+
+TEST(LowerLinearClassifier, SymbolicBatchAndSoftmaxZero) {
+  // Scores [0, 1] per row: SOFTMAX_ZERO keeps the zero entry at 0 (0 * exp(-max)) -> [0, 1].
+  onnx::OnnxModel m =
+      SymbolicBatch(OneNodeModel("LinearClassifier", 1, {{{1, 1}, {0}}},
+                                 {FloatsAttr("coefficients", {0, 1}), IntsAttr("classlabels_ints", {3, 4}),
+                                  StrAttr("post_transform", "SOFTMAX_ZERO")},
+                                 2, kMl),
+                    DType::F32, {1});
+  auto o = RunModel(m, {MakeTensor(DType::F32, {2, 1}, {1, 1})});
+  ExpectNear(Out(o, 0), {4, 4});
+  ExpectNear(Out(o, 1), {0, 1, 0, 1});
+}
+
+TEST(LowerLabelEncoder, SymbolicShape) {
+  onnx::OnnxModel m = SymbolicBatch(
+      OneNodeModel("LabelEncoder", 2, {{{1}, {0}, DType::I64}},
+                   {IntsAttr("keys_int64s", {4, 5}), IntsAttr("values_int64s", {40, 50})}, 1, kMl),
+      DType::I64, {});
+  ExpectNear(Out(RunModel(m, {MakeTensor(DType::I64, {3}, {5, 4, 6})})), {50, 40, -1});
+}
+
+TEST(LowerSvmClassifier, LinearModeTwoClasses) {
+  // No support vectors: scores[c] = x . coef[c] + rho[0]. Two labels and one rho (the
+  // reference's set_score_svm): with every coefficient >= 0, a max score >= 0.5 gives the second
+  // label whichever class has it (row 0: [1, 0] -> 1), else the argmax label (row 1: [0.3, 0.1] -> 0).
+  auto o = RunOneNode("SVMClassifier", 1, {{{2, 2}, {1, 0, 0.3, 0.1}}},
+                      {FloatsAttr("coefficients", {1, 0, 0, 1}), FloatsAttr("rho", {0}),
+                       IntsAttr("classlabels_ints", {0, 1})},
+                      2, kMl);
+  ExpectNear(Out(o, 0), {1, 0});
+  ExpectNear(Out(o, 1), {1, 0, 0.3, 0.1}, 1e-6);
+}
+
+}  // namespace
+}  // namespace plumb::testing
