@@ -6,6 +6,7 @@
 // integers are multiplied into i32/u32 and wrapped back, which is the same value modulo 2^bits).
 // Det is an LU factorisation with partial pivoting unrolled over the static n, in f64.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -24,9 +25,11 @@ namespace {
 using Ints = std::vector<int64_t>;
 constexpr int64_t kMaxRank = 64;
 
+// Product of dims, saturating at INT64_MAX (a reshape to that is then refused by the core).
 int64_t product(const Ints& d) {
   int64_t p = 1;
-  for (int64_t x : d) p *= x;
+  for (int64_t x : d)
+    if (__builtin_mul_overflow(p, x, &p)) return INT64_MAX;
   return p;
 }
 
