@@ -601,7 +601,7 @@ Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
 Expected<ValueId> linear_scores(LowerCtx& cx, const OnnxNode& n, ValueId x2, const Doubles& coef,
                                 const Doubles& intercepts, int64_t* e_out) {
   PLUMB_ASSIGN_OR_RETURN(int64_t c, feature_count(cx, n, x2));
-  if (c == 0 || coef.size() % static_cast<size_t>(c) != 0)
+  if (c == 0 || coef.empty() || coef.size() % static_cast<size_t>(c) != 0)
     return cx.invalid(n.op_type + ": " + std::to_string(coef.size()) + " coefficients for " +
                       std::to_string(c) + " features");
   const int64_t e = static_cast<int64_t>(coef.size()) / c;
@@ -748,6 +748,12 @@ Expected<int64_t> forest_depth(LowerCtx& cx, const Forest& f) {
 Expected<ValueId> forest_leaves(LowerCtx& cx, const Forest& f, ValueId x) {
   PLUMB_ASSIGN_OR_RETURN(int64_t depth, forest_depth(cx, f));
   const int64_t m = f.m(), t = static_cast<int64_t>(f.roots.size());
+  const ir::Dim features = cx.type(x).shape[1];
+  for (int64_t j = 0; j < m; ++j)
+    if (f.feature[j] < 0 || (features.is_static() && f.feature[j] >= features.size))
+      return cx.invalid("tree ensemble: node " + std::to_string(j) + " reads feature " +
+                        std::to_string(f.feature[j]) + ", outside [0, " +
+                        (features.is_static() ? std::to_string(features.size) : "F") + ")");
   ValueId nt = rows_by(cx, x, t);
   ValueId pos = spread(cx, i64_const(cx, {t}, f.roots), nt, {1});
   if (m > 0 && depth > 0) {

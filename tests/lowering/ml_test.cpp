@@ -582,3 +582,18 @@ TEST(LowerSvmClassifier, LinearModeTwoClasses) {
 
 }  // namespace
 }  // namespace plumb::testing
+
+namespace plumb::testing {
+namespace {
+
+TEST(LowerTreeEnsemble, FeatureOutOfRangeIsInvalid) {
+  auto attrs = OneTree({0, 1}, {0, 0});
+  attrs[0] = IntsAttr("nodes_featureids", {0, 2});
+  onnx::OnnxModel m = OneNodeModel("TreeEnsemble", 5, {{{1, 2}, {0, 0}}}, attrs, 1, kMl);
+  auto g = lower::lower_model(m);
+  ASSERT_FALSE(g.has_value());
+  EXPECT_NE(g.status().to_string().find("feature 2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plumb::testing
