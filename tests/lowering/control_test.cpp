@@ -232,6 +232,64 @@ TEST(LowerScan, Opset8BatchAxis) {
   ExpectNear(Values(out[1]), {2, 3, 104, 107});
 }
 
+TEST(LowerIf, SequenceBranchesOfDifferentShapesAreJoined) {
+  // then: [x] (elements [2]); else: [x, y] (elements [2] and [3]): the result's elements are [?]
+  // in both cases, and concatenating works on either.
+  MultiNode g(13);
+  g.Input("c", DType::Bool, {}, {0});
+  g.Input("x", DType::F32, {2}, {1, 2});
+  g.Input("y", DType::F32, {3}, {3, 4, 5});
+  auto then_b = Sub({}, {Node("SequenceConstruct", {"x"}, {"t"})}, {"t"});
+  auto else_b = Sub({}, {Node("SequenceConstruct", {"x", "y"}, {"e"})}, {"e"});
+  g.Add(Node("If", {"c"}, {"s"}, {GraphAttr("then_branch", then_b), GraphAttr("else_branch", else_b)}));
+  g.Add(Node("ConcatFromSequence", {"s"}, {"z"}, {IntAttr("axis", 0)}));
+  g.Output("z");
+  auto out = g.RunOk();
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Values(out[0]), {1, 2, 3, 4, 5});
+  g.feeds[0] = MakeTensor(DType::Bool, {}, {1});
+  out = g.RunOk();
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Values(out[0]), {1, 2});
+}
+
+TEST(LowerLoop, WhileLoopWithoutTripCount) {
+  // M absent: runs while cond; cond' = (x * 2 < 20); x doubles: 3 -> 6 -> 12 -> 24 (cond false).
+  MultiNode g(13);
+  g.Input("c", DType::Bool, {}, {1});
+  g.Input("x", DType::I64, {}, {3});
+  g.Const("two", DType::I64, {}, {2});
+  g.Const("limit", DType::I64, {}, {20});
+  auto body = Sub({{"i", T(DType::I64, {})}, {"c_in", T(DType::Bool, {})}, {"x_in", T(DType::I64, {})}},
+                  {Node("Mul", {"x_in", "two"}, {"x_out"}), Node("Less", {"x_out", "limit"}, {"c_out"}),
+                   Node("Identity", {"i"}, {"iter"})},
+                  {"c_out", "x_out", "iter"});
+  g.Add(Node("Loop", {"", "c", "x"}, {"x_final", "iters"}, {GraphAttr("body", body)}));
+  g.Output("x_final");
+  g.Output("iters");
+  auto out = g.RunOk();
+  ASSERT_EQ(out.size(), 2u);
+  ExpectNear(Values(out[0]), {24});
+  ExpectNear(Values(out[1]), {0, 1, 2});
+}
+
+TEST(LowerScan, ZeroLengthScanKeepsStatesAndGivesEmptyOutput) {
+  MultiNode g(16);
+  g.Input("s0", DType::F32, {}, {7});
+  g.Input("x", DType::F32, {0, 3}, {});
+  auto body = Sub({{"acc", T(DType::F32, {})}, {"v", std::nullopt}},
+                  {Node("ReduceSum", {"v"}, {"vs"}, {IntAttr("keepdims", 0)}),
+                   Node("Add", {"acc", "vs"}, {"acc_out"}), Node("Add", {"v", "acc"}, {"y"})},
+                  {"acc_out", "y"});
+  g.Add(Node("Scan", {"s0", "x"}, {"sum", "ys"}, {GraphAttr("body", body), IntAttr("num_scan_inputs", 1)}));
+  g.Output("sum");
+  g.Output("ys");
+  auto out = g.RunOk();
+  ASSERT_EQ(out.size(), 2u);
+  ExpectNear(Values(out[0]), {7});
+  EXPECT_EQ(Shape(out[1]), (Ints{0, 3}));
+}
+
 TEST(LowerSequenceMap, AddsTensorToEachElement) {
   MultiNode g(17);
   g.Input("a", DType::F32, {2}, {1, 2});
