@@ -34,6 +34,14 @@ Expected<rt::Tensor> stack_scalars(const std::vector<onnx::DataValue>& elems, ir
 
 Expected<rt::RtValue> to_runtime(const onnx::DataValue& v, const ir::Type& declared) {
   using K = onnx::DataValue::Kind;
+  // A file read with a guessed kind: SequenceProto and OptionalProto number their fields alike, so
+  // an OptionalProto guessed as a sequence is a "sequence" of at most one value. The declared type
+  // says which it is.
+  if (declared.kind == ir::TypeKind::Optional && v.kind == K::Sequence && v.elems.size() <= 1) {
+    onnx::DataValue o = v;
+    o.kind = K::Optional;
+    return to_runtime(o, declared);
+  }
   switch (v.kind) {
     case K::Tensor: {
       PLUMB_ASSIGN_OR_RETURN(rt::Tensor t, tensor_to_runtime(v.tensor));
