@@ -213,9 +213,8 @@ ErrorStats compare_floats(const rt::Tensor& a, const rt::Tensor& e, const rt::Te
         st.min_rtol = std::numeric_limits<double>::infinity();
       }
       st.max_ulp = std::max(st.max_ulp, d / ulp_in(dt, ye));
-      const int bin =
-          d <= 0 ? 0 : std::clamp(static_cast<int>(std::floor(std::log10(d) - kHistLo)), 0, kHistBins - 1);
-      ++st.hist[bin];
+      if (d > 0)
+        ++st.hist[std::clamp(static_cast<int>(std::floor(std::log10(d) - kHistLo)), 0, kHistBins - 1)];
       ok_fixed = d <= fixed.atol + fixed.rtol * std::fabs(ye);
       if (st.have_bounds) {
         const double rr = r[k];

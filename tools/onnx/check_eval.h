@@ -36,7 +36,7 @@
 namespace plumb::cli {
 
 constexpr double kBoundFactor = 4.0;
-constexpr int kHistBins = 20;  // log10 |a - e| in [-18, 2), one bin per decade (0 errors go to bin 0)
+constexpr int kHistBins = 20;  // log10 |a - e| in [-18, 2), one bin per decade (equal elements: none)
 constexpr double kHistLo = -18.0;
 
 // The ONNX node a set of top-level core nodes came from, and its numeric class.

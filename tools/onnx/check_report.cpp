@@ -100,7 +100,8 @@ std::string plot_svg(const CheckReport& r) {
        d += std::max(1, static_cast<int>(hi - lo) / 8)) {
     o << "<line x1=\"" << l << "\" x2=\"" << w - rgt << "\" y1=\"" << Y(d) << "\" y2=\"" << Y(d)
       << "\" stroke=\"#ddd\"/><text x=\"" << l - 6 << "\" y=\"" << Y(d) + 4
-      << "\" font-size=\"11\" text-anchor=\"end\">1e" << d << "</text>\n";
+      << "\" font-size=\"11\" text-anchor=\"end\">"
+      << (d == static_cast<int>(lo) ? std::string("0") : "1e" + std::to_string(d)) << "</text>\n";
   }
   o << "<text x=\"" << l + (w - l - rgt) / 2 << "\" y=\"" << h - 10
     << "\" font-size=\"12\" text-anchor=\"middle\">compared tensors in topological order</text>\n";
@@ -149,6 +150,8 @@ std::string hist_svg(const ErrorStats& s) {
       << "\" fill=\"#1f5fbf\"><title>|error| in [1e" << int(kHistLo) + b << ", 1e" << int(kHistLo) + b + 1
       << "): " << s.hist[b] << "</title></rect>";
   }
+  o << "<text x=\"" << w / 2 << "\" y=\"" << h - 1 << "\" font-size=\"9\" text-anchor=\"middle\">"
+    << s.elements - s.differ << " equal</text>";
   o << "<text x=\"0\" y=\"" << h - 1 << "\" font-size=\"9\">1e" << int(kHistLo) << "</text><text x=\"" << w
     << "\" y=\"" << h - 1 << "\" font-size=\"9\" text-anchor=\"end\">1e" << int(kHistLo) + kHistBins
     << "</text></svg>";
@@ -291,7 +294,7 @@ std::string report_html(const CheckReport& r) {
       << num(row.carried.max_rel) << "</td><td>" << num(row.carried.max_ulp) << "</td><td>"
       << row.carried.mismatches << "/" << row.carried.elements << "</td><td>"
       << row.carried.nan_inf_mismatches << "</td><td>" << (row.has_local ? num(row.local.max_abs) : "-")
-      << "</td><td>" << (d.have_bounds ? num(d.bound_ratio) : "-") << "</td><td>" << hist_svg(row.carried)
+      << "</td><td>" << (d.have_bounds ? num(d.bound_ratio) : "-") << "</td><td>" << hist_svg(d)
       << "</td></tr>\n";
   }
   o << "</table>\n";
