@@ -69,7 +69,7 @@ std::optional<ValueId> optional_scalar(LowerCtx& cx, const OnnxNode& n, size_t i
   const ir::Type t = cx.type(v);
   const int64_t ne = ir::shape_num_elements(t.shape);
   if (ne == 0) return std::nullopt;
-  if (ne != 1) {
+  if (ne > 1 || ne < -1) {  // symbolic (-1): reshape.R2 checks the count at run time
     *err = cx.invalid(std::string("NonMaxSuppression ") + what + " must have one element");
     return std::nullopt;
   }
@@ -84,13 +84,18 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t center, n.attr_int("center_point_box", 0));
   if (center != 0 && center != 1) return cx.invalid("NonMaxSuppression center_point_box is not 0 or 1");
   const ir::Type bt = cx.type(boxes), st = cx.type(scores);
-  if (!is_static(bt) || !is_static(st)) return cx.unsupported("NonMaxSuppression on symbolic dims");
-  if (bt.rank() != 3 || st.rank() != 3 || bt.shape[2].size != 4 || st.shape[0].size != bt.shape[0].size ||
-      st.shape[2].size != bt.shape[1].size)
+  auto differ = [](const ir::Dim& a, const ir::Dim& b) {
+    return a.is_static() && b.is_static() && a.size != b.size;
+  };
+  if (!bt.ranked || !st.ranked || bt.rank() != 3 || st.rank() != 3 || differ(bt.shape[2], ir::Dim(4)) ||
+      differ(st.shape[0], bt.shape[0]) || differ(st.shape[2], bt.shape[1]))
     return cx.invalid("NonMaxSuppression needs boxes [B, N, 4] and scores [B, C, N]");
+  // Static shapes give a static loop; symbolic ones read the sizes from the scores' shape (a
+  // mismatch with the boxes is then a gather.R1 / broadcast.R2 error at run time).
+  const bool stat = is_static(bt) && is_static(st);
   if (!ir::is_float(bt.dtype) || st.dtype != bt.dtype)
     return cx.invalid("NonMaxSuppression needs float boxes and scores of one dtype");
-  const int64_t nb = bt.shape[0].size, nn = bt.shape[1].size, nc = st.shape[1].size;
+  const int64_t nb = st.shape[0].size, nn = st.shape[2].size, nc = st.shape[1].size;
   Status err = Status::ok();
   std::optional<ValueId> max_out = optional_scalar(cx, n, 2, "max_output_boxes_per_class", &err);
   std::optional<ValueId> iou_thr = optional_scalar(cx, n, 3, "iou_threshold", &err);
@@ -101,9 +106,21 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
   ValueId maxv = max_out ? cx.b.cast(*max_out, DType::I64) : cx.b.scalar_int(DType::I64, 0);
   ValueId thr = iou_thr ? cx.b.cast(*iou_thr, ct) : cx.b.scalar_float(ct, 0);
 
-  const ValueId bn = cx.b.shape_const({nb, nn}), bcn = cx.b.shape_const({nb, nc, nn}),
-                bc = cx.b.shape_const({nb, nc});
-  auto coord = [&](int64_t k) { return cx.b.reshape(static_slice(cx, bx, {0, 0, k}, {nb, nn, 1}), bn); };
+  ValueId bcn, bc, bc1, n_scalar;
+  if (stat) {
+    bcn = cx.b.shape_const({nb, nc, nn});
+    bc = cx.b.shape_const({nb, nc});
+    bc1 = cx.b.shape_const({nb, nc, 1});
+    n_scalar = cx.b.scalar_int(DType::I64, nn);
+  } else {
+    bcn = cx.b.shape_of(sc);
+    bc = static_slice(cx, bcn, {0}, {2});
+    bc1 = cx.b.concat({bc, cx.b.shape_const({1})}, 0);
+    n_scalar = cx.b.reshape(static_slice(cx, bcn, {2}, {1}), cx.b.shape_const({}));
+  }
+  auto coord = [&](int64_t k) {
+    return gather(cx, ir::GatherKind::Axis, bx, cx.b.scalar_int(DType::I64, k), 2);
+  };
   ValueId y1, x1, y2, x2;
   if (center == 0) {
     ValueId c0 = coord(0), c1 = coord(1), c2 = coord(2), c3 = coord(3);
@@ -117,26 +134,25 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
     y1 = bin(cx, BK::Sub, yc, hh), y2 = bin(cx, BK::Add, yc, hh);
   }
   ValueId area = bin(cx, BK::Mul, bin(cx, BK::Sub, x2, x1), bin(cx, BK::Sub, y2, y1));
-  ValueId valid = score_thr
-                      ? cmp(cx, CK::Gt, sc, cx.b.broadcast(cx.b.cast(*score_thr, st.dtype), bcn, {}))
-                      : cx.b.const_ints(DType::Bool, {nb, nc, nn}, std::vector<int64_t>(nb * nc * nn, 1));
+  ValueId valid = score_thr ? cmp(cx, CK::Gt, sc, cx.b.broadcast(cx.b.cast(*score_thr, st.dtype), bcn, {}))
+                            : cx.b.broadcast(cx.b.const_ints(DType::Bool, {}, {1}), bcn, {});
   auto sorted = cx.b.emit(ir::Op::Sort, {sc}, {{"axis", int64_t{2}}, {"descending", true}});
   if (sorted.size() < 2) return Status::ok();
   const ValueId perm = sorted[1];  // [B, C, N] box index at each sorted position
 
   const ir::Type tk = ir::Type::tensor(DType::I64, ir::static_shape({}));
-  const ir::Type tmask = ir::Type::tensor(DType::Bool, ir::static_shape({nb, nc, nn}));
-  const ir::Type tcnt = ir::Type::tensor(DType::I64, ir::static_shape({nb, nc}));
+  const ir::Type tmask = ir::Type::tensor(DType::Bool, stat ? ir::static_shape({nb, nc, nn}) : ir::Shape(3));
+  const ir::Type tcnt = ir::Type::tensor(DType::I64, stat ? ir::static_shape({nb, nc}) : ir::Shape(2));
   const std::vector<ir::Type> carried{tk, tmask, tmask, tcnt};
   // cond: k < N
   auto cp = cx.b.begin_region(carried);
-  ir::Region cond = cx.b.end_region({cmp(cx, CK::Lt, cp[0], cx.b.scalar_int(DType::I64, nn))});
+  ir::Region cond = cx.b.end_region({cmp(cx, CK::Lt, cp[0], n_scalar)});
   // body: consider the box at sorted position k of every (batch, class).
   auto p = cx.b.begin_region(carried);
   {
     ValueId k = p[0], sup = p[1], sel = p[2], cnt = p[3];
     ValueId pk = gather(cx, ir::GatherKind::Axis, perm, k, 2);  // [B, C]
-    ValueId pk3 = cx.b.reshape(pk, cx.b.shape_const({nb, nc, 1}));
+    ValueId pk3 = cx.b.reshape(pk, bc1);
     ValueId valid_k = cx.b.reshape(gather(cx, ir::GatherKind::Elements, valid, pk3, 2), bc);
     ValueId sup_k = cx.b.reshape(gather(cx, ir::GatherKind::Elements, sup, pk3, 2), bc);
     ValueId take = land(cx, land(cx, valid_k, cx.b.unary(UK::Not, sup_k)),
@@ -164,10 +180,10 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
     ValueId cnt2 = bin(cx, BK::Add, cnt, cx.b.cast(take, DType::I64));
     ValueId k2 = bin(cx, BK::Add, k, cx.b.scalar_int(DType::I64, 1));
     ir::Region body = cx.b.end_region({k2, sup2, sel2, cnt2});
-    ValueId none = cx.b.const_ints(DType::Bool, {nb, nc, nn}, std::vector<int64_t>(nb * nc * nn, 0));
-    auto res = cx.b.while_({cx.b.scalar_int(DType::I64, 0), none, none,
-                            cx.b.const_ints(DType::I64, {nb, nc}, std::vector<int64_t>(nb * nc, 0))},
-                           std::move(cond), std::move(body));
+    ValueId none = cx.b.broadcast(cx.b.const_ints(DType::Bool, {}, {0}), bcn, {});
+    auto res = cx.b.while_(
+        {cx.b.scalar_int(DType::I64, 0), none, none, cx.b.broadcast(cx.b.scalar_int(DType::I64, 0), bc, {})},
+        std::move(cond), std::move(body));
     if (res.size() < 4) return Status::ok();
     // Selected boxes in sorted order; nonzero lists (b, c, position) row-major = the ONNX order.
     ValueId sel_sorted = gather(cx, ir::GatherKind::Elements, res[2], perm, 2);
