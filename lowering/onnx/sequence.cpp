@@ -8,6 +8,8 @@
 // ONNX lets a sequence take tensors of other shapes (and, through loosely declared graph inputs,
 // other ranks). When a tensor does not fit, the sequence is first rebuilt as seq<join(elem, item)>
 // (`retype`, exact element copies).
+#include <optional>
+
 #include "lowering/onnx/containers.h"
 #include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
@@ -136,10 +138,31 @@ Status lower_sequence_construct(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
-// SequenceInsert-11: S[0:pos] ++ [T] ++ S[pos:], pos defaulting to the end.
+// True when `s` is, at the top level of the graph, the result of a `sequence empty` node (whose
+// element type, from SequenceEmpty, has no rank).
+bool made_empty(LowerCtx& cx, ValueId s) {
+  if (cx.b.open_regions() > 0) return false;
+  const auto& nodes = cx.b.graph().body.nodes;
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+    if (it->outputs.size() == 1 && it->outputs[0] == s)
+      return it->op == ir::Op::Sequence && it->attr_enum("kind") == SK::Empty;
+  return false;
+}
+
+// SequenceInsert-11: S[0:pos] ++ [T] ++ S[pos:], pos defaulting to the end. Into a sequence just
+// made by SequenceEmpty (at position 0, the only valid one) this is [T], built with `construct`
+// so that the elements get T's type (rank included) instead of SequenceEmpty's unknown one.
 Status lower_sequence_insert(LowerCtx& cx, const OnnxNode& n) {
   ValueId s = cx.input(n, 0), t = cx.input(n, 1);
   if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  if (made_empty(cx, s) && cx.type(t).is_tensor() && cx.type(t).dtype == seq_elem(cx, s).dtype) {
+    auto pos = cx.has_input(n, 2) ? cx.const_ints(n, 2)
+                                  : std::optional<std::vector<int64_t>>(std::vector<int64_t>{0});
+    if (pos && pos->size() == 1 && (*pos)[0] == 0) {
+      cx.set_output(n, 0, seq_op(cx, SK::Construct, {t}, cx.type(t)));
+      return Status::ok();
+    }
+  }
   ir::Type elem = seq_elem(cx, s);
   const ir::Type item = cx.type(t);
   if (item.dtype != elem.dtype || !item.is_tensor())

@@ -151,6 +151,26 @@ TEST(LowerSequence, EmptyThenInsertHasLengthOne) {
   ExpectNear(Values(out[0]), {1});
 }
 
+TEST(LowerSequence, EmptyThenInsertKeepsTheTensorsRank) {
+  // SequenceEmpty has no element shape; the first insert gives the elements x's type, so
+  // SequenceAt and ConcatFromSequence (which need a rank) work on the result.
+  MultiNode g(11);
+  g.Input("a", ir::DType::F32, {2}, {1, 2});
+  g.Input("b", ir::DType::F32, {1}, {3});
+  g.Const("zero", ir::DType::I64, {}, {0});
+  g.Add(Node("SequenceEmpty", {}, {"s"}));
+  g.Add(Node("SequenceInsert", {"s", "a"}, {"t"}));
+  g.Add(Node("SequenceInsert", {"t", "b", "zero"}, {"u"}));
+  g.Add(Node("SequenceAt", {"u", "zero"}, {"y"}));
+  g.Add(Node("ConcatFromSequence", {"u"}, {"z"}, {IntAttr("axis", 0)}));
+  g.Output("y");
+  g.Output("z");
+  auto out = g.RunOk();
+  ASSERT_EQ(out.size(), 2u);
+  ExpectNear(Values(out[0]), {3});
+  ExpectNear(Values(out[1]), {3, 1, 2});
+}
+
 TEST(LowerOptional, WrapHasGet) {
   MultiNode g(18);
   g.Input("a", ir::DType::F32, {2}, {1.5, -2});
