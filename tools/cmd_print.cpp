@@ -5,10 +5,9 @@
 #include "ir/load.h"
 #include "ir/text.h"
 #include "tools/commands.h"
+#include "tools/onnx_hooks.h"
 
 namespace plumb::cli {
-
-Expected<ir::Graph> load_onnx_as_core(const std::string& path);  // weak default in main.cpp
 
 namespace {
 bool ends_with(const std::string& s, const char* suffix) {

@@ -9,6 +9,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -17,10 +19,9 @@
 #include "runtime/session.h"
 #include "tools/commands.h"
 #include "tools/npy.h"
+#include "tools/onnx_hooks.h"
 
 namespace plumb::cli {
-
-Expected<ir::Graph> load_onnx_as_core(const std::string& path);  // tools/main.cpp (weak) or tools/onnx
 
 // Hooks for the ONNX test-data layout (TensorProto files). The weak definitions here say "not in
 // this build"; tools/onnx may define them.
@@ -144,8 +145,38 @@ int cmd_run(const Args& args) {
   if (!data_dir.empty() && !inputs.empty())
     return report_error("", invalid_input("give either --data or --input, not both"));
 
-  Expected<ir::Graph> g = ends_with(model, ".onnx") ? load_onnx_as_core(model) : ir::load_file(model);
+  // The file that feeds input k ("" when none): by --input NAME or #k, or input_<k> in --data.
+  auto file_for = [&](size_t k, const std::string& name) -> std::string {
+    for (const auto& [n, file] : inputs)
+      if (n == name || n == "#" + std::to_string(k)) return file;
+    if (data_dir.empty()) return "";
+    const std::string npy = data_dir + "/input_" + std::to_string(k) + ".npy";
+    const std::string pb = data_dir + "/input_" + std::to_string(k) + ".pb";
+    return file_exists(npy) ? npy : file_exists(pb) ? pb : "";
+  };
+  // An .onnx model is lowered knowing its input values, so that a parameter ONNX takes as a graph
+  // input (axes, pads, a shape) can be specialized on; the values read then are the ones fed.
+  std::map<size_t, rt::RtValue> preread;
+  std::vector<std::string> specialized;
+  InputReader reader = [&](size_t k, const std::string& name,
+                           const ir::Type& type) -> Expected<std::optional<rt::RtValue>> {
+    const std::string file = file_for(k, name);
+    if (file.empty()) return std::optional<rt::RtValue>();
+    Expected<rt::RtValue> v = read_value(file, type);
+    if (!v) return v.status().with_place(file);
+    preread[k] = *v;
+    return std::optional<rt::RtValue>(std::move(*v));
+  };
+  Expected<ir::Graph> g = !ends_with(model, ".onnx") ? ir::load_file(model)
+                          : inputs.empty() && data_dir.empty()
+                              ? load_onnx_as_core(model)
+                              : load_onnx_as_core_specialized(model, reader, &specialized);
   if (!g) return report_error(model, g.status());
+  for (const std::string& name : specialized)
+    std::fprintf(stderr,
+                 "plumb: %s: note: lowered for the given value of input '%s' (an attribute-like "
+                 "parameter the core needs at build time)\n",
+                 model.c_str(), name.c_str());
   opts.verify = ends_with(model, ".onnx");  // load_file has verified a .plumb file
   auto created = rt::Session::create(std::move(*g), opts);
   if (!created) return report_error(model, created.status());
@@ -164,6 +195,11 @@ int cmd_run(const Args& args) {
       k = *idx;
     }
     if (k >= s.num_inputs()) return report_error(model, invalid_input("no input " + name));
+    if (preread.count(k)) {
+      Status st = s.set_input(k, preread[k]);
+      if (!st.is_ok()) return report_error(model, st);
+      continue;
+    }
     Expected<rt::RtValue> v = read_value(file, s.input_type(k));
     if (!v) return report_error(file, v.status());
     Status st = s.set_input(k, std::move(*v));
@@ -171,6 +207,11 @@ int cmd_run(const Args& args) {
   }
   if (!data_dir.empty()) {
     for (size_t k = 0; k < s.num_inputs(); ++k) {
+      if (preread.count(k)) {
+        Status st = s.set_input(k, preread[k]);
+        if (!st.is_ok()) return report_error(model, st);
+        continue;
+      }
       const std::string npy = data_dir + "/input_" + std::to_string(k) + ".npy";
       const std::string pb = data_dir + "/input_" + std::to_string(k) + ".pb";
       const std::string file = file_exists(npy) ? npy : file_exists(pb) ? pb : "";

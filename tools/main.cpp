@@ -7,6 +7,7 @@
 
 #include "ir/graph.h"
 #include "tools/commands.h"
+#include "tools/onnx_hooks.h"
 
 namespace plumb::cli {
 
@@ -36,6 +37,11 @@ __attribute__((weak)) int cmd_conformance(const Args&) { return not_built("confo
 // Lowers an .onnx file to a core graph; the ONNX frontend's strong definition replaces this one.
 __attribute__((weak)) Expected<ir::Graph> load_onnx_as_core(const std::string& path) {
   return unsupported(".onnx models are not supported in this build");
+}
+__attribute__((weak)) Expected<ir::Graph> load_onnx_as_core_specialized(const std::string& path,
+                                                                        const InputReader&,
+                                                                        std::vector<std::string>*) {
+  return load_onnx_as_core(path);
 }
 
 int usage_error(const std::string& why) {

@@ -1,5 +1,7 @@
 #include "lowering/onnx/context.h"
 
+#include <algorithm>
+
 #include "ir/constant_values.h"
 #include "ir/narrow_float.h"
 
@@ -38,7 +40,7 @@ ir::ValueId LowerCtx::input(const onnx::OnnxNode& n, size_t i) {
   const std::string& name = n.inputs[i];
   // The innermost scope that knows the name wins: a value, or a constant emitted on first use.
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-    if (auto f = it->values.find(name); f != it->values.end()) return f->second;
+    if (auto f = it->values.find(name); f != it->values.end()) return fold_small_int(f->second);
     if (auto c = it->constants.find(name); c != it->constants.end()) {
       // Emit the constant into the graph body's region level where it is used; constants are cheap
       // to re-emit in a nested region, so each scope keeps its own.
@@ -68,10 +70,82 @@ const onnx::Tensor* LowerCtx::const_input(const onnx::OnnxNode& n, size_t i) con
   if (!has_input(n, i)) return nullptr;
   const std::string& name = n.inputs[i];
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-    if (it->values.count(name) && !it->constants.count(name)) return nullptr;  // shadowed by a computed value
     if (auto c = it->constants.find(name); c != it->constants.end()) return &c->second;
+    if (auto f = it->values.find(name); f != it->values.end()) return computed_constant(name, f->second);
   }
   return nullptr;
+}
+
+const onnx::Tensor* LowerCtx::computed_constant(const std::string& name, ir::ValueId v) const {
+  (void)name;
+  const ir::Graph& g = b.graph();
+  if (v >= g.values.size()) return nullptr;
+  if (const onnx::Tensor* t = offered_for(v)) return t;
+  if (const onnx::Tensor* t = folded(v)) return t;
+  // Computed from offered input values (and constants): specialized on those inputs.
+  auto cached = folded_with_offers_.find(v);
+  if (cached == folded_with_offers_.end()) {
+    std::set<std::string> used;
+    auto value_of = [&](ir::ValueId param) -> const onnx::Tensor* {
+      const onnx::Tensor* t = offered_for(param, /*record=*/false);
+      if (t) used.insert(t->name);
+      return t;
+    };
+    cached = folded_with_offers_.emplace(v, folder_.fold(g, v, value_of)).first;
+    if (cached->second) specialized_.insert(used.begin(), used.end());
+  }
+  return cached->second ? &*cached->second : nullptr;
+}
+
+// The offered value of graph input `param` (recorded as a specialization), or nullptr.
+const onnx::Tensor* LowerCtx::offered_for(ir::ValueId param, bool record) const {
+  const ir::Graph& g = b.graph();
+  const auto& params = g.body.params;
+  auto at = std::find(params.begin(), params.end(), param);
+  if (at == params.end()) return nullptr;
+  const size_t k = static_cast<size_t>(at - params.begin());
+  if (k >= g.input_names.size()) return nullptr;
+  auto o = offered_.find(g.input_names[k]);
+  if (o == offered_.end()) return nullptr;
+  // Only a value that fits the declared input type specializes the graph; anything else is left
+  // to the run, which rejects the input with its usual message.
+  const ir::Type& declared = g.type_of(param);
+  if (declared.kind != ir::TypeKind::Tensor || declared.dtype != o->second.dtype ||
+      declared.shape.size() != o->second.dims.size())
+    return nullptr;
+  for (size_t d = 0; d < declared.shape.size(); ++d)
+    if (declared.shape[d].is_static() && declared.shape[d].size != o->second.dims[d]) return nullptr;
+  if (record) specialized_.insert(o->first);
+  return &o->second;
+}
+
+const onnx::Tensor* LowerCtx::folded(ir::ValueId v) const {
+  auto cached = folded_.find(v);
+  if (cached == folded_.end()) cached = folded_.emplace(v, folder_.fold(b.graph(), v)).first;
+  return cached->second ? &*cached->second : nullptr;
+}
+
+// Shape arithmetic (a few integers computed from constants and static shapes) becomes a constant
+// where it is used, so that what consumes it (ConstantOfShape, Expand, Range, Slice...) gets a
+// static type instead of a symbolic one. Larger or data-dependent values are left alone.
+ir::ValueId LowerCtx::fold_small_int(ir::ValueId v) {
+  constexpr int64_t kSmall = 64;
+  const ir::Graph& g = b.graph();
+  if (v >= g.values.size()) return v;
+  const ir::Type& t = g.type_of(v);
+  if (t.kind != ir::TypeKind::Tensor || !ir::is_int(t.dtype) || !ir::shape_is_static(t.shape)) return v;
+  const int64_t count = ir::shape_num_elements(t.shape);
+  if (count < 0 || count > kSmall) return v;
+  if (folder_.is_constant(g, v)) return v;
+  const bool top_level = b.open_regions() == 0;
+  if (top_level)
+    if (auto it = folded_values_.find(v); it != folded_values_.end()) return it->second;
+  const onnx::Tensor* c = folded(v);
+  if (!c) return v;
+  const ir::ValueId k = constant_value(*c);
+  if (k == ir::kNoValue) return v;
+  if (top_level) folded_values_[v] = k;
+  return k;
 }
 
 std::optional<std::vector<int64_t>> LowerCtx::const_ints(const onnx::OnnxNode& n, size_t i) const {

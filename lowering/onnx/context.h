@@ -5,12 +5,14 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "frontends/onnx/model.h"
 #include "ir/builder.h"
 #include "ir/status.h"
+#include "lowering/onnx/fold.h"
 
 namespace plumb::lower {
 
@@ -42,7 +44,10 @@ class LowerCtx {
   ir::Type type(ir::ValueId v) const { return b.type_of(v); }
 
   // ---- constants -------------------------------------------------------------------------------------
-  // The constant tensor behind input i (an initializer or a Constant node's output), or nullptr.
+  // The constant tensor behind input i, or nullptr: an initializer or a Constant node's output; a
+  // value the graph computes from constants and static shapes alone (folded at build time, see
+  // fold.h); or a graph input whose value the caller offered (the lowering is then specialized on
+  // it: specialized_inputs() names it).
   const onnx::Tensor* const_input(const onnx::OnnxNode& n, size_t i) const;
   // Its integer / floating contents, when it is a constant of such a dtype.
   std::optional<std::vector<int64_t>> const_ints(const onnx::OnnxNode& n, size_t i) const;
@@ -51,6 +56,16 @@ class LowerCtx {
   void define_constant(const std::string& name, onnx::Tensor t);
   // Emits (once) the core constant for an ONNX constant tensor.
   ir::ValueId constant_value(const onnx::Tensor& t);
+
+  // ---- specialization on input values -----------------------------------------------------------
+  // plumb run/check/conformance know the values of the graph inputs they feed. Where ONNX takes an
+  // attribute-like parameter (axes, pads, a target shape, k) as a graph input, plumb's static-rank
+  // core needs it at build time: such an input's offered value is used, and recorded.
+  void offer_input_value(const std::string& name, onnx::Tensor t) {
+    t.name = name;  // the specialization is reported by this name
+    offered_[name] = std::move(t);
+  }
+  const std::set<std::string>& specialized_inputs() const { return specialized_; }
 
   // ---- names -----------------------------------------------------------------------------------------
   void bind(const std::string& name, ir::ValueId v);
@@ -68,6 +83,10 @@ class LowerCtx {
   void reset_status() { status_ = Status::ok(); }
 
  private:
+  const onnx::Tensor* computed_constant(const std::string& name, ir::ValueId v) const;
+  const onnx::Tensor* folded(ir::ValueId v) const;
+  const onnx::Tensor* offered_for(ir::ValueId param, bool record = true) const;
+  ir::ValueId fold_small_int(ir::ValueId v);
   struct Scope {
     std::map<std::string, ir::ValueId> values;
     std::map<std::string, onnx::Tensor> constants;  // not yet emitted or folded
@@ -76,6 +95,13 @@ class LowerCtx {
   int64_t opset_ = 0;
   std::vector<Scope> scopes_{1};
   Status status_;
+  std::map<std::string, onnx::Tensor> offered_;
+  // Caches behind the const accessors (the answers do not change once a value exists).
+  mutable std::set<std::string> specialized_;
+  mutable Folder folder_;
+  mutable std::map<ir::ValueId, std::optional<onnx::Tensor>> folded_;
+  mutable std::map<ir::ValueId, std::optional<onnx::Tensor>> folded_with_offers_;
+  std::map<ir::ValueId, ir::ValueId> folded_values_;  // computed value -> its constant (top level)
 };
 
 }  // namespace plumb::lower

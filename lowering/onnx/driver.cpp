@@ -109,6 +109,11 @@ Status lower_nodes(LowerCtx& cx, const std::vector<onnx::OnnxNode>& nodes,
 }
 
 Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const LowerOptions& options) {
+  PLUMB_ASSIGN_OR_RETURN(Lowered l, lower_model_specialized(model, options));
+  return std::move(l.graph);
+}
+
+Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const LowerOptions& options) {
   PLUMB_RETURN_IF_ERROR(default_registry().status());
   ir::Graph g;
   g.producer = "plumb from " + (model.path.empty() ? std::string("memory") : model.path);
@@ -120,6 +125,7 @@ Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const LowerOptions
     cx.bind(in->name, b.input(*in->type, in->name));
   }
   PLUMB_RETURN_IF_ERROR(b.status());
+  for (const auto& [name, t] : options.input_values) cx.offer_input_value(name, t);
   cx.add_initializers(model.graph);
   PLUMB_RETURN_IF_ERROR(lower_nodes(cx, model.graph.nodes, model.opsets));
   for (const onnx::OnnxValueInfo& out : model.graph.outputs) {
@@ -133,7 +139,10 @@ Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const LowerOptions
   }
   PLUMB_RETURN_IF_ERROR(b.status());
   if (options.verify) PLUMB_RETURN_IF_ERROR(ir::verify(g));
-  return g;
+  Lowered out;
+  out.specialized_inputs.assign(cx.specialized_inputs().begin(), cx.specialized_inputs().end());
+  out.graph = std::move(g);
+  return out;
 }
 
 }  // namespace plumb::lower

@@ -13,9 +13,21 @@ namespace plumb::lower {
 
 struct LowerOptions {
   bool verify = true;  // run ir::verify on the result
+  // Values of graph inputs known to the caller (by ONNX input name): a rule that needs one of
+  // them as a build-time constant (axes, pads, a shape given as a graph input) specializes the
+  // lowering on it (LowerCtx::offer_input_value).
+  std::map<std::string, onnx::Tensor> input_values;
+};
+
+struct Lowered {
+  ir::Graph graph;
+  // Graph inputs whose offered values the graph was specialized on (sorted). The graph keeps them
+  // as inputs; running it with other values for them gives the answer for the offered ones.
+  std::vector<std::string> specialized_inputs;
 };
 
 // Errors name the node: place "node '<name>' (<OpType>-<opset>)".
+Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const LowerOptions& options);
 Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const LowerOptions& options = {});
 
 // Lowers the nodes of `nodes` in order into the builder's current region (used for the main

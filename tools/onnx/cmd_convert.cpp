@@ -3,10 +3,9 @@
 
 #include "ir/save.h"
 #include "tools/commands.h"
+#include "tools/onnx_hooks.h"
 
 namespace plumb::cli {
-
-Expected<ir::Graph> load_onnx_as_core(const std::string& path);
 
 int cmd_convert(const Args& args) {
   std::string in, out;

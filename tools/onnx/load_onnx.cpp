@@ -1,14 +1,46 @@
-// .onnx -> core graph for every command that takes a MODEL (strong definition of the hook that
+// .onnx -> core graph for every command that takes a MODEL (strong definitions of the hooks that
 // tools/main.cpp declares weak, so the tiny build links without the ONNX frontend).
+#include <cstring>
+
 #include "frontends/onnx/model.h"
 #include "ir/graph.h"
 #include "lowering/onnx/driver.h"
+#include "tools/onnx_hooks.h"
 
 namespace plumb::cli {
+
+namespace {
+
+// The file-format bytes of a runtime tensor, for the dtypes whose runtime layout is the file
+// layout (every dtype a model uses as an axes/pads/shape parameter); nullopt for the others.
+std::optional<onnx::Tensor> to_file_tensor(const std::string& name, const rt::Tensor& t) {
+  if (t.dtype == ir::DType::String || rt::runtime_elem_bytes(t.dtype) * 8 != ir::dtype_bits(t.dtype))
+    return std::nullopt;
+  const auto* p = static_cast<const uint8_t*>(t.data);
+  return onnx::Tensor::owned(name, t.dtype, t.shape, std::vector<uint8_t>(p, p + t.nbytes()));
+}
+
+}  // namespace
 
 Expected<ir::Graph> load_onnx_as_core(const std::string& path) {
   PLUMB_ASSIGN_OR_RETURN(onnx::OnnxModel model, onnx::load_model(path));
   return lower::lower_model(model);
+}
+
+Expected<ir::Graph> load_onnx_as_core_specialized(const std::string& path, const InputReader& read,
+                                                  std::vector<std::string>* specialized) {
+  PLUMB_ASSIGN_OR_RETURN(onnx::OnnxModel model, onnx::load_model(path));
+  lower::LowerOptions options;
+  const std::vector<const onnx::OnnxValueInfo*> inputs = model.graph.real_inputs();
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!inputs[k]->type) continue;  // lowering reports the untyped input
+    PLUMB_ASSIGN_OR_RETURN(std::optional<rt::RtValue> v, read(k, inputs[k]->name, *inputs[k]->type));
+    if (!v || !v->is_tensor()) continue;
+    if (auto t = to_file_tensor(inputs[k]->name, v->tensor())) options.input_values[inputs[k]->name] = *t;
+  }
+  PLUMB_ASSIGN_OR_RETURN(lower::Lowered l, lower::lower_model_specialized(model, options));
+  if (specialized) *specialized = l.specialized_inputs;
+  return std::move(l.graph);
 }
 
 }  // namespace plumb::cli

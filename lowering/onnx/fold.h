@@ -1,0 +1,37 @@
+// Build-time evaluation of core values that depend only on constants and statically known shapes
+// (ONNX models compute Reshape targets, axes and pads with Shape -> Gather -> Concat chains; an
+// expanded function does it for every node). A rule that needs such a value as an attribute-like
+// constant gets it from LowerCtx::const_input, which asks this folder. The evaluation runs the
+// `ref` runtime on a copy of the few nodes involved, so a folded value is exactly what the graph
+// would compute.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <unordered_map>
+
+#include "frontends/onnx/tensor_proto.h"
+#include "ir/graph.h"
+
+namespace plumb::lower {
+
+class Folder {
+ public:
+  // The value of `v` in `g` (whose top-level body is being built), or nullopt when it depends on
+  // graph inputs, on nodes with regions or side effects (rng, image_decode), on values inside an
+  // open region, or is larger than the folding limits.
+  // `input_value`, when given, supplies values for graph inputs (the caller's offered values);
+  // it returns nullptr for an input it does not know.
+  using InputValue = std::function<const onnx::Tensor*(ir::ValueId param)>;
+  std::optional<onnx::Tensor> fold(const ir::Graph& g, ir::ValueId v,
+                                   const InputValue& input_value = nullptr);
+  // True when a top-level constant node defines `v` (nothing to fold).
+  bool is_constant(const ir::Graph& g, ir::ValueId v);
+
+ private:
+  void index(const ir::Graph& g);
+  size_t indexed_ = 0;                                // g.body.nodes already in producer_
+  std::unordered_map<ir::ValueId, size_t> producer_;  // value -> index in g.body.nodes
+};
+
+}  // namespace plumb::lower

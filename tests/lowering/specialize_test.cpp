@@ -1,0 +1,94 @@
+// Ruling R1 of spec/onnx-rulings.md: parameters ONNX takes as inputs are found at build time, by
+// folding constant computations or by specializing on offered input values.
+#include "tests/lowering/one_node.h"
+
+namespace plumb::testing {
+namespace {
+
+onnx::Tensor I64Tensor(const std::string& name, Ints dims, const std::vector<int64_t>& v) {
+  const auto* p = reinterpret_cast<const uint8_t*>(v.data());
+  return onnx::Tensor::owned(name, ir::DType::I64, std::move(dims),
+                             std::vector<uint8_t>(p, p + v.size() * 8));
+}
+
+TEST(LowerSpecialize, AxesFromGraphInputNeedAValue) {
+  onnx::OnnxModel m = OneNodeModel("ReduceSum", 13, {{{2, 3}, {}}, {{1}, {}, ir::DType::I64}}, {}, 1);
+  auto g = lower::lower_model(m);
+  ASSERT_FALSE(g.has_value());
+  EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << g.status().to_string();
+  EXPECT_NE(g.status().to_string().find("axes"), std::string::npos) << g.status().to_string();
+}
+
+TEST(LowerSpecialize, AxesFromOfferedInputValue) {
+  onnx::OnnxModel m = OneNodeModel("ReduceSum", 13, {{{2, 3}, {}}, {{1}, {}, ir::DType::I64}}, {}, 1);
+  lower::LowerOptions o;
+  o.input_values["i1"] = I64Tensor("i1", {1}, {-1});
+  auto l = lower::lower_model_specialized(m, o);
+  ASSERT_TRUE(l.has_value()) << l.status().to_string();
+  EXPECT_EQ(l->specialized_inputs, std::vector<std::string>{"i1"});
+  auto s = rt::Session::create(std::move(l->graph));
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  ASSERT_TRUE((*s)->set_input(0, MakeTensor(ir::DType::F32, {2, 3}, {1, 2, 3, 10, 20, 30})).is_ok());
+  ASSERT_TRUE((*s)->set_input(1, MakeTensor(ir::DType::I64, {1}, {-1})).is_ok());
+  ASSERT_TRUE((*s)->run().is_ok());
+  EXPECT_EQ(Values((*s)->output(0)), (std::vector<double>{6, 60}));  // keepdims: shape [2, 1]
+  EXPECT_EQ((*s)->output(0).tensor().shape, (Ints{2, 1}));
+}
+
+TEST(LowerSpecialize, OfferedValueOfAnotherDtypeIsNotUsed) {
+  onnx::OnnxModel m = OneNodeModel("ReduceSum", 13, {{{2, 3}, {}}, {{1}, {}, ir::DType::I64}}, {}, 1);
+  lower::LowerOptions o;
+  const std::vector<int32_t> v{1};
+  o.input_values["i1"] = onnx::Tensor::owned("i1", ir::DType::I32, {1}, {1, 0, 0, 0});
+  auto l = lower::lower_model_specialized(m, o);
+  ASSERT_FALSE(l.has_value());
+  EXPECT_EQ(l.status().code(), ErrorCode::kUnsupported);
+}
+
+TEST(LowerSpecialize, UnusedOfferIsNotASpecialization) {
+  onnx::OnnxModel m = OneNodeModel("Add", 14, {{{2}, {}}, {{2}, {}}}, {}, 1);
+  lower::LowerOptions o;
+  o.input_values["i1"] = onnx::Tensor::owned("i1", ir::DType::F32, {2}, std::vector<uint8_t>(8, 0));
+  auto l = lower::lower_model_specialized(m, o);
+  ASSERT_TRUE(l.has_value()) << l.status().to_string();
+  EXPECT_TRUE(l->specialized_inputs.empty());
+}
+
+// Shape -> Gather -> Concat -> Reshape, as exporters write a flatten: the target shape folds at
+// build time from the input's static shape, with no input value offered.
+TEST(LowerSpecialize, ShapeChainFoldsWithoutValues) {
+  onnx::OnnxModel m = OneNodeModel("Shape", 15, {{{2, 3, 4}, {}}}, {}, 1);
+  m.graph.outputs.clear();
+  onnx::OnnxNode gather;
+  gather.op_type = "Gather";
+  gather.name = "g";
+  gather.inputs = {"o0", "idx"};
+  gather.outputs = {"batch"};
+  m.graph.initializers.push_back(I64Tensor("idx", {1}, {0}));
+  m.graph.initializers.push_back(I64Tensor("minus1", {1}, {-1}));
+  onnx::OnnxNode concat;
+  concat.op_type = "Concat";
+  concat.name = "c";
+  concat.inputs = {"batch", "minus1"};
+  concat.outputs = {"target"};
+  concat.attributes = {IntAttr("axis", 0)};
+  onnx::OnnxNode reshape;
+  reshape.op_type = "Reshape";
+  reshape.name = "r";
+  reshape.inputs = {"i0", "target"};
+  reshape.outputs = {"y"};
+  m.graph.nodes.push_back(gather);
+  m.graph.nodes.push_back(concat);
+  m.graph.nodes.push_back(reshape);
+  m.graph.outputs.push_back({"y", std::nullopt});
+  auto l = lower::lower_model_specialized(m, {});
+  ASSERT_TRUE(l.has_value()) << l.status().to_string();
+  EXPECT_TRUE(l->specialized_inputs.empty());
+  const ir::Type& out = l->graph.type_of(l->graph.body.results[0]);
+  ASSERT_EQ(out.shape.size(), 2u);
+  EXPECT_EQ(out.shape[0].size, 2);
+  EXPECT_EQ(out.shape[1].size, 12);
+}
+
+}  // namespace
+}  // namespace plumb::testing
