@@ -164,7 +164,10 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   r.precise = std::move(*p);
   progress.step(label + ": bounds run");
   auto b = run_graph(bounds_graph(g, nodes), rt::NumericMode::kPrecise, inputs);
-  if (b) r.bounds = std::move(*b);
+  if (b)
+    r.bounds = std::move(*b);
+  else
+    *note = "bounds run failed (" + b.status().to_string() + "): no dot-product term in the auto bound";
   for (size_t set = 0; set < perturb.size(); ++set) {
     progress.step(label + strfmt(": perturbed run %zu/%zu", set + 1, perturb.size()));
     std::vector<rt::RtValue> moved = inputs;
@@ -346,57 +349,52 @@ int cmd_check(const Args& args) {
     return report_error(opt.model, runs.status());
   }
 
-  // Isolated: intermediates with an expected value of the computed dtype and shape are fed forward.
+  // Carried statistics first; the end-to-end results are released before the isolated runs.
   std::vector<ir::ValueId> cut;
   std::vector<rt::RtValue> iso_inputs = inputs;
-  std::vector<bool> fed(targets.size(), false);
+  progress.step("comparing");
   for (size_t k = 0; k < targets.size(); ++k) {
-    const Target& t = targets[k];
+    Target& t = targets[k];
     const rt::RtValue& a = runs->native[base + k];
-    if (t.producer == SIZE_MAX || !a.is_tensor() || !t.expected.is_tensor()) continue;
-    if (a.tensor().dtype != t.expected.tensor().dtype || a.tensor().shape != t.expected.tensor().shape)
-      continue;
-    // A graph output that nothing else reads needs no cut.
-    cut.push_back(t.value);
-    iso_inputs.push_back(t.expected);
-    fed[k] = true;
+    TensorRow row;
+    row.name = t.e->name;
+    row.order = t.producer;
+    row.type = ir::type_to_string(rt::type_of(a));
+    if (t.producer != SIZE_MAX) row.node = static_cast<int>(group_of(rep.nodes, t.producer));
+    row.carried = compare_value(a, t.expected, runs->at(base + k),
+                                row.node >= 0 ? &rep.nodes[row.node] : nullptr, opt.tol);
+    // Isolated: intermediates with an expected value of the computed dtype and shape are fed forward.
+    if (t.producer != SIZE_MAX && a.is_tensor() && t.expected.is_tensor() &&
+        a.tensor().dtype == t.expected.tensor().dtype && a.tensor().shape == t.expected.tensor().shape) {
+      cut.push_back(t.value);
+      iso_inputs.push_back(t.expected);
+      row.fed = true;
+    }
+    rep.rows.push_back(std::move(row));
   }
-  Runs iso;
+  runs->native.clear(), runs->precise.clear(), runs->bounds.clear();
+
   rep.isolated = opt.isolate && !cut.empty() && targets.size() > 1;
   if (rep.isolated) {
     std::string iso_note;
     const ir::Graph iso_graph = isolated_graph(carried, cut, rep.nodes);
-    auto r = run_all(iso_graph, rep.nodes, iso_inputs, perturbation_sets(iso_graph, rep.nodes, inputs.size()),
-                     progress, "isolated nodes", &iso_note);
-    if (r) {
-      iso = std::move(*r);
+    auto iso =
+        run_all(iso_graph, rep.nodes, iso_inputs, perturbation_sets(iso_graph, rep.nodes, inputs.size()),
+                progress, "isolated nodes", &iso_note);
+    if (iso) {
       if (!iso_note.empty()) note += (note.empty() ? "" : "; ") + ("isolated nodes: " + iso_note);
+      progress.step("comparing");
+      for (size_t k = 0; k < targets.size(); ++k) {
+        TensorRow& row = rep.rows[k];
+        row.has_local = true;
+        row.local = compare_value(iso->native[base + k], targets[k].expected, iso->at(base + k),
+                                  row.node >= 0 ? &rep.nodes[row.node] : nullptr, opt.tol);
+      }
     } else {  // e.g. a node that is out of contract on the expected values: check end to end only
       rep.isolated = false;
       note += (note.empty() ? "" : "; ") +
-              ("isolated run failed, checked end to end only: " + r.status().to_string());
+              ("isolated run failed, checked end to end only: " + iso.status().to_string());
     }
-  }
-  progress.step("comparing");
-
-  for (size_t k = 0; k < targets.size(); ++k) {
-    const Target& t = targets[k];
-    TensorRow row;
-    row.name = t.e->name;
-    row.order = t.producer;
-    row.type = ir::type_to_string(rt::type_of(runs->native[base + k]));
-    const OnnxNodeInfo* info = nullptr;
-    if (t.producer != SIZE_MAX) {
-      row.node = static_cast<int>(group_of(rep.nodes, t.producer));
-      info = &rep.nodes[row.node];
-    }
-    row.carried = compare_value(runs->native[base + k], t.expected, runs->at(base + k), info, opt.tol);
-    if (rep.isolated) {
-      row.has_local = true;
-      row.fed = fed[k];
-      row.local = compare_value(iso.native[base + k], t.expected, iso.at(base + k), info, opt.tol);
-    }
-    rep.rows.push_back(std::move(row));
   }
   for (size_t k = 0; k < rep.rows.size() && rep.first < 0; ++k)
     if (rep.rows[k].has_local && !rep.rows[k].local.match)
