@@ -3,9 +3,9 @@
 // Col2Im is one `scatter` with reduction add into the zero-padded image (flattened per channel),
 // then a slice that drops the pads: the updates are added in row-major order of the columns
 // (kernel offset major, then block position), the order of the ONNX reference loop, so even the
-// floating sums agree term by term. DeformConv samples the input bilinearly at the offset kernel
-// taps (four `gather`s per tap with out-of-image corners weighted 0, GridSample's zeros padding
-// with align_corners), applies the mask, and contracts with the weights in one batched `matmul`;
+// floating sums agree term by term. DeformConv samples the input (multi)linearly at the offset kernel
+// taps (2^s `gather`s for s spatial dims, out-of-input corners weighted 0: GridSample's zeros
+// padding with align_corners), applies the mask, and contracts with the weights in one batched `matmul`;
 // it is computed in f64 and rounded once to the output dtype.
 #include <string>
 
@@ -135,10 +135,12 @@ Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
 }
 
 // ---- DeformConv -----------------------------------------------------------------------------------
-// 2-D: y[n, o, p] = B[o] + sum_{c in group(o), k} W[o, c, k] * mask[n, g(c), k, p] *
-//                   bilinear(X[n, c], base_h(k, p) + off_h[n, g(c), k, p], base_w(k, p) + off_w[...])
-// base_h = oh * stride_h - pad_top + kh * dil_h (likewise w); bilinear weights the four integer
-// neighbours, each outside the image counting as 0.
+// N-D (the ONNX reference implements 2-D; the same formula for every spatial rank s):
+//   y[n, o, p] = B[o] + sum_{c in group(o), k} W[o, c, k] * mask[n, g(c), k, p] *
+//                sample(X[n, c], base(k, p) + off[n, g(c), k, :, p])
+//   base_d(k, p) = p_d * stride_d - pad_begin_d + k_d * dil_d
+// sample() is multilinear: the 2^s integer neighbours weighted by prod_d (1 - |pos_d - c_d|), each
+// neighbour outside the input counting as 0 (GridSample with zeros padding and align_corners).
 Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), w = cx.input(n, 1), offset = cx.input(n, 2);
   if (!cx.b.ok()) return Status::ok();
@@ -147,32 +149,33 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(Ints xd, static_dims(cx, x, "DeformConv"));
   PLUMB_ASSIGN_OR_RETURN(Ints wd, static_dims(cx, w, "DeformConv"));
   PLUMB_ASSIGN_OR_RETURN(Ints od, static_dims(cx, offset, "DeformConv"));
-  if (xd.size() != 4) return cx.unsupported("DeformConv other than 2-D");
-  if (wd.size() != 4 || od.size() != 4)
-    return cx.invalid("DeformConv: W and offset must be 4-D for a 2-D input");
-  PLUMB_ASSIGN_OR_RETURN(Ints kernel, n.attr_ints("kernel_shape", {wd[2], wd[3]}));
-  PLUMB_ASSIGN_OR_RETURN(Ints dil, per_dim_attr(cx, n, "dilations", 2, 1));
-  PLUMB_ASSIGN_OR_RETURN(Ints strides, per_dim_attr(cx, n, "strides", 2, 1));
-  PLUMB_ASSIGN_OR_RETURN(Ints pads, per_dim_attr(cx, n, "pads", 4, 0));
+  if (xd.size() < 3 || xd.size() > 6) return cx.unsupported("DeformConv input rank outside [3, 6]");
+  const size_t s = xd.size() - 2;
+  if (wd.size() != xd.size() || od.size() != xd.size())
+    return cx.invalid("DeformConv: W and offset must have X's rank");
+  PLUMB_ASSIGN_OR_RETURN(Ints kernel, n.attr_ints("kernel_shape", Ints(wd.begin() + 2, wd.end())));
+  PLUMB_ASSIGN_OR_RETURN(Ints dil, per_dim_attr(cx, n, "dilations", s, 1));
+  PLUMB_ASSIGN_OR_RETURN(Ints strides, per_dim_attr(cx, n, "strides", s, 1));
+  PLUMB_ASSIGN_OR_RETURN(Ints pads, per_dim_attr(cx, n, "pads", 2 * s, 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t group, n.attr_int("group", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t og, n.attr_int("offset_group", 1));
-  const int64_t N = xd[0], C = xd[1], H = xd[2], Wd = xd[3], oC = wd[0];
-  if (kernel.size() != 2 || kernel[0] != wd[2] || kernel[1] != wd[3])
-    return cx.invalid("DeformConv kernel_shape must match W");
+  const int64_t N = xd[0], C = xd[1], oC = wd[0];
+  if (kernel != Ints(wd.begin() + 2, wd.end())) return cx.invalid("DeformConv kernel_shape must match W");
   if (group < 1 || og < 1 || C % group != 0 || oC % group != 0 || wd[1] != C / group || C % og != 0)
     return cx.invalid("DeformConv: channel counts do not fit group and offset_group");
-  const int64_t kh = kernel[0], kw = kernel[1], K = kh * kw;
-  int64_t out[2];
-  for (int d = 0; d < 2; ++d) {
-    if (dil[d] < 1 || strides[d] < 1) return cx.invalid("DeformConv strides and dilations must be >= 1");
-    const int64_t span = dil[d] * (kernel[d] - 1) + 1;
-    out[d] = (xd[2 + d] + pads[d] + pads[d + 2] - span) / strides[d] + 1;
-    if (xd[2 + d] + pads[d] + pads[d + 2] < span) out[d] = 0;
+  Ints out;
+  for (size_t d = 0; d < s; ++d) {
+    if (dil[d] < 1 || strides[d] < 1 || pads[d] < 0 || pads[d + s] < 0)
+      return cx.invalid("DeformConv strides and dilations must be >= 1 and pads >= 0");
+    const int64_t span = dil[d] * (kernel[d] - 1) + 1, in = xd[2 + d] + pads[d] + pads[d + s];
+    out.push_back(in < span ? 0 : (in - span) / strides[d] + 1);
   }
-  const int64_t oH = out[0], oW = out[1], P = oH * oW;
-  if (od[0] != N || od[1] != og * K * 2 || od[2] != oH || od[3] != oW)
-    return cx.invalid("DeformConv offset must be [N, offset_group * kH * kW * 2, oH, oW]");
-  if (K * P > kMaxTable) return cx.unsupported("DeformConv too large");
+  const int64_t K = product(kernel), P = product(out), HW = product(Ints(xd.begin() + 2, xd.end()));
+  Ints want_off = {N, og * K * static_cast<int64_t>(s)};
+  want_off.insert(want_off.end(), out.begin(), out.end());
+  if (od != want_off)
+    return cx.invalid("DeformConv offset must be [N, offset_group * prod(kernel) * s, out...]");
+  if (K > kMaxTable || P > kMaxTable || K * P > kMaxTable) return cx.unsupported("DeformConv too large");
   constexpr ir::DType kF = ir::DType::F64;
   auto f64 = [&](ValueId v) { return cx.type(v).dtype == kF ? v : cx.b.cast(v, kF); };
   auto bc = [&](ValueId v, const Ints& shape, const Ints& dims) {
@@ -180,35 +183,42 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
   };
   const int64_t Cog = C / og;
   const Ints s4 = {N, og, K, P};
-  // Sampling positions [N, og, K, P].
-  ValueId off = reshape_to(cx, f64(offset), {N, og, K, 2, P});
-  ValueId dy = reshape_to(cx, slice(cx, off, {0, 0, 0, 0, 0}, {N, og, K, 1, P}, {1, 1, 1, 1, 1}), s4);
-  ValueId dx = reshape_to(cx, slice(cx, off, {0, 0, 0, 1, 0}, {N, og, K, 1, P}, {1, 1, 1, 1, 1}), s4);
-  std::vector<double> by, bx;
-  for (int64_t i = 0; i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j)
-      for (int64_t oh = 0; oh < oH; ++oh)
-        for (int64_t ow = 0; ow < oW; ++ow) {
-          by.push_back(static_cast<double>(oh * strides[0] - pads[0] + i * dil[0]));
-          bx.push_back(static_cast<double>(ow * strides[1] - pads[1] + j * dil[1]));
-        }
-  ValueId y = cx.b.binary(BK::Add, bc(cx.b.const_floats(kF, {K, P}, by), s4, {2, 3}), dy);
-  ValueId xx = cx.b.binary(BK::Add, bc(cx.b.const_floats(kF, {K, P}, bx), s4, {2, 3}), dx);
-  ValueId y0 = cx.b.unary(ir::UnaryKind::Floor, y), x0 = cx.b.unary(ir::UnaryKind::Floor, xx);
-  auto full = [&](double v) { return bc(cx.b.scalar_float(kF, v), s4, {}); };
-  ValueId ly = cx.b.binary(BK::Sub, y, y0), lx = cx.b.binary(BK::Sub, xx, x0);
-  ValueId hy = cx.b.binary(BK::Sub, full(1.0), ly), hx = cx.b.binary(BK::Sub, full(1.0), lx);
-  ValueId y1 = cx.b.binary(BK::Add, y0, full(1.0)), x1 = cx.b.binary(BK::Add, x0, full(1.0));
   const Ints s5 = {N, og, Cog, K * P};
-  ValueId xg = reshape_to(cx, f64(x), {N, og, Cog, H * Wd});
+  auto full = [&](double v) { return bc(cx.b.scalar_float(kF, v), s4, {}); };
+  // Per spatial dim: the floor of the sampling position and the fraction above it, [N, og, K, P].
+  ValueId off = reshape_to(cx, f64(offset), {N, og, K, static_cast<int64_t>(s), P});
+  std::vector<ValueId> lo(s), frac(s);
+  for (size_t d = 0; d < s; ++d) {
+    std::vector<double> base;
+    for (int64_t k = 0; k < K; ++k) {
+      const Ints kc = unflatten(k, kernel);
+      for (int64_t p = 0; p < P; ++p) {
+        const Ints pc = unflatten(p, out);
+        base.push_back(static_cast<double>(pc[d] * strides[d] - pads[d] + kc[d] * dil[d]));
+      }
+    }
+    ValueId od_d = reshape_to(
+        cx, slice(cx, off, {0, 0, 0, static_cast<int64_t>(d), 0}, {N, og, K, 1, P}, {1, 1, 1, 1, 1}), s4);
+    ValueId pos = cx.b.binary(BK::Add, bc(cx.b.const_floats(kF, {K, P}, base), s4, {2, 3}), od_d);
+    lo[d] = cx.b.unary(ir::UnaryKind::Floor, pos);
+    frac[d] = cx.b.binary(BK::Sub, pos, lo[d]);
+  }
+  ValueId xg = reshape_to(cx, f64(x), {N, og, Cog, HW});
   ValueId acc = ir::kNoValue;
-  auto corner = [&](ValueId yc, ValueId xc, ValueId wgt) {
-    ValueId inside = cx.b.binary(BK::And,
-                                 cx.b.binary(BK::And, cx.b.compare(CK::Ge, yc, full(0.0)),
-                                             cx.b.compare(CK::Lt, yc, full(static_cast<double>(H)))),
-                                 cx.b.binary(BK::And, cx.b.compare(CK::Ge, xc, full(0.0)),
-                                             cx.b.compare(CK::Lt, xc, full(static_cast<double>(Wd)))));
-    ValueId flat = cx.b.binary(BK::Add, cx.b.binary(BK::Mul, yc, full(static_cast<double>(Wd))), xc);
+  for (int64_t bits = 0; bits < (int64_t{1} << s); ++bits) {
+    ValueId inside = ir::kNoValue, flat = ir::kNoValue, wgt = ir::kNoValue;
+    for (size_t d = 0; d < s; ++d) {
+      const bool up = (bits >> (s - 1 - d)) & 1;  // the last dim varies fastest
+      ValueId c = up ? cx.b.binary(BK::Add, lo[d], full(1.0)) : lo[d];
+      ValueId wd_ = up ? frac[d] : cx.b.binary(BK::Sub, full(1.0), frac[d]);
+      ValueId in_d = cx.b.binary(BK::And, cx.b.compare(CK::Ge, c, full(0.0)),
+                                 cx.b.compare(CK::Lt, c, full(static_cast<double>(xd[2 + d]))));
+      inside = inside == ir::kNoValue ? in_d : cx.b.binary(BK::And, inside, in_d);
+      flat = flat == ir::kNoValue
+                 ? c
+                 : cx.b.binary(BK::Add, cx.b.binary(BK::Mul, flat, full(static_cast<double>(xd[2 + d]))), c);
+      wgt = wgt == ir::kNoValue ? wd_ : cx.b.binary(BK::Mul, wgt, wd_);
+    }
     ValueId idx = cx.b.cast(cx.b.select(inside, flat, full(0.0)), ir::DType::I64);
     idx = bc(reshape_to(cx, idx, {N, og, 1, K * P}), s5, {0, 1, 2, 3});
     ValueId v = cx.b.emit1(ir::Op::Gather, {xg, idx},
@@ -218,27 +228,24 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
     ValueId wv = bc(reshape_to(cx, cx.b.select(inside, wgt, full(0.0)), {N, og, 1, K * P}), s5, {0, 1, 2, 3});
     ValueId term = cx.b.binary(BK::Mul, v, wv);
     acc = acc == ir::kNoValue ? term : cx.b.binary(BK::Add, acc, term);
-  };
-  corner(y0, x0, cx.b.binary(BK::Mul, hy, hx));
-  corner(y0, x1, cx.b.binary(BK::Mul, hy, lx));
-  corner(y1, x0, cx.b.binary(BK::Mul, ly, hx));
-  corner(y1, x1, cx.b.binary(BK::Mul, ly, lx));
+  }
   if (cx.has_input(n, 4)) {
     ValueId mask = cx.input(n, 4);
     PLUMB_ASSIGN_OR_RETURN(Ints md, static_dims(cx, mask, "DeformConv mask"));
-    if (md != Ints{N, og * K, oH, oW})
-      return cx.invalid("DeformConv mask must be [N, offset_group * kH * kW, oH, oW]");
+    Ints want_mask = {N, og * K};
+    want_mask.insert(want_mask.end(), out.begin(), out.end());
+    if (md != want_mask)
+      return cx.invalid("DeformConv mask must be [N, offset_group * prod(kernel), out...]");
     acc = cx.b.binary(BK::Mul, acc, bc(reshape_to(cx, f64(mask), {N, og, 1, K * P}), s5, {0, 1, 2, 3}));
   }
-  // cols [N, C, K, P] = [N, group, Cg * K, P]; W [oC, Cg, kh, kw] = [group, oCg, Cg * K].
+  // cols [N, C, K, P] = [N, group, Cg * K, P]; W [oC, Cg, k...] = [group, oCg, Cg * K].
   const int64_t Cg = C / group, oCg = oC / group;
   ValueId cols = reshape_to(cx, acc, {N, group, Cg * K, P});
   ValueId wm = bc(reshape_to(cx, f64(w), {group, oCg, Cg * K}), {N, group, oCg, Cg * K}, {1, 2, 3});
-  ValueId res = reshape_to(cx, cx.b.matmul(wm, cols, kF), {N, oC, oH, oW});
-  if (cx.has_input(n, 3)) {
-    ValueId bias = cx.input(n, 3);
-    res = cx.b.binary(BK::Add, res, bc(f64(bias), {N, oC, oH, oW}, {1}));
-  }
+  Ints yd = {N, oC};
+  yd.insert(yd.end(), out.begin(), out.end());
+  ValueId res = reshape_to(cx, cx.b.matmul(wm, cols, kF), yd);
+  if (cx.has_input(n, 3)) res = cx.b.binary(BK::Add, res, bc(f64(cx.input(n, 3)), yd, {1}));
   cx.set_output(n, 0, dt == kF ? res : cx.b.cast(res, dt, /*saturate=*/true));
   return Status::ok();
 }

@@ -111,5 +111,16 @@ TEST(LowerDeformConv, GroupsAndPads) {
   ExpectNear(Values(y[0]), {0, 0, 0, 0, 10, 0, 0, 0, 0, 0, 0, 0, 0, 21, 0, 0, 0, 0});
 }
 
+TEST(LowerDeformConv, OneDimensionalLinear) {
+  // x = [0, 1, 2, 3], kernel [1, 1], every tap moved by +0.5: p=0 samples 0.5 and 1.5 -> 2; p=1 -> 4;
+  // p=2 samples 2.5 and 3.5 (= 0.5 * 3 + 0.5 * outside 0) -> 4.
+  auto y = RunOneNode("DeformConv", 19,
+                      {{{1, 1, 4}, Iota(4)}, {{1, 1, 2}, {1, 1}}, {{1, 2, 3}, std::vector<double>(6, 0.5)}},
+                      {}, 1);
+  ASSERT_EQ(y.size(), 1u);
+  EXPECT_EQ(y[0].tensor().shape, (Ints{1, 1, 3}));
+  ExpectNear(Values(y[0]), {2, 4, 4}, 1e-6);
+}
+
 }  // namespace
 }  // namespace plumb::testing
