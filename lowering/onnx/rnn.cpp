@@ -253,14 +253,6 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   // Time-major X [T, B, I] and the [B, H] shape.
   if (layout == 1) x = cx.b.transpose(x, {1, 0, 2});
   x = cast_to(cx, x, cdt);
-  if (bdim.is_static()) {
-    L.bh = cx.b.shape_const({bdim.size, H});
-  } else {
-    ValueId bv = cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(x), cx.b.shape_const({1}), cx.b.shape_const({1}),
-                                            cx.b.shape_const({1})});
-    L.bh = cx.b.concat({bv, cx.b.shape_const({H})}, 0);
-  }
-
   // Optional inputs, direction-major and in the compute dtype.
   auto opt = [&](size_t i, int64_t rank, const char* what) -> ValueId {
     if (!cx.has_input(n, i)) return ir::kNoValue;
@@ -301,6 +293,20 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   };
   h_init = state_in(h_init);
   c_init = state_in(c_init);
+  // The batch size: static when X, initial_h, initial_c or sequence_lens says it statically.
+  int64_t batch = bdim.is_static() ? bdim.size : -1;
+  for (ValueId v : {h_init, c_init, seq}) {
+    if (batch >= 0 || v == ir::kNoValue) continue;
+    const ir::Dim bd = cx.type(v).shape[v == seq ? 0 : 1];
+    if (bd.is_static()) batch = bd.size;
+  }
+  if (batch >= 0) {
+    L.bh = cx.b.shape_const({batch, H});
+  } else {
+    ValueId bv = cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(x), cx.b.shape_const({1}), cx.b.shape_const({1}),
+                                            cx.b.shape_const({1})});
+    L.bh = cx.b.concat({bv, cx.b.shape_const({H})}, 0);
+  }
   // sequence_lens: a constant with every length >= T masks nothing.
   if (seq != ir::kNoValue) {
     if (!ir::is_int(cx.type(seq).dtype)) return cx.invalid("sequence_lens must be integer");
@@ -317,7 +323,15 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
                                                           cx.b.shape_const({1}), cx.b.shape_const({1})});
   const ValueId t_i_h =
       T >= 0 ? cx.b.shape_const({T, I, H}) : cx.b.concat({t_v, cx.b.shape_const({I, H})}, 0);
-  const ValueId one_bh = cx.b.concat({cx.b.shape_const({1}), L.bh}, 0);
+  // [n.., B, H] as a shape value: a constant when the batch size is static.
+  auto with_bh = [&](const Ints& lead) {
+    if (batch < 0) return cx.b.concat({cx.b.shape_const(lead), L.bh}, 0);
+    Ints dims = lead;
+    dims.push_back(batch);
+    dims.push_back(H);
+    return cx.b.shape_const(dims);
+  };
+  const ValueId one_bh = with_bh({1});
   std::vector<ValueId> y_dirs, h_last, c_last;
   for (int64_t d = 0; d < D; ++d) {
     ValueId wd = L.take(w_c, 0, d), rd = L.take(r_c, 0, d);
@@ -419,16 +433,18 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
       // prepended (reverse) to an [n, B, H] accumulator; k += 1 }
       const bool lstm = cell == Cell::Lstm;
       const ValueId t_end = cx.b.reshape(t_v, cx.b.shape_const({}));
-      const ir::Type state_t = cx.type(h);
+      // Parameter types: [B, H] when the batch size is static (every shape here is then a
+      // constant); else fully symbolic, as shapes computed at run time leave every dim unknown.
+      const ir::Type state_t = batch >= 0 ? ir::Type::tensor(cdt, {ir::Dim(batch), ir::Dim(H)})
+                                          : ir::Type::tensor(cdt, {ir::Dim::symbolic(), ir::Dim::symbolic()});
       ir::Type acc_t = state_t;
       acc_t.shape.insert(acc_t.shape.begin(), ir::Dim::symbolic());
-      std::vector<ValueId> init = {
-          cx.b.scalar_int(DType::I64, 0), h,
-          cx.b.broadcast(cx.b.scalar_float(cdt, 0), cx.b.concat({cx.b.shape_const({0}), L.bh}, 0), {})};
+      std::vector<ValueId> init = {cx.b.scalar_int(DType::I64, 0), h,
+                                   cx.b.broadcast(cx.b.scalar_float(cdt, 0), with_bh({0}), {})};
       std::vector<ir::Type> types = {ir::Type::tensor(DType::I64, {}), state_t, acc_t};
       if (lstm) {
         init.push_back(c);
-        types.push_back(cx.type(c));
+        types.push_back(state_t);
       }
       L.fulls.clear();  // constants made inside a region stay there
       std::vector<ValueId> p = cx.b.begin_region(types);
