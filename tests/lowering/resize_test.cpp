@@ -154,6 +154,31 @@ TEST(LowerResize, TfCropAndResizeExtrapolates) {
   ExpectNear(y, {2.5, 4, 10});
 }
 
+// Nearest with tf_crop_and_resize: x = 1.5 (a half: round_prefer_floor -> 1), 3, 4.5 (extrapolated).
+TEST(LowerResize, NearestTfCropAndResizeExtrapolates) {
+  Doubles y = Lower1("Resize", 13, {{{4}, {1, 2, 3, 4}}, Const({2}, {0.5, 1.5}), NoScales(), Sizes({3})},
+                     {StrAttr("coordinate_transformation_mode", "tf_crop_and_resize"),
+                      FloatAttr("extrapolation_value", 10)});
+  ExpectNear(y, {2, 4, 10});
+}
+
+// tf_half_pixel_for_nn (opsets 11, 12 only): x = (o + 0.5) / 0.5 = 1, 3.
+TEST(LowerResize, TfHalfPixelForNnOpset11Only) {
+  std::vector<NodeInput> in = {{{4}, {1, 2, 3, 4}}, NoRoi(), NoScales(), Sizes({2})};
+  ExpectNear(Lower1("Resize", 11, in, {StrAttr("coordinate_transformation_mode", "tf_half_pixel_for_nn")}),
+             {2, 4});
+  onnx::OnnxModel m =
+      OneNodeModel("Resize", 13, in, {StrAttr("coordinate_transformation_mode", "tf_half_pixel_for_nn")}, 1);
+  EXPECT_FALSE(lower::lower_model(m).has_value());
+}
+
+// sizes 0 gives an empty result.
+TEST(LowerResize, EmptyOutput) {
+  EXPECT_EQ(OutShape("Resize", 13, {{{2, 4}, {1, 2, 3, 4, 5, 6, 7, 8}}, NoRoi(), NoScales(), Sizes({2, 0})},
+                     {StrAttr("mode", "linear")}),
+            Ints({2, 0}));
+}
+
 // With scales, tf_crop_and_resize's output extent is floor(in * (end - start) * scale) = floor(4 * 0.5 * 2)
 // = 4.
 TEST(LowerResize, TfCropAndResizeExtentCountsRoi) {
