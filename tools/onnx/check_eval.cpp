@@ -27,8 +27,16 @@ int64_t static_numel(const ir::Type& t) {
 }
 
 // Folds one core node (and the nodes of its regions) into its ONNX node's class.
+// Only float results carry rounding error (an i64 reduce prod computing a shape is exact).
+bool has_float_result(const ir::Graph& g, const ir::Node& n) {
+  for (ir::ValueId v : n.outputs)
+    if (g.type_of(v).is_tensor() && ir::is_float(g.type_of(v).dtype)) return true;
+  return false;
+}
+
 void add_class(const ir::Graph& g, const ir::Node& n, OnnxNodeInfo& info) {
-  const ir::ToleranceClass tc = ir::tolerance_of(n.op, kind_of(n));
+  const ir::ToleranceClass tc =
+      has_float_result(g, n) ? ir::tolerance_of(n.op, kind_of(n)) : ir::ToleranceClass::Exact;
   switch (tc) {
     case ir::ToleranceClass::Ulp1: info.ulps = std::max(info.ulps, 1); break;
     case ir::ToleranceClass::Ulp2: info.ulps = std::max(info.ulps, 2); break;
@@ -49,7 +57,8 @@ void add_class(const ir::Graph& g, const ir::Node& n, OnnxNodeInfo& info) {
           len = in / out;
         }
       }
-      info.reduction = std::max(info.reduction, len);
+      if (len <= 0) info.unknown_length = true;  // symbolic extents: n is a lower bound
+      info.reduction = std::max<int64_t>(info.reduction, std::max<int64_t>(len, 1));
       break;
     }
     case ir::ToleranceClass::DotProduct: {
@@ -68,7 +77,8 @@ void add_class(const ir::Graph& g, const ir::Node& n, OnnxNodeInfo& info) {
           for (int64_t d = 1; d < rhs.rank(); ++d) len *= rhs.shape[d].is_static() ? rhs.shape[d].size : 1;
         }
       }
-      info.reduction = std::max(info.reduction, len);
+      if (len <= 0) info.unknown_length = true;  // symbolic extents: n is a lower bound
+      info.reduction = std::max<int64_t>(info.reduction, std::max<int64_t>(len, 1));
       break;
     }
     default: break;
@@ -245,8 +255,9 @@ ErrorStats compare_floats(const rt::Tensor& a, const rt::Tensor& e, const rt::Te
 }  // namespace
 
 std::string OnnxNodeInfo::tolerance_class() const {
-  if (dot) return "dot-product(n=" + std::to_string(reduction) + ")";
-  if (reduction > 0) return "accumulation(n=" + std::to_string(reduction) + ")";
+  const std::string n = std::to_string(reduction) + (unknown_length ? "+?" : "");
+  if (dot) return "dot-product(n=" + n + ")";
+  if (reduction > 0) return "accumulation(n=" + n + ")";
   if (ulps > 1) return "ulp(" + std::to_string(ulps) + ")";
   return "exact";
 }

@@ -47,6 +47,7 @@ struct OnnxNodeInfo {
   int ulps = 1;                         // u above
   int64_t reduction = 0;                // n above
   bool dot = false;                     // contains a matmul or conv
+  bool unknown_length = false;          // a reduction over symbolic extents (n counts it as 1)
   std::string tolerance_class() const;  // "exact", "ulp(4)", "accumulation(n=16)", "dot-product(n=16)"
 };
 
