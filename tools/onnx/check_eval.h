@@ -9,11 +9,11 @@
 //              inputs (local error), while the tensor itself is still computed and compared
 // and each in two more modes for `--tolerance auto`: precise (rt::NumericMode::kPrecise, every
 // float value f64: r ~ the exact result) and a bounds run (precise, on a graph whose matmul and
-// conv operands, reduce/pool sums and the adds of dot-product nodes take absolute values: TOSA's
+// conv operands, reduce/pool sums and every float add/sub take absolute values: TOSA's
 // dot-product method, spec/numerics.md "Tolerance classes": s = the computation on |inputs|).
 //
 // The auto bound of element i of a float tensor (result dtype with machine epsilon eps, ulp):
-//     bound_i = F * ( |a_i - r_i| + u * ulp(r_i) + n * eps * |s_i| + sum |p_i - r_i| ),   F = kBoundFactor
+//     bound_i = F * ( |a_i - r_i| + u * ulp(r_i) + max(n, 1) * eps * |s_i| + sum |p_i - r_i| ),   F = 4
 // a = native result, r = precise result, u = the largest ulp count of the ONNX node's core ops
 // (Exact ops count 1: the other implementation rounds once too), n = the longest reduction
 // (dot-product length, reduced extent, pool window) among them (0 when none). |a - r| is plumb's own
@@ -66,7 +66,7 @@ ir::Graph isolated_graph(const ir::Graph& g, const std::vector<ir::ValueId>& cut
                          const std::vector<OnnxNodeInfo>& nodes);
 
 // The bounds graph: the same values, with |.| inserted at matmul/conv operands and reduce/pool
-// sum operands, and the add/sub of dot-product ONNX nodes made adds of absolute values.
+// sum operands, and every float add/sub made an add of absolute values.
 ir::Graph bounds_graph(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes);
 
 struct ErrorStats {
