@@ -151,6 +151,10 @@ ir::ValueId LowerCtx::fold_small_int(ir::ValueId v) {
 std::optional<std::vector<int64_t>> LowerCtx::const_ints(const onnx::OnnxNode& n, size_t i) const {
   const onnx::Tensor* t = const_input(n, i);
   if (!t || !(ir::is_int(t->dtype) || ir::is_bool(t->dtype))) return std::nullopt;
+  if (ir::is_bool(t->dtype)) {  // one byte per element, 0 or 1 (constant_int_values is for integers)
+    if (static_cast<int64_t>(t->size) != t->num_elements()) return std::nullopt;
+    return std::vector<int64_t>(t->data, t->data + t->size);
+  }
   return ir::constant_int_values(t->to_constant());
 }
 

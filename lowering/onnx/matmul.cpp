@@ -25,12 +25,23 @@ Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType t
   ir::Type at = cx.type(a), bt = cx.type(b);
   const bool a_vec = at.rank() == 1, b_vec = bt.rank() == 1;
   if (at.rank() == 0 || bt.rank() == 0) return invalid_model("", "MatMul operands must have rank >= 1");
+  // A 1-D operand becomes a [1, K] row or a [K, 1] column; a static K gives a constant target so
+  // that the matrix keeps a static type (a concat of shapes would make it symbolic).
+  auto to_matrix = [&](ValueId v, bool row) {
+    const ir::Type t = cx.type(v);
+    if (t.ranked && ir::shape_is_static(t.shape)) {
+      const int64_t k = t.shape[0].size;
+      return cx.b.reshape(v, cx.b.shape_const(row ? std::vector<int64_t>{1, k} : std::vector<int64_t>{k, 1}));
+    }
+    return cx.b.reshape(v, row ? cx.b.concat({cx.b.shape_const({1}), shape_value(cx, v)}, 0)
+                               : cx.b.concat({shape_value(cx, v), cx.b.shape_const({1})}, 0));
+  };
   if (a_vec) {
-    a = cx.b.reshape(a, cx.b.concat({cx.b.shape_const({1}), shape_value(cx, a)}, 0));
+    a = to_matrix(a, true);
     at = cx.type(a);
   }
   if (b_vec) {
-    b = cx.b.reshape(b, cx.b.concat({shape_value(cx, b), cx.b.shape_const({1})}, 0));
+    b = to_matrix(b, false);
     bt = cx.type(b);
   }
   const int64_t ra = at.rank(), rb = bt.rank();
