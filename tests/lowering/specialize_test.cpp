@@ -90,5 +90,27 @@ TEST(LowerSpecialize, ShapeChainFoldsWithoutValues) {
   EXPECT_EQ(out.shape[1].size, 12);
 }
 
+// A bool graph input (Dropout's training_mode) specializes like an integer one.
+TEST(LowerSpecialize, BoolInputValue) {
+  onnx::OnnxModel m =
+      OneNodeModel("Dropout", 13, {{{3}, {}}, {{}, {}, ir::DType::F32}, {{}, {}, ir::DType::Bool}}, {}, 1);
+  lower::LowerOptions o;
+  o.input_values["i2"] = onnx::Tensor::owned("i2", ir::DType::Bool, {}, {0});
+  auto l = lower::lower_model_specialized(m, o);
+  ASSERT_TRUE(l.has_value()) << l.status().to_string();
+  EXPECT_EQ(l->specialized_inputs, std::vector<std::string>{"i2"});
+}
+
+// A 1-D MatMul operand of static length keeps the result's type static (no shape arithmetic).
+TEST(LowerSpecialize, MatMulVectorKeepsStaticType) {
+  onnx::OnnxModel m = OneNodeModel("MatMul", 13, {{{4}, {}}, {{2, 4, 1}, {}}}, {}, 1);
+  auto g = lower::lower_model(m);
+  ASSERT_TRUE(g.has_value()) << g.status().to_string();
+  const ir::Type& out = g->type_of(g->body.results[0]);
+  ASSERT_EQ(out.shape.size(), 2u);
+  EXPECT_EQ(out.shape[0].size, 2);
+  EXPECT_EQ(out.shape[1].size, 1);
+}
+
 }  // namespace
 }  // namespace plumb::testing
