@@ -33,20 +33,6 @@ namespace UK = ir::UnaryKind;
 
 namespace {
 
-bool is_static(const ir::Type& t) { return t.ranked && ir::shape_is_static(t.shape); }
-
-std::vector<int64_t> static_dims(const ir::Type& t) {
-  std::vector<int64_t> d;
-  for (const ir::Dim& x : t.shape) d.push_back(x.size);
-  return d;
-}
-
-ValueId static_slice(LowerCtx& cx, ValueId x, std::vector<int64_t> start, std::vector<int64_t> size) {
-  std::vector<int64_t> stride(start.size(), 1);
-  return cx.b.emit1(ir::Op::Slice, {x, cx.b.shape_const(std::move(start)), cx.b.shape_const(std::move(size)),
-                                    cx.b.shape_const(std::move(stride))});
-}
-
 ValueId gather(LowerCtx& cx, int kind, ValueId x, ValueId idx, int64_t axis) {
   return cx.b.emit1(ir::Op::Gather, {x, idx},
                     {{"kind", ir::EnumValue{kind}}, {"axis", axis}, {"batch_dims", int64_t{0}}});

@@ -131,4 +131,18 @@ ir::ValueId splat(LowerCtx& cx, double v, ir::ValueId like) {
   return cx.b.broadcast(s, shape_value(cx, like), {});
 }
 
+bool is_static(const ir::Type& t) { return t.ranked && ir::shape_is_static(t.shape); }
+
+std::vector<int64_t> static_dims(const ir::Type& t) {
+  std::vector<int64_t> d;
+  for (const ir::Dim& x : t.shape) d.push_back(x.size);
+  return d;
+}
+
+ir::ValueId static_slice(LowerCtx& cx, ir::ValueId x, std::vector<int64_t> start, std::vector<int64_t> size) {
+  std::vector<int64_t> stride(start.size(), 1);
+  return cx.b.emit1(ir::Op::Slice, {x, cx.b.shape_const(std::move(start)), cx.b.shape_const(std::move(size)),
+                                    cx.b.shape_const(std::move(stride))});
+}
+
 }  // namespace plumb::lower

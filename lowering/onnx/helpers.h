@@ -34,4 +34,10 @@ ir::ValueId from_compute(LowerCtx& cx, ir::ValueId v, ir::DType original);
 
 int64_t rank_of(LowerCtx& cx, ir::ValueId v);
 
+// A ranked tensor type whose dims are all static, and those dims.
+bool is_static(const ir::Type& t);
+std::vector<int64_t> static_dims(const ir::Type& t);
+// `x[start : start + size]` with unit strides, all bounds build-time constants.
+ir::ValueId static_slice(LowerCtx& cx, ir::ValueId x, std::vector<int64_t> start, std::vector<int64_t> size);
+
 }  // namespace plumb::lower

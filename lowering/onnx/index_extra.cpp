@@ -25,20 +25,6 @@ namespace CK = ir::CompareKind;
 
 namespace {
 
-bool is_static(const ir::Type& t) { return t.ranked && ir::shape_is_static(t.shape); }
-
-std::vector<int64_t> static_dims(const ir::Type& t) {
-  std::vector<int64_t> d;
-  for (const ir::Dim& x : t.shape) d.push_back(x.size);
-  return d;
-}
-
-ValueId static_slice(LowerCtx& cx, ValueId x, std::vector<int64_t> start, std::vector<int64_t> size) {
-  std::vector<int64_t> stride(start.size(), 1);
-  return cx.b.emit1(ir::Op::Slice, {x, cx.b.shape_const(std::move(start)), cx.b.shape_const(std::move(size)),
-                                    cx.b.shape_const(std::move(stride))});
-}
-
 ValueId gather0(LowerCtx& cx, ValueId x, ValueId idx) {
   return cx.b.emit1(
       ir::Op::Gather, {x, idx},

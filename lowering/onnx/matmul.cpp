@@ -14,12 +14,6 @@ ValueId reshape_static(LowerCtx& cx, ValueId v, const std::vector<int64_t>& dims
   return cx.b.reshape(v, cx.b.shape_const(dims));
 }
 
-std::vector<int64_t> static_dims(const ir::Shape& s) {
-  std::vector<int64_t> d;
-  for (const ir::Dim& x : s) d.push_back(x.size);
-  return d;
-}
-
 // a [..., M, K] x b [..., K, N] with numpy batch broadcasting, result dtype `to`.
 Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType to) {
   ir::Type at = cx.type(a), bt = cx.type(b);

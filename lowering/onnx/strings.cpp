@@ -31,20 +31,6 @@ ValueId string_const(LowerCtx& cx, const std::vector<std::string>& strs, std::ve
   return cx.constant_value(onnx::Tensor::from_strings("", std::move(dims), strs));
 }
 
-ValueId static_slice(LowerCtx& cx, ValueId x, std::vector<int64_t> start, std::vector<int64_t> size) {
-  std::vector<int64_t> stride(start.size(), 1);
-  return cx.b.emit1(ir::Op::Slice, {x, cx.b.shape_const(std::move(start)), cx.b.shape_const(std::move(size)),
-                                    cx.b.shape_const(std::move(stride))});
-}
-
-bool is_static(const ir::Type& t) { return t.ranked && ir::shape_is_static(t.shape); }
-
-std::vector<int64_t> static_dims(const ir::Type& t) {
-  std::vector<int64_t> d;
-  for (const ir::Dim& x : t.shape) d.push_back(x.size);
-  return d;
-}
-
 // StringConcat-20: Y = X ++ Y elementwise, numpy broadcasting.
 Status lower_string_concat(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), y = cx.input(n, 1);

@@ -16,14 +16,6 @@ namespace CK = ir::CompareKind;
 
 namespace {
 
-std::vector<int64_t> static_dims(const ir::Type& t) {
-  std::vector<int64_t> d;
-  for (const ir::Dim& x : t.shape) d.push_back(x.size);
-  return d;
-}
-
-bool is_static(const ir::Type& t) { return t.ranked && ir::shape_is_static(t.shape); }
-
 ValueId iota(LowerCtx& cx, ValueId shape, ir::DType dt, int64_t axis) {
   return cx.b.emit1(ir::Op::Iota, {shape}, {{"dtype", dt}, {"axis", axis}});
 }
