@@ -212,9 +212,7 @@ int cmd_run(const Args& args) {
         if (!st.is_ok()) return report_error(model, st);
         continue;
       }
-      const std::string npy = data_dir + "/input_" + std::to_string(k) + ".npy";
-      const std::string pb = data_dir + "/input_" + std::to_string(k) + ".pb";
-      const std::string file = file_exists(npy) ? npy : file_exists(pb) ? pb : "";
+      const std::string file = file_for(k, s.input_name(k));  // --data and --input are exclusive
       if (file.empty())
         return report_error(data_dir,
                             invalid_input("no input_" + std::to_string(k) + ".npy or .pb for input " +
