@@ -5,6 +5,7 @@
 // independent of plumb).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -102,7 +103,7 @@ TEST(LowerFlexAttention, GroupedQueryHeadsShareKv) {
 
 // score_mod = scores - slope * |q_idx - k_idx|: the index grids come from Shape(scores), and
 // `slope` is an initializer of the enclosing graph.
-TEST(LowerFlexAttention, ScoreModUsesIndicesAndOuterValues) {
+MultiNode IndexModel() {
   std::vector<onnx::OnnxNode> nodes = {
       Node("Shape", {"s"}, {"sh"}),
       Node("Gather", {"sh", "two"}, {"L"}, {IntAttr("axis", 0)}),
@@ -123,14 +124,59 @@ TEST(LowerFlexAttention, ScoreModUsesIndicesAndOuterValues) {
                                      Init("three", DType::I64, {}, {3}),
                                      Init("qshape", DType::I64, {4}, {1, 1, -1, 1}),
                                      Init("kshape", DType::I64, {4}, {1, 1, 1, -1})};
-  auto mod = Mod("s", T(DType::F32, {1, 1, 3, 3}), std::move(nodes), "out", std::move(inits));
+  auto mod = Mod("s", std::nullopt, std::move(nodes), "out", std::move(inits));
   MultiNode g =
       Flex({{1, 1, 3, 2}, {1, 1, 3, 2}, {1, 1, 3, 1}, {1, 0, 0, 1, 1, 1}, {1, 2, 0, 1, -1, 0.5}, {1, 2, 4}},
            {FloatAttr("scale", 1.0f), GraphAttr("score_mod", mod)});
   g.Const("slope", DType::F32, {}, {0.5});
+  return g;
+}
+
+TEST(LowerFlexAttention, ScoreModUsesIndicesAndOuterValues) {
+  MultiNode g = IndexModel();
   auto out = g.RunOk();
   ASSERT_EQ(out.size(), 1u);
   ExpectNear(Values(out[0]), {1.292628111952099, 1.697353917353278, 1.3596228199353928}, 1e-5);
+}
+
+// The same with symbolic batch and sequence lengths: the modifier's result type is then only
+// known to have symbolic dims, and its shape is checked when the graph runs.
+TEST(LowerFlexAttention, SymbolicLengths) {
+  MultiNode g = IndexModel();
+  const ir::Shape sym = {ir::Dim::symbolic("B"), 1, ir::Dim::symbolic("L"), 2};
+  const ir::Shape kv = {ir::Dim::symbolic("B"), 1, ir::Dim::symbolic("S"), 2};
+  g.m.graph.inputs[0].type = ir::Type::tensor(DType::F32, sym);
+  g.m.graph.inputs[1].type = ir::Type::tensor(DType::F32, kv);
+  g.m.graph.inputs[2].type =
+      ir::Type::tensor(DType::F32, {ir::Dim::symbolic("B"), 1, ir::Dim::symbolic("S"), 1});
+  auto out = g.RunOk();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Shape(out[0]), (Ints{1, 1, 3, 1}));
+  ExpectNear(Values(out[0]), {1.292628111952099, 1.697353917353278, 1.3596228199353928}, 1e-5);
+}
+
+// A NaN score makes its row NaN (softmax of a row with NaN); the other rows are untouched.
+TEST(LowerFlexAttention, NanQueryGivesNanRow) {
+  Qkv x = Small();
+  x.q[0] = std::numeric_limits<double>::quiet_NaN();
+  MultiNode g = Flex(x, {});
+  auto out = g.RunOk();
+  ASSERT_EQ(out.size(), 1u);
+  const std::vector<double> y = Values(out[0]);
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_TRUE(std::isnan(y[1]));
+  ExpectNear({y[2], y[3]}, {0.5320197296730405, -0.2511708410001001}, 1e-5);
+}
+
+// softmax_precision = FLOAT16: score_mod (-scores) sees the scores rounded to f16.
+TEST(LowerFlexAttention, ModifierSeesScoresInSoftmaxPrecision) {
+  auto mod = Mod("s", T(DType::F16, {1, 1, 2, 3}), {Node("Neg", {"s"}, {"out"})}, "out");
+  MultiNode g = Flex(Small(), {IntAttr("softmax_precision", 10), GraphAttr("score_mod", mod)});
+  auto out = g.RunOk();
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Values(out[0]),
+             {1.2045618566177145, -0.3712564176138454, 0.2918881069135071, 1.2649614306117463}, 1e-6);
 }
 
 // A score_mod masking from a graph input: query 0 keeps no key.

@@ -54,3 +54,8 @@ qm, km, vm = a([1, 2.0]).reshape(1, 1, 2, 1), a([1, 0, -1.0]).reshape(1, 1, 3, 1
 show("AllMaskedRow", flex(qm, km, vm, score_mod=lambda s: np.where(keep, s, -np.inf)))
 show("ProbModSeesZeroRow", flex(qm, km, vm, score_mod=lambda s: np.where(keep, s, -np.inf),
                                 prob_mod=lambda p: p + 0.25))
+
+qn = q.copy()
+qn[0, 0, 0, 0] = np.nan
+show("NanQueryRow", flex(qn, k, v))
+show("HalfPrecisionModifier", flex(q, k, v, score_mod=lambda s: -(s.astype(np.float16).astype(np.float64))))
