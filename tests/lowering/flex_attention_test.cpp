@@ -43,7 +43,7 @@ struct Qkv {
   std::vector<double> q, k, v;
 };
 
-// The model Y = FlexAttention(Q, K, V) with `attrs`; `extra` adds graph inputs/initializers.
+// The model Y = FlexAttention(Q, K, V) with `attrs` (node name "flex"); tests add inputs after.
 MultiNode Flex(const Qkv& x, std::vector<onnx::OnnxAttribute> attrs, DType dt = DType::F32) {
   MultiNode g(21);
   g.m.opsets["ai.onnx.preview"] = 1;
