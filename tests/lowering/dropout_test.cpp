@@ -135,6 +135,29 @@ TEST(LowerDropoutTraining, RatioOutsideUnitIntervalIsAnError) {
   }
 }
 
+// Ratio and training_mode as graph inputs with offered values (plumb run/check specialize them).
+TEST(LowerDropoutTraining, SpecializedRatioAndTrainingMode) {
+  onnx::OnnxModel m =
+      OneNodeModel("Dropout", 13, {{{4}, {}}, {{}, {}, DType::F32}, {{}, {}, DType::Bool}}, {}, 2);
+  lower::LowerOptions o;
+  const float one = 1.0f;
+  const auto* b = reinterpret_cast<const uint8_t*>(&one);
+  o.input_values["i1"] = onnx::Tensor::owned("i1", DType::F32, {}, std::vector<uint8_t>(b, b + 4));
+  o.input_values["i2"] = onnx::Tensor::owned("i2", DType::Bool, {}, {1});
+  auto l = lower::lower_model_specialized(m, o);
+  ASSERT_TRUE(l.has_value()) << l.status().to_string();
+  EXPECT_EQ(l->specialized_inputs, (std::vector<std::string>{"i1", "i2"}));
+  auto s = rt::Session::create(std::move(l->graph));
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  ASSERT_TRUE((*s)->set_input(0, MakeTensor(DType::F32, {4}, {1, 2, 3, 4})).is_ok());
+  ASSERT_TRUE((*s)->set_input(1, MakeTensor(DType::F32, {}, {1})).is_ok());
+  ASSERT_TRUE((*s)->set_input(2, MakeTensor(DType::Bool, {}, {1})).is_ok());
+  ASSERT_TRUE((*s)->run().is_ok());
+  // Ratio 1 in training: everything dropped.
+  EXPECT_EQ(Values((*s)->outputs()[0]), (std::vector<double>{0, 0, 0, 0}));
+  EXPECT_EQ(Values((*s)->outputs()[1]), (std::vector<double>{0, 0, 0, 0}));
+}
+
 TEST(LowerDropoutTraining, ComputedRatioIsUnsupported) {
   onnx::OnnxModel m = OneNodeModel("Dropout", 13, {{{3}, {}}, {{}, {}, DType::F32}, Training(true)}, {}, 1);
   EXPECT_FALSE(lower::lower_model(m).has_value());
