@@ -17,63 +17,11 @@ using Strings = std::vector<std::string>;
 const char* const kMl = "ai.onnx.ml";
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-onnx::OnnxAttribute StrsAttr(const std::string& name, Strings v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Strings;
-  a.strings = std::move(v);
-  return a;
-}
-onnx::OnnxAttribute TensorAttr(const std::string& name, onnx::Tensor t) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Tensor;
-  a.t = std::move(t);
-  return a;
-}
-// A 1-D attribute tensor of a numeric dtype (written like the runtime layout, which equals the
-// file layout for these dtypes).
+// A 1-D attribute tensor of a numeric dtype.
 onnx::Tensor NumTensor(DType dt, const std::vector<double>& v) {
-  rt::Tensor t = MakeTensor(dt, {static_cast<int64_t>(v.size())}, v);
-  const auto* p = static_cast<const uint8_t*>(t.data);
-  return onnx::Tensor::owned("t", dt, {static_cast<int64_t>(v.size())},
-                             std::vector<uint8_t>(p, p + t.nbytes()));
+  return OnnxTensor("t", dt, {static_cast<int64_t>(v.size())}, v);
 }
 onnx::Tensor U8Tensor(const std::vector<double>& v) { return NumTensor(DType::U8, v); }
-
-rt::Tensor StrTensor(const Ints& shape, const Strings& v) {
-  rt::Tensor t = rt::Tensor::allocate(DType::String, shape);
-  for (size_t k = 0; k < v.size(); ++k) t.strings()[k] = v[k];
-  return t;
-}
-Strings StrValues(const rt::RtValue& v) {
-  const rt::Tensor& t = v.tensor();
-  return Strings(t.strings(), t.strings() + t.numel());
-}
-
-// Lowers the one-node model and runs it on `inputs` (graph inputs in order).
-std::vector<rt::RtValue> RunModel(const onnx::OnnxModel& m, std::vector<rt::RtValue> inputs,
-                                  Status* error = nullptr) {
-  auto g = lower::lower_model(m);
-  if (!g.has_value()) {
-    if (error)
-      *error = g.status();
-    else
-      ADD_FAILURE() << g.status().to_string();
-    return {};
-  }
-  auto s = rt::Session::create(std::move(*g));
-  EXPECT_TRUE(s.has_value()) << s.status().to_string();
-  if (!s.has_value()) return {};
-  for (size_t k = 0; k < inputs.size(); ++k) EXPECT_TRUE((*s)->set_input(k, std::move(inputs[k])).is_ok());
-  Status st = (*s)->run();
-  if (error)
-    *error = st;
-  else
-    EXPECT_TRUE(st.is_ok()) << st.to_string();
-  if (!st.is_ok()) return {};
-  return (*s)->outputs();
-}
 
 // One string (or other non-numeric) input, given as a runtime value.
 std::vector<rt::RtValue> RunStr(const std::string& op, int64_t opset, const Ints& shape, const Strings& x,
@@ -477,12 +425,77 @@ TEST(LowerSvmClassifier, SvcVotesThreeClasses) {
   ExpectNear(Out(o, 1), {1, 1, -3});
 }
 
+// Expected probabilities below come from a plain-Python transcription of libsvm's
+// svm_predict_probability (sigmoid_predict, multiclass_probability), run in double precision.
+TEST(LowerSvmClassifier, ProbabilitiesByPairwiseCoupling) {
+  // The SvcVotesThreeClasses model: pair scores (x, 2x - 1, -3x).
+  std::vector<onnx::OnnxAttribute> attrs = {IntsAttr("vectors_per_class", {1, 1, 1}),
+                                            FloatsAttr("support_vectors", {0, 1, 2}),
+                                            FloatsAttr("coefficients", {1, 1, 1, -1, -1, -1}),
+                                            FloatsAttr("rho", {0, -1, 0}),
+                                            IntsAttr("classlabels_ints", {5, 6, 7}),
+                                            FloatsAttr("prob_a", {-2, -1, -0.5f}),
+                                            FloatsAttr("prob_b", {0.1f, 0, 0.2f})};
+  // Rows x = 1 (2 sweeps), -1 (3 sweeps), 0.5 (3 sweeps); NaN: every coupling error is NaN, which
+  // libsvm's max_error ignores, so it stops at once with p = 1/3 (votes: all pairs vote j -> 7).
+  auto o = RunOneNode("SVMClassifier", 1, {{{4, 1}, {1, -1, 0.5, kNaN}}}, attrs, 2, kMl);
+  ExpectNear(Out(o, 0), {5, 6, 7, 7});
+  // prob_a/prob_b were given as floats: the f32 values of -0.5, 0.1, 0.2 feed the sigmoid.
+  ExpectNear(Out(o, 1),
+             {0.669433802, 0.075239966, 0.255326232, 0.049557237, 0.741116241, 0.209326522, 0.415993726,
+              0.165271584, 0.418734690, 1.0 / 3, 1.0 / 3, 1.0 / 3},
+             2e-6);
+}
+
+TEST(LowerSvmClassifier, TwoClassProbabilitiesLabelFromVotes) {
+  // Two classes, one rho, all coefficients positive: score = 2x - 0.5. Without probabilities the
+  // label rule is "max vote >= 0.5 -> second label" (always 8); with them it is the voted class.
+  std::vector<onnx::OnnxAttribute> attrs = {
+      IntsAttr("vectors_per_class", {1, 1}), FloatsAttr("support_vectors", {1, 1}),
+      FloatsAttr("coefficients", {1, 1}), FloatsAttr("rho", {-0.5f}), IntsAttr("classlabels_ints", {3, 8})};
+  ExpectNear(Out(RunOneNode("SVMClassifier", 1, {{{2, 1}, {1, -0.5}}}, attrs, 1, kMl)), {8, 8});
+  attrs.push_back(FloatsAttr("prob_a", {-1.2f}));
+  attrs.push_back(FloatsAttr("prob_b", {0.3f}));
+  auto o = RunOneNode("SVMClassifier", 1, {{{2, 1}, {1, -0.5}}}, attrs, 2, kMl);
+  ExpectNear(Out(o, 0), {3, 8});
+  // r_01 = 1 - logistic(-1.2 s + 0.3) (f32 -1.2, 0.3), s = 1.5 and -1.5; two classes couple to
+  // p ~ (r_01, 1 - r_01), here after the sweeps libsvm takes before its tolerance is met.
+  ExpectNear(Out(o, 1), {0.817574166, 0.182425834, 0.108937943, 0.891062057}, 1e-6);
+}
+
+TEST(LowerSvmClassifier, LinearOneRhoStringLabelsGiveOneOrZero) {
+  // Three string labels, one rho, linear mode: not the two-label rule, so the label is "1" when
+  // the best score is > 0 and "0" otherwise (onnxruntime's strings for the positive/negative class).
+  onnx::OnnxModel m = OneNodeModel("SVMClassifier", 1, {{{3, 1}, {1, -1, 0}}},
+                                   {FloatsAttr("coefficients", {1, 1, 1}), FloatsAttr("rho", {0}),
+                                    StrsAttr("classlabels_strings", {"a", "b", "c"})},
+                                   2, kMl);
+  auto o = RunModel(m, {MakeTensor(DType::F32, {3, 1}, {1, -1, 0})});
+  ASSERT_EQ(o.size(), 2u);
+  EXPECT_EQ(StrValues(o[0]), (Strings{"1", "0", "0"}));
+  ExpectNear(Out(o, 1), {1, 1, 1, -1, -1, -1, 0, 0, 0});
+}
+
+TEST(LowerSvmClassifier, ShortProbAIsInvalid) {
+  onnx::OnnxModel m = OneNodeModel(
+      "SVMClassifier", 1, {{{1, 1}, {1}}},
+      {IntsAttr("vectors_per_class", {1, 1, 1}), FloatsAttr("support_vectors", {0, 1, 2}),
+       FloatsAttr("coefficients", {1, 1, 1, -1, -1, -1}), FloatsAttr("rho", {0, -1, 0}),
+       IntsAttr("classlabels_ints", {5, 6, 7}), FloatsAttr("prob_a", {1, 1}), FloatsAttr("prob_b", {0, 0})},
+      2, kMl);
+  auto g = lower::lower_model(m);
+  ASSERT_FALSE(g.has_value());
+  EXPECT_NE(g.status().to_string().find("prob_a"), std::string::npos) << g.status().to_string();
+}
+
 TEST(LowerMl, ZipMapIsUnsupported) {
   onnx::OnnxModel m =
       OneNodeModel("ZipMap", 1, {{{1, 2}, {0, 1}}}, {IntsAttr("classlabels_int64s", {0, 1})}, 1, kMl);
   auto g = lower::lower_model(m);
   ASSERT_FALSE(g.has_value());
+  EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << g.status().to_string();
   EXPECT_NE(g.status().to_string().find("ZipMap"), std::string::npos);
+  EXPECT_NE(g.status().to_string().find("'n0'"), std::string::npos) << g.status().to_string();
 }
 
 }  // namespace
