@@ -113,11 +113,18 @@ ValueId rows_by(LowerCtx& cx, ValueId x2, int64_t k) {
   return cx.b.concat({n, cx.b.shape_const({k})}, 0);
 }
 
-// The static feature count (dim 1) of a 2-D value, or an Unsupported error.
-Expected<int64_t> feature_count(LowerCtx& cx, const OnnxNode& n, ValueId x2) {
+// The feature count (dim 1) of a 2-D value: its static size; when symbolic, `from_attrs` (the
+// count the node's attributes fix, > 0; the run-time shapes are checked again by the matmul or
+// broadcast that reads x), else an Unsupported error.
+Expected<int64_t> feature_count(LowerCtx& cx, const OnnxNode& n, ValueId x2, int64_t from_attrs = 0) {
   const ir::Dim d = cx.type(x2).shape[1];
-  if (!d.is_static()) return cx.unsupported(n.op_type + " with a symbolic feature count");
-  return d.size;
+  if (d.is_static()) return d.size;
+  if (from_attrs > 0) return from_attrs;
+  return cx.unsupported(n.op_type + " with a symbolic feature count its attributes do not fix");
+}
+// a / b when b > 0 divides a, else 0 (no count).
+int64_t exact_quotient(size_t a, int64_t b) {
+  return b > 0 && a % static_cast<size_t>(b) == 0 ? static_cast<int64_t>(a) / b : 0;
 }
 
 // ---- attributes ------------------------------------------------------------------------------
@@ -599,8 +606,8 @@ Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
 
 // f64 scores [N, E] = x [N, C] . coef^T + intercepts, coef given row-major as [E, C].
 Expected<ValueId> linear_scores(LowerCtx& cx, const OnnxNode& n, ValueId x2, const Doubles& coef,
-                                const Doubles& intercepts, int64_t* e_out) {
-  PLUMB_ASSIGN_OR_RETURN(int64_t c, feature_count(cx, n, x2));
+                                const Doubles& intercepts, int64_t* e_out, int64_t outputs = 0) {
+  PLUMB_ASSIGN_OR_RETURN(int64_t c, feature_count(cx, n, x2, exact_quotient(coef.size(), outputs)));
   if (c == 0 || coef.empty() || coef.size() % static_cast<size_t>(c) != 0)
     return cx.invalid(n.op_type + ": " + std::to_string(coef.size()) + " coefficients for " +
                       std::to_string(c) + " features");
@@ -675,7 +682,7 @@ Status lower_linear_regressor(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t targets, n.attr_int("targets", 1));
   int64_t e = 0;
   PLUMB_ASSIGN_OR_RETURN(ValueId s, linear_scores(cx, n, x2, attr_doubles(n, "coefficients"),
-                                                  attr_doubles(n, "intercepts"), &e));
+                                                  attr_doubles(n, "intercepts"), &e, targets));
   if (e != targets)
     return cx.invalid("LinearRegressor: coefficients give " + std::to_string(e) +
                       " targets, targets = " + std::to_string(targets));
@@ -1153,13 +1160,15 @@ Status lower_svm_regressor(LowerCtx& cx, const OnnxNode& n) {
   ValueId x0 = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
-  PLUMB_ASSIGN_OR_RETURN(int64_t f, feature_count(cx, n, x2));
   PLUMB_ASSIGN_OR_RETURN(Kernel k, kernel_attrs(cx, n));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
   PLUMB_ASSIGN_OR_RETURN(int64_t ns, n.attr_int("n_supports", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t one_class, n.attr_int("one_class", 0));
   Doubles coef = attr_doubles(n, "coefficients"), rho = attr_doubles(n, "rho"),
           sv = attr_doubles(n, "support_vectors");
+  PLUMB_ASSIGN_OR_RETURN(
+      int64_t f,
+      feature_count(cx, n, x2, ns > 0 ? exact_quotient(sv.size(), ns) : exact_quotient(coef.size(), 1)));
   if (rho.empty()) return cx.invalid("SVMRegressor: rho is required");
   ValueId x = f64(cx, x2);
   ValueId kv;
@@ -1281,7 +1290,6 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
   ValueId x0 = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
-  PLUMB_ASSIGN_OR_RETURN(int64_t f, feature_count(cx, n, x2));
   PLUMB_ASSIGN_OR_RETURN(Kernel k, kernel_attrs(cx, n));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
   Ints ints = attr_ints(n, "classlabels_ints"), vpc = attr_ints(n, "vectors_per_class");
@@ -1293,6 +1301,9 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
   int64_t v = 0;
   Ints start;
   for (int64_t cnt : vpc) start.push_back(v), v += cnt;
+  PLUMB_ASSIGN_OR_RETURN(
+      int64_t f,
+      feature_count(cx, n, x2, v > 0 ? exact_quotient(sv.size(), v) : exact_quotient(coef.size(), c)));
   const bool all_positive = *std::min_element(coef.begin(), coef.end()) >= 0;
   ValueId x = f64(cx, x2);
   // prob_a/prob_b count only in SVC mode (the reference ignores them for the linear mode).

@@ -554,6 +554,59 @@ onnx::OnnxModel SymbolicBatch(onnx::OnnxModel m, DType dt, Ints rest) {
   return m;
 }
 
+// Input 0 declared [?, ?]: the feature count too is symbolic (the attributes fix it).
+onnx::OnnxModel SymbolicFeatures(onnx::OnnxModel m) {
+  m.graph.inputs[0].type = ir::Type::tensor(DType::F32, {ir::Dim::symbolic("N"), ir::Dim::symbolic("F")});
+  return m;
+}
+
+TEST(LowerSvmRegressor, SymbolicFeatureCountFromTheAttributes) {
+  // RBF, one support vector (0, 0), gamma 0.5: 2 exp(-0.5 |x|^2) + 0.5; F = 2 from support_vectors.
+  onnx::OnnxModel m = SymbolicFeatures(OneNodeModel(
+      "SVMRegressor", 1, {{{1, 2}, {0, 0}}},
+      {FloatsAttr("coefficients", {2}), FloatsAttr("rho", {0.5f}), FloatsAttr("support_vectors", {0, 0}),
+       IntAttr("n_supports", 1), StrAttr("kernel_type", "RBF"), FloatsAttr("kernel_params", {0.5f, 0, 0})},
+      1, kMl));
+  ExpectNear(Out(RunModel(m, {MakeTensor(DType::F32, {2, 2}, {1, 1, 0, 0})})),
+             {2 * std::exp(-1.0) + 0.5, 2.5}, 1e-6);
+  // Linear mode: F = 2 coefficients; a 3-feature input is refused when the shapes become known.
+  onnx::OnnxModel lin =
+      SymbolicFeatures(OneNodeModel("SVMRegressor", 1, {{{1, 2}, {0, 0}}},
+                                    {FloatsAttr("coefficients", {1, 2}), FloatsAttr("rho", {0.5f})}, 1, kMl));
+  ExpectNear(Out(RunModel(lin, {MakeTensor(DType::F32, {1, 2}, {1, 1})})), {3.5});
+  Status st;
+  RunModel(lin, {MakeTensor(DType::F32, {1, 3}, {1, 1, 1})}, &st);
+  EXPECT_FALSE(st.is_ok());
+}
+
+TEST(LowerSvmClassifier, SymbolicFeatureCountFromTheAttributes) {
+  // The SvcVotesThreeClasses model (F = 1 from 3 support vectors of 3 values) with x = 1.
+  onnx::OnnxModel m = SymbolicFeatures(
+      OneNodeModel("SVMClassifier", 1, {{{1, 1}, {0}}},
+                   {IntsAttr("vectors_per_class", {1, 1, 1}), FloatsAttr("support_vectors", {0, 1, 2}),
+                    FloatsAttr("coefficients", {1, 1, 1, -1, -1, -1}), FloatsAttr("rho", {0, -1, 0}),
+                    IntsAttr("classlabels_ints", {5, 6, 7})},
+                   2, kMl));
+  auto o = RunModel(m, {MakeTensor(DType::F32, {1, 1}, {1})});
+  ExpectNear(Out(o, 0), {5});
+  ExpectNear(Out(o, 1), {1, 1, -3});
+}
+
+TEST(LowerLinearRegressor, SymbolicFeatureCountFromTargets) {
+  // Two targets, 4 coefficients: F = 2. y = [x0 + 2 x1, 3 x0 + 4 x1].
+  onnx::OnnxModel m = SymbolicFeatures(
+      OneNodeModel("LinearRegressor", 1, {{{1, 2}, {0, 0}}},
+                   {FloatsAttr("coefficients", {1, 2, 3, 4}), IntAttr("targets", 2)}, 1, kMl));
+  ExpectNear(Out(RunModel(m, {MakeTensor(DType::F32, {1, 2}, {1, -1})})), {-1, -1});
+  // LinearClassifier does not fix F (its score-column count comes from F): still Unsupported.
+  onnx::OnnxModel c = SymbolicFeatures(
+      OneNodeModel("LinearClassifier", 1, {{{1, 1}, {0}}},
+                   {FloatsAttr("coefficients", {0, 1}), IntsAttr("classlabels_ints", {3, 4})}, 2, kMl));
+  Status st;
+  RunModel(c, {MakeTensor(DType::F32, {1, 1}, {1})}, &st);
+  EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << st.to_string();
+}
+
 TEST(LowerTreeEnsemble, SymbolicBatch) {
   onnx::OnnxModel m = SymbolicBatch(
       OneNodeModel("TreeEnsemble", 5, {{{1, 2}, {0, 0}}}, OneTree({0, 1}, {0, 0}), 1, kMl), DType::F32, {2});
