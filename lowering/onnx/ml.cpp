@@ -1231,7 +1231,10 @@ ValueId svm_probabilities(LowerCtx& cx, ValueId scores, int64_t c, const Doubles
     }
   }
   const ValueId col = r[0][1];
-  const ir::Type tcol = cx.type(col);
+  // The carried p columns are typed as their initial value (a broadcast: [?, ?] for a symbolic
+  // batch), which every later value refines.
+  const ValueId p0 = k(1.0 / static_cast<double>(c), col);
+  const ir::Type tcol = cx.type(p0);
   const ir::Type ti = ir::Type::tensor(DType::I64, ir::static_shape({}));
   const ir::Type tb = ir::Type::tensor(DType::Bool, ir::static_shape({}));
   std::vector<ir::Type> params = {ti, tb};
@@ -1272,10 +1275,11 @@ ValueId svm_probabilities(LowerCtx& cx, ValueId scores, int64_t c, const Doubles
   yields.insert(yields.end(), pv.begin(), pv.end());
   ir::Region body = cx.b.end_region(yields);
   std::vector<ValueId> init = {cx.b.scalar_int(DType::I64, 0), cx.b.const_ints(DType::Bool, {}, {1})};
-  for (int64_t i = 0; i < c; ++i) init.push_back(k(1.0 / static_cast<double>(c), col));
+  for (int64_t i = 0; i < c; ++i) init.push_back(p0);
   std::vector<ValueId> res = cx.b.while_(init, std::move(cond), std::move(body));
   if (res.size() != init.size()) return ir::kNoValue;
-  return cx.b.concat(std::vector<ValueId>(res.begin() + 2, res.end()), 1);
+  return cx.b.reshape(cx.b.concat(std::vector<ValueId>(res.begin() + 2, res.end()), 1),
+                      rows_by(cx, scores, c));
 }
 
 // SVMClassifier-1, following the ONNX reference:

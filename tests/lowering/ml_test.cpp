@@ -634,6 +634,23 @@ TEST(LowerLabelEncoder, SymbolicShape) {
   ExpectNear(Out(RunModel(m, {MakeTensor(DType::I64, {3}, {5, 4, 6})})), {50, 40, -1});
 }
 
+TEST(LowerSvmClassifier, ProbabilitiesWithSymbolicBatch) {
+  // The ProbabilitiesByPairwiseCoupling model with its batch declared [N, 1]; rows x = 1, 0.5.
+  onnx::OnnxModel m = SymbolicBatch(
+      OneNodeModel("SVMClassifier", 1, {{{1, 1}, {0}}},
+                   {IntsAttr("vectors_per_class", {1, 1, 1}), FloatsAttr("support_vectors", {0, 1, 2}),
+                    FloatsAttr("coefficients", {1, 1, 1, -1, -1, -1}), FloatsAttr("rho", {0, -1, 0}),
+                    IntsAttr("classlabels_ints", {5, 6, 7}), FloatsAttr("prob_a", {-2, -1, -0.5f}),
+                    FloatsAttr("prob_b", {0.1f, 0, 0.2f})},
+                   2, kMl),
+      DType::F32, {1});
+  auto o = RunModel(m, {MakeTensor(DType::F32, {2, 1}, {1, 0.5})});
+  ExpectNear(Out(o, 0), {5, 7});
+  ASSERT_EQ(o.size(), 2u);
+  EXPECT_EQ(o[1].tensor().shape, (Ints{2, 3}));
+  ExpectNear(Out(o, 1), {0.669433802, 0.075239966, 0.255326232, 0.415993726, 0.165271584, 0.418734690}, 2e-6);
+}
+
 TEST(LowerSvmClassifier, LinearModeTwoClasses) {
   // No support vectors: scores[c] = x . coef[c] + rho[0]. Two labels and one rho (the
   // reference's set_score_svm): with every coefficient >= 0, a max score >= 0.5 gives the second
