@@ -578,23 +578,33 @@ Status lower_array_feature_extractor(LowerCtx& cx, const OnnxNode& n) {
 // inputdimensions[i] columns, concatenated along axis 1, as f32.
 Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   Ints dims = attr_ints(n, "inputdimensions");
+  auto pad_right = [&](ValueId v, int64_t k) {
+    return cx.b.emit1(
+        ir::Op::Pad,
+        {v, cx.b.shape_const({0, 0}), cx.b.shape_const({0, k}), cx.b.scalar_float(DType::F32, 0.0)},
+        {{"mode", ir::EnumValue{ir::PadMode::Constant}}});
+  };
+  auto first_cols = [&](ValueId v, int64_t k) {
+    return cx.b.emit1(ir::Op::Slice,
+                      {v, cx.b.shape_const({0, 0}), rows_by(cx, v, k), cx.b.shape_const({1, 1})});
+  };
   std::vector<ValueId> parts;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     ValueId x = cx.input(n, i);
     if (!cx.b.ok()) return Status::ok();
     PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
+    ValueId xf = round_to(cx, f64(cx, x2), DType::F32);
+    if (i < dims.size() && !cx.type(x2).shape[1].is_static()) {
+      // A symbolic width: pad by `want` zeros, then keep the first `want` columns (a cut or a
+      // zero pad, whichever the run-time width asks for).
+      if (dims[i] < 0) return cx.invalid("FeatureVectorizer: inputdimensions must be >= 0");
+      parts.push_back(first_cols(pad_right(xf, dims[i]), dims[i]));
+      continue;
+    }
     PLUMB_ASSIGN_OR_RETURN(int64_t c, feature_count(cx, n, x2));
     const int64_t want = i < dims.size() ? dims[i] : c;
-    ValueId xf = round_to(cx, f64(cx, x2), DType::F32);
-    if (want < c) {
-      xf = cx.b.emit1(ir::Op::Slice,
-                      {xf, cx.b.shape_const({0, 0}), rows_by(cx, xf, want), cx.b.shape_const({1, 1})});
-    } else if (want > c) {
-      xf = cx.b.emit1(
-          ir::Op::Pad,
-          {xf, cx.b.shape_const({0, 0}), cx.b.shape_const({0, want - c}), cx.b.scalar_float(DType::F32, 0.0)},
-          {{"mode", ir::EnumValue{ir::PadMode::Constant}}});
-    }
+    if (want < c) xf = first_cols(xf, want);
+    if (want > c) xf = pad_right(xf, want - c);
     parts.push_back(xf);
   }
   if (parts.empty()) return cx.invalid("FeatureVectorizer needs at least one input");

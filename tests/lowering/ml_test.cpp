@@ -607,6 +607,19 @@ TEST(LowerLinearRegressor, SymbolicFeatureCountFromTargets) {
   EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << st.to_string();
 }
 
+TEST(LowerFeatureVectorizer, SymbolicWidthsCutAndPadAtRunTime) {
+  // Both inputs declared [?, ?]: input 0 (width 2) is padded to 3, input 1 (width 3) cut to 2.
+  onnx::OnnxModel m = OneNodeModel("FeatureVectorizer", 1, {{{1, 2}, {0, 0}}, {{1, 3}, {0, 0, 0}}},
+                                   {IntsAttr("inputdimensions", {3, 2})}, 1, kMl);
+  for (auto& in : m.graph.inputs)
+    in.type = ir::Type::tensor(DType::F32, {ir::Dim::symbolic("N"), ir::Dim::symbolic("F" + in.name)});
+  auto o = RunModel(
+      m, {MakeTensor(DType::F32, {2, 2}, {1, 2, 5, 6}), MakeTensor(DType::F32, {2, 3}, {3, 4, 9, 7, 8, 9})});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].tensor().shape, (Ints{2, 5}));
+  ExpectNear(Out(o), {1, 2, 0, 3, 4, 5, 6, 0, 7, 8});
+}
+
 TEST(LowerTreeEnsemble, SymbolicBatch) {
   onnx::OnnxModel m = SymbolicBatch(
       OneNodeModel("TreeEnsemble", 5, {{{1, 2}, {0, 0}}}, OneTree({0, 1}, {0, 0}), 1, kMl), DType::F32, {2});
