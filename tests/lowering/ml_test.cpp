@@ -391,6 +391,24 @@ TEST(LowerTreeEnsembleClassifier, BinaryOneVotedClass) {
   ExpectNear(Out(o, 1), {0.75, 0.25, 0.25, 0.75});
 }
 
+TEST(LowerTreeEnsembleClassifier, OneLabelOtherThanOneIsUnsupported) {
+  // One class label: ONNX defines no label rule; the reference handles only the int label 1 (and
+  // raises NotImplementedError otherwise), so plumb lowers that case and refuses the others.
+  auto attrs = OldTree({"BRANCH_LEQ", "BRANCH_LT"}, {0, 0, 0, 0, 0});
+  attrs.push_back(IntsAttr("class_treeids", {0, 0, 0}));
+  attrs.push_back(IntsAttr("class_nodeids", {2, 3, 4}));
+  attrs.push_back(IntsAttr("class_ids", {0, 0, 0}));
+  attrs.push_back(FloatsAttr("class_weights", {0.25f, 0.5f, 0.75f}));
+  for (const auto& label : {IntsAttr("classlabels_int64s", {4}), StrsAttr("classlabels_strings", {"yes"})}) {
+    auto with = attrs;
+    with.push_back(label);
+    auto g = lower::lower_model(OneNodeModel("TreeEnsembleClassifier", 3, {{{1, 2}, {0, 0}}}, with, 2, kMl));
+    ASSERT_FALSE(g.has_value());
+    EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << g.status().to_string();
+    EXPECT_NE(g.status().to_string().find("'n0'"), std::string::npos) << g.status().to_string();
+  }
+}
+
 // ---- SVM -----------------------------------------------------------------------------------------
 
 TEST(LowerSvmRegressor, LinearAndRbf) {
