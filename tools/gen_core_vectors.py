@@ -19,13 +19,14 @@ import elementwise  # noqa: E402
 import indexing  # noqa: E402
 import layout  # noqa: E402
 import misc  # noqa: E402
+import negatives  # noqa: E402
 import reduce  # noqa: E402
 
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "spec", "vectors")
     out = Out(root)
-    for family in (elementwise, cast, layout, indexing, reduce, contraction, misc):
+    for family in (elementwise, cast, layout, indexing, reduce, contraction, misc, negatives):
         family.generate(out)
     for entry in os.listdir(root) if os.path.isdir(root) else []:
         if os.path.isdir(os.path.join(root, entry)):

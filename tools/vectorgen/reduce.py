@@ -268,7 +268,7 @@ def scan_cases(out):
             cell = "scan.%s %s" % (kind, dt)
             out.require(cell)
             if F.is_float(dt):
-                rows = float_rows(dt)[:3]
+                rows = float_rows(dt)
             else:
                 sp = F.specials(dt)
                 rows = [(sp * 3)[:6], [F.int_range(dt)[1]] * 6]
