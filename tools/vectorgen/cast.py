@@ -6,12 +6,17 @@ import formats as F
 from common import one_node
 
 
+def floor_log2_of(v):
+    return F.floor_log2(v)
+
+
 def exact(dt, bits):
     """exact value of a float element: Fraction, '-0', or float nan/inf."""
     return F.value(dt, bits)
 
 
 def round_into(to, v, saturate, mode="nearest_even"):
+    saturate = saturate and to.startswith("f8")   # read only for float8 results (cast.md)
     if to == "f8e8m0":
         return F.e8m0_round(v, saturate, mode)
     return F.FMT[to].round(v, saturate)
@@ -183,6 +188,21 @@ def cast_cases(out):
             xs = values_for("f32", "f8e8m0") + [F.f32_bits(x) for x in (1.5, 1.25, 3.0, 0.75, 1.4999999, 1e-39, 2.0 ** -127, 2.0 ** 127 * 1.5)]
             cast_case(out, "f32_to_f8e8m0_%s%s" % (mode, "_saturate" if sat else ""), "f32", "f8e8m0",
                       xs, sat, mode=mode)
+    # rounding boundaries of each float target: ties at the largest value and at the smallest
+    # subnormal, just below and above them (f64 sources hold these values exactly)
+    for to in ("f4e2m1", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "f16", "bf16", "f32"):
+        f = F.FMT[to]
+        ulp_max = Fraction(2) ** (floor_log2_of(f.maxv) - f.m)
+        sub = Fraction(2) ** (f.emin - f.m)
+        vals = []
+        for v in (f.maxv + ulp_max / 2, f.maxv + ulp_max / 2 - ulp_max / 64, f.maxv + ulp_max / 2 + ulp_max / 64,
+                  f.maxv + ulp_max, sub / 2, sub / 2 + sub / 64, sub * 3 / 2, sub * 5 / 2, sub / 4):
+            for sign in (1, -1):
+                b = F.FMT["f64"].round(sign * v)
+                if b not in vals:
+                    vals.append(b)
+        for sat in (False, True):
+            cast_case(out, "f64_to_%s_boundaries%s" % (to, "_saturate" if sat else ""), "f64", to, vals, sat)
     out.add("cast", "rank0", one_node(lambda: "%r0 = cast %x {to = i8, saturate = false, round = nearest_even} : i8[]",
                                       [("x", "f32", [], [F.f32_bits(-7.9)])], [("i8", [], [-7])]))
     out.add("cast", "empty", one_node(lambda: "%r0 = cast %x {to = string, saturate = false, round = nearest_even} : string[0]",
