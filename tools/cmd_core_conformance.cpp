@@ -1,9 +1,11 @@
 // plumb conformance --core DIR [--backend B] [--filter REGEX] [-j N] [--csv FILE] [--cells FILE]
+//                   [--strict]
 // Runs the core conformance vectors (spec/conformance.md): every DIR/<op>/<case>.plumbt, checked on
 // backend B (default ref). Prints `<case>: <reason>` per failure and ends with
 // `N passed, N failed, N skipped`; exit 0 when nothing failed, 1 otherwise, 2 on a usage error.
 // With --cells, every line of FILE (an `op[.kind] dt[,dt...]` cell) must be claimed by a passing
 // positive case; missing ones are printed as `missing cell: <cell>` and make the exit code 1.
+// --strict compares every output bit for bit, ignoring tolerance classes (a diagnostic).
 // Needs only ir + runtime, so it is part of the tiny build.
 #include <dirent.h>
 #include <sys/stat.h>
@@ -67,7 +69,8 @@ struct CaseResult {
   std::vector<std::string> cells;  // claimed by a passing positive case
 };
 
-CaseResult run_case(const std::string& root, const std::string& name, const std::string& backend) {
+CaseResult run_case(const std::string& root, const std::string& name, const std::string& backend,
+                    bool strict) {
   CaseResult r;
   r.ran = true;
   auto text = read_file(root + "/" + name + ".plumbt");
@@ -80,7 +83,7 @@ CaseResult run_case(const std::string& root, const std::string& name, const std:
     r.status = c.status();
     return r;
   }
-  r.status = check_vector_case(*c, backend);
+  r.status = check_vector_case(*c, backend, strict);
   if (r.status.is_ok() && !c->expects.empty()) r.cells = c->cells;
   return r;
 }
@@ -88,7 +91,7 @@ CaseResult run_case(const std::string& root, const std::string& name, const std:
 int usage() {
   std::fprintf(stderr,
                "usage: plumb conformance --core DIR [--backend B] [--filter REGEX] [-j N] [--csv FILE] "
-               "[--cells FILE]\n");
+               "[--cells FILE] [--strict]\n");
   return 2;
 }
 
@@ -103,8 +106,13 @@ std::string csv_field(const std::string& s) {
 int cmd_core_conformance(const Args& args) {
   std::string root, backend = "ref", filter, csv, cells_file;
   int jobs = 1;
+  bool strict = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (a == "--strict") {
+      strict = true;
+      continue;
+    }
     if (i + 1 >= args.size()) return usage();
     const std::string& v = args[++i];
     if (a == "--core")
@@ -137,7 +145,7 @@ int cmd_core_conformance(const Args& args) {
   std::vector<CaseResult> results(names.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t k; (k = next++) < names.size();) results[k] = run_case(root, names[k], backend);
+    for (size_t k; (k = next++) < names.size();) results[k] = run_case(root, names[k], backend, strict);
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < jobs; ++t) pool.emplace_back(worker);

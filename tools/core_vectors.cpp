@@ -258,7 +258,7 @@ Expected<VectorCase> parse_vector_case(std::string name, std::string text) {
   return c;
 }
 
-Status check_vector_case(const VectorCase& c, const std::string& backend) {
+Status check_vector_case(const VectorCase& c, const std::string& backend, bool strict) {
   auto g = ir::parse_graph(c.text);
   if (!g) return invalid_input("does not parse: " + g.status().to_string());
   for (const std::string& cell : c.cells) PLUMB_RETURN_IF_ERROR(check_cell_claim(*g, cell));
@@ -271,7 +271,7 @@ Status check_vector_case(const VectorCase& c, const std::string& backend) {
     return Status::ok();
   }
 
-  const ir::ToleranceClass cls = loosest_tolerance(*g);
+  const ir::ToleranceClass cls = strict ? ir::ToleranceClass::Exact : loosest_tolerance(*g);
   rt::SessionOptions opts;
   opts.backend = backend;
   auto s = rt::Session::create(std::move(*g), opts);
@@ -306,7 +306,8 @@ Status check_vector_case(const VectorCase& c, const std::string& backend) {
       if (!b || b->dtype != ir::DType::F64) return invalid_input(strfmt("bound %zu: not an f64 literal", k));
       bound = std::move(*b);
     }
-    const std::string why = compare_tensor(got.tensor(), *want, Tolerance{cls, bound ? &*bound : nullptr});
+    const std::string why =
+        compare_tensor(got.tensor(), *want, Tolerance{cls, bound && !strict ? &*bound : nullptr});
     if (!why.empty())
       return invalid_input(strfmt("output %zu (%s): ", k, std::string(ir::tolerance_name(cls)).c_str()) +
                            why);

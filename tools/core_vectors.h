@@ -26,7 +26,8 @@ struct VectorCase {
 Expected<VectorCase> parse_vector_case(std::string name, std::string text);
 
 // Runs `c` on `backend`; ok when the backend meets every directive, else an error whose message
-// says the first way it did not.
-Status check_vector_case(const VectorCase& c, const std::string& backend);
+// says the first way it did not. `strict` compares every output bit for bit, whatever the op's
+// tolerance class (a diagnostic: where does a backend differ from the exactly rounded result?).
+Status check_vector_case(const VectorCase& c, const std::string& backend, bool strict = false);
 
 }  // namespace plumb::cli
