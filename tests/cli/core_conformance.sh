@@ -40,11 +40,26 @@ func @main(%a: i32[1], %b: i32[1]) -> (i32[1]) {
 // input %b = dense<i32[1]>[0]
 // expect-error binary.R2
 TXT
+# Ulp4 (unary exp): e = 0x402df854 in f32; 3 ulps away passes, 5 ulps away fails.
+mkdir -p "$tmp/v/unary"
+for k in 7 9; do
+cat > "$tmp/v/unary/exp_$k.plumbt" <<TXT
+plumb 1
+func @main(%x: f32[1]) -> (f32[1]) {
+  %r = unary %x {kind = exp} : f32[1]
+  return %r
+}
+// input %x = dense<f32[1]>[1.0]
+// expect 0 = dense<f32[1]>[0x402df85$k]
+TXT
+done
 printf 'binary.add f32\n' > "$tmp/cells.txt"
 out="$("$plumb" conformance --core "$tmp/v" --cells "$tmp/cells.txt")"
 [ $? -eq 1 ] || fail "a failing vector set did not exit 1"
 echo "$out" | grep -q '^binary/wrong: output 0' || fail "wrong value not reported: $out"
 echo "$out" | grep -q '^binary/label: failed with' || fail "wrong label not reported: $out"
 echo "$out" | grep -q '^missing cell: binary.add f32$' || fail "missing cell not reported: $out"
-echo "$out" | tail -n 1 | grep -q '^0 passed, 2 failed, 0 skipped$' || fail "summary: $out"
+echo "$out" | grep -q '^unary/exp_9: output 0 (ulp4): .*5 ulp away' || fail "5 ulps not reported: $out"
+echo "$out" | grep -q '^unary/exp_7' && fail "3 ulps reported as a failure: $out"
+echo "$out" | tail -n 1 | grep -q '^1 passed, 3 failed, 0 skipped$' || fail "summary: $out"
 exit 0

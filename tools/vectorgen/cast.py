@@ -203,6 +203,15 @@ def cast_cases(out):
                     vals.append(b)
         for sat in (False, True):
             cast_case(out, "f64_to_%s_boundaries%s" % (to, "_saturate" if sat else ""), "f64", to, vals, sat)
+    # integer -> float is one rounding of the exact integer: going through f64 first would round
+    # these twice (to a tie, then to even) and land one step lower
+    big = [2 ** 62 + 2 ** 54 + 1, 2 ** 62 + 2 ** 38 + 1, -(2 ** 62 + 2 ** 54 + 1), 2 ** 53 + 1, 2 ** 62 + 2 ** 51 + 1]
+    for src in ("i64", "u64"):
+        xs = [x for x in big if F.int_range(src)[0] <= x <= F.int_range(src)[1]]
+        if src == "u64":
+            xs.append(2 ** 64 - 1)
+        for to in ("bf16", "f32", "f64", "f16", "f8e5m2"):
+            cast_case(out, "%s_to_%s_single_rounding" % (src, to), src, to, xs, False)
     out.add("cast", "rank0", one_node(lambda: "%r0 = cast %x {to = i8, saturate = false, round = nearest_even} : i8[]",
                                       [("x", "f32", [], [F.f32_bits(-7.9)])], [("i8", [], [-7])]))
     out.add("cast", "empty", one_node(lambda: "%r0 = cast %x {to = string, saturate = false, round = nearest_even} : string[0]",
