@@ -305,3 +305,42 @@ def generate(out):
     container_cases(out)
     string_cases(out)
     image_cases(out)
+    edge_shape_cases(out)
+
+
+def edge_shape_cases(out):
+    """rank 0 and empty tensors for the ops whose families do not already have them."""
+    f = lambda vs: [F.f32_bits(v) for v in vs]
+    out.add("bitcast", "rank0", one_node(lambda: "%r0 = bitcast %x {to = u16} : u16[]",
+                                         [("x", "f16", [], [F.from_float("f16", -0.0)])], [("u16", [], [0x8000])]))
+    out.add("bitcast", "empty", one_node(lambda: "%r0 = bitcast %x {to = i4} : i4[0,2]",
+                                         [("x", "f4e2m1", [0, 2], [])], [("i4", [0, 2], [])]))
+    out.add("shape_of", "rank0", one_node(lambda: "%r0 = shape_of %x : i64[0]", [("x", "string", [], ["s"])], [("i64", [0], [])]))
+    out.add("pool", "rank0", one_node(
+        lambda: "%r0, %r1 = pool %x {kind = max, window = [], strides = [], dilations = [], pads_low = [], pads_high = []} : f32[], i64[]",
+        [("x", "f32", [], f([-2.5]))], [("f32", [], f([-2.5])), ("i64", [], [0])]))
+    out.add("pool", "empty_batch", one_node(
+        lambda: "%r0 = pool %x {kind = sum, window = [1, 2], strides = [1, 1], dilations = [1, 1], pads_low = [0, 0], pads_high = [0, 0]} : i32[0,2]",
+        [("x", "i32", [0, 3], [])], [("i32", [0, 2], [])]))
+    out.add("conv", "empty_batch", one_node(
+        lambda: "%r0 = conv %x, %w {to = f32, strides = [1], dilations = [1], lhs_dilations = [1], pads_low = [0], pads_high = [0], groups = 1} : f32[0,1,2]",
+        [("x", "f32", [0, 1, 3], []), ("w", "f32", [1, 1, 2], f([1, 1]))], [("f32", [0, 1, 2], [])]))
+    out.add("conv", "empty_spatial_from_padding", one_node(
+        lambda: "%r0 = conv %x, %w {to = f32, strides = [1], dilations = [1], lhs_dilations = [1], pads_low = [1], pads_high = [1], groups = 1} : f32[1,1,1]",
+        [("x", "f32", [1, 1, 0], []), ("w", "f32", [1, 1, 2], f([float("nan"), 1]))], [("f32", [1, 1, 1], f([0.0]))]))
+    out.add("string", "rank0_upper", one_node(
+        lambda: "%r0 = string %a {kind = upper, pattern = \"\", maxsplit = -1} : string[]",
+        [("a", "string", [], ["\u0430\u0431z"])], [("string", [], ["\u0410\u0411Z"])]))
+    out.add("string", "empty_concat", one_node(
+        lambda: "%r0 = string %a, %b {kind = concat, pattern = \"\", maxsplit = -1} : string[0,3]",
+        [("a", "string", [0, 3], []), ("b", "string", [0, 3], [])], [("string", [0, 3], [])]))
+    out.add("string", "split_empty_input", one_node(
+        lambda: "%r0, %r1 = string %a {kind = split, pattern = \"\", maxsplit = -1} : string[0,?], i64[0]",
+        [("a", "string", [0], [])], [("string", [0, 0], []), ("i64", [0], [])]).replace("-> (string[0,0], i64[0])", "-> (string[0,?], i64[0])"))
+    out.add("sort", "descending_keeps_tie_order", one_node(
+        lambda: "%r0, %r1 = sort %x {axis = 0, descending = true} : f32[5], i64[5]",
+        [("x", "f32", [5], f([0.0, -0.0, float("nan"), 1.0, float("nan")]))],
+        [("f32", [5], f([float("nan"), float("nan"), 1.0, 0.0, -0.0])), ("i64", [5], [2, 4, 3, 0, 1])]))
+    out.add("pool", "max_minus_zero_then_plus_zero", one_node(
+        lambda: "%r0, %r1 = pool %x {kind = max, window = [2], strides = [1], dilations = [1], pads_low = [0], pads_high = [0]} : f32[2], i64[2]",
+        [("x", "f32", [3], f([-0.0, 0.0, -0.0]))], [("f32", [2], f([0.0, 0.0])), ("i64", [2], [1, 1])]))
