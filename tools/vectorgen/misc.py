@@ -306,6 +306,7 @@ def generate(out):
     string_cases(out)
     image_cases(out)
     edge_shape_cases(out)
+    container_control_cases(out)
 
 
 def edge_shape_cases(out):
@@ -344,3 +345,40 @@ def edge_shape_cases(out):
     out.add("pool", "max_minus_zero_then_plus_zero", one_node(
         lambda: "%r0, %r1 = pool %x {kind = max, window = [2], strides = [1], dilations = [1], pads_low = [0], pads_high = [0]} : f32[2], i64[2]",
         [("x", "f32", [3], f([-0.0, 0.0, -0.0]))], [("f32", [2], f([0.0, 0.0])), ("i64", [2], [1, 1])]))
+
+
+def container_control_cases(out):
+    """if and while carry every type of the IR: sequences, optionals and maps too."""
+    out.add("if", "yields_sequence_and_optional", case_text(
+        [("p", "bool[]"), ("a", "f16[2]"), ("b", "f16[3]")],
+        ["%r0, %r1 = if %p {",
+         "  then () {",
+         "    %s = sequence %a, %b {kind = construct, axis = 0, elem = f16[?]} : seq<f16[?]>",
+         "    %o = optional %a {kind = wrap, elem = f16[2]} : opt<f16[2]>",
+         "    yield %s, %o",
+         "  }",
+         "  else () {",
+         "    %s#1 = sequence %b {kind = construct, axis = 0, elem = f16[?]} : seq<f16[?]>",
+         "    %o#1 = optional {kind = none, elem = f16[2]} : opt<f16[2]>",
+         "    yield %s#1, %o#1",
+         "  }",
+         "} : seq<f16[?]>, opt<f16[2]>",
+         "%n = sequence %r0 {kind = length, axis = 0, elem = f16[?]} : i64[]",
+         "%h = optional %r1 {kind = has, elem = f16[2]} : bool[]"],
+        [("n", "i64[]"), ("h", "bool[]")],
+        ["input %p = dense<bool[]>[false]", "input %a = dense<f16[2]>[1.0, 2.0]", "input %b = dense<f16[3]>[3.0, 4.0, 5.0]",
+         "expect 0 = dense<i64[]>[1]", "expect 1 = dense<bool[]>[false]"]))
+    out.add("while", "carries_sequence", case_text(
+        [("a", "i8[1]")],
+        [const_line("k0", "i64", [], [0]), const_line("one", "i64", [], [1]), const_line("lim", "i64", [], [3]),
+         "%s0 = sequence {kind = empty, axis = 0, elem = i8[1]} : seq<i8[1]>",
+         "%r0, %r1 = while %s0, %k0 {",
+         "  cond (%s: seq<i8[1]>, %k: i64[]) {", "    %c = compare %k, %lim {kind = lt} : bool[]", "    yield %c", "  }",
+         "  body (%s#1: seq<i8[1]>, %k#1: i64[]) {",
+         "    %s2 = sequence %s#1, %a, %k#1 {kind = insert, axis = 0, elem = i8[1]} : seq<i8[1]>",
+         "    %k2 = binary %k#1, %one {kind = add} : i64[]",
+         "    yield %s2, %k2", "  }",
+         "} : seq<i8[1]>, i64[]",
+         "%c = sequence %r0 {kind = concat, axis = 0, elem = i8[1]} : i8[?]"],
+        [("c", "i8[?]")],
+        ["input %a = dense<i8[1]>[-7]", "expect 0 = dense<i8[3]>[-7, -7, -7]"]))
