@@ -155,8 +155,6 @@ def values_for(src, to):
                 xs.append(b)
     if src == "f8e8m0":
         xs = [0x7F, 0x80, 0x7E, 0x81, 0xFF] if to == "string" else xs + [0x7E, 0x81, 0x8A]
-    if to == "string" and src in F.NARROW:
-        pass
     return xs
 
 

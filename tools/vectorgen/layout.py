@@ -108,13 +108,10 @@ def generate(out):
         v = fill(dt, 1, 5)[0]
         for mode in ("constant", "reflect", "edge", "wrap"):
             base = np.arange(6).reshape(2, 3)
-            if mode == "constant":
+            if mode == "constant":   # position 6 stands for the padding value
                 idx = np.pad(base, ((1, 0), (2, 1)), mode="constant", constant_values=6)
-            else:
-                idx = np.pad(base, ((1, 0), (2, 1)), mode={"reflect": "reflect", "edge": "edge", "wrap": "wrap"}[mode]
-                             if mode != "reflect" else "reflect")
-                if mode == "reflect":   # dim 0 has size 2: pad it by 1 (< 2); dim 1 by 2 and 1 (< 3)
-                    pass
+            else:                    # reflect: every pad is smaller than its dim (2 and 3)
+                idx = np.pad(base, ((1, 0), (2, 1)), mode=mode)
             out.add("pad", "%s_%s" % (dt, mode), with_consts(
                 [("lo", "i64", [2], [1, 2]), ("hi", "i64", [2], [0, 1]), ("v", dt, [], [v])],
                 "%%r0 = pad %%x, %%lo, %%hi, %%v {mode = %s} : %s" % (mode, F.ttype(dt, [3, 6])),

@@ -67,17 +67,6 @@ def exact_prod(vals):
     return p
 
 
-def order(v):
-    """max/min order: NaN handled by the caller; -0 < +0."""
-    if is_inf(v):
-        return (v, 0)
-    if neg0(v):
-        return (0.0, -1)
-    if v == 0:
-        return (0.0, 1)
-    return (float(v) if abs(v) < 1e300 else float(v), 0) if False else (v, 0)
-
-
 def fmax_list(vals, kind):
     if any(is_nan(v) for v in vals):
         return NAN
@@ -109,12 +98,9 @@ def reduce_float(dt, kind, xs):
             if not is_inf(v) and not is_nan(v):
                 mag *= abs(frac(v))
     else:
-        if not vals:
-            r = -INF if kind == "max" else INF
-            if dt in ("f4e2m1", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2fnuz", "f8e8m0"):
-                r = r  # no inf: rounds as cast saturate=false
-        else:
+        if vals:
             return fmax_list(vals, kind), 0.0
+        r = -INF if kind == "max" else INF      # formats without inf round it as cast does
         mag = Fraction(0)
     bound = 0.0 if is_inf(r) or is_nan(r) else fl(len(vals) * Fraction(eps(dt)) * mag)
     return r, bound
@@ -124,10 +110,10 @@ def float_rows(dt):
     """rows of 6 elements: exact-friendly values, specials, denormals, overflow."""
     R = lambda vals: [F.FMT[dt].round(v if isinstance(v, float) else Fraction(v), saturate=not isinstance(v, float))
                       if not (isinstance(v, str)) else F.FMT[dt].round("-0") for v in vals]
-    f = F.FMT[dt] if dt != "f8e8m0" else None
     if dt == "f8e8m0":
         return [[0x7F, 0x80, 0x7E, 0x81, 0x7F, 0x7D], [0x7F, 0xFF, 0x80, 0x7F, 0x7F, 0x7F],
                 [0x00, 0x01, 0x02, 0x7F, 0x7F, 0x7F], [0xFE, 0xFE, 0x7F, 0x7F, 0x7F, 0x7F]]
+    f = F.FMT[dt]
     rows = [R([1, Fraction(-3, 2), Fraction(1, 2), 3, Fraction(5, 2), "-0"]),
             R(["-0", "-0", "-0", "-0", "-0", "-0"]),
             R([Fraction(1, 4), -1, Fraction(3, 4), 2, Fraction(-1, 2), Fraction(1, 4)])]
