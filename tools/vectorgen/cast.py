@@ -154,7 +154,15 @@ def values_for(src, to):
             if b not in xs:
                 xs.append(b)
     if src == "f8e8m0":
-        xs = [0x7F, 0x80, 0x7E, 0x81, 0xFF] if to == "string" else xs + [0x7E, 0x81, 0x8A]
+        xs = list(range(256)) if to == "string" else xs + [0x7E, 0x81, 0x8A]
+    elif to == "string" and F.is_float(src) and F.BITS[src] <= 8:
+        xs = list(range(1 << F.BITS[src]))            # every value of the 8- and 4-bit formats
+    elif to == "string" and src in ("f16", "bf16", "f32", "f64"):
+        # powers of two: there the shortest round-trip decimal may lie on the far side
+        f = F.FMT[src]
+        step = 1 if src != "f64" else 7
+        for k in range(f.emin - f.m, int(F.floor_log2(f.maxv)) + 1, step):
+            xs.append(f.round(Fraction(2) ** k))
     return xs
 
 
