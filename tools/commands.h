@@ -19,7 +19,8 @@ int cmd_asm(const Args& args);          // plumb asm TEXT -o FILE.plumb
 int cmd_run(const Args& args);          // plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR]
 int cmd_convert(const Args& args);      // plumb convert MODEL.onnx -o MODEL.plumb
 int cmd_check(const Args& args);        // plumb check MODEL --data DIR ...
-int cmd_conformance(const Args& args);  // plumb conformance SUITE_DIR | --core DIR ...
+int cmd_conformance(const Args& args);  // plumb conformance SUITE_DIR ... (the ONNX node suites)
+int cmd_core_conformance(const Args& args);  // plumb conformance --core DIR ... (spec/vectors)
 
 // Prints `plumb: <file>: <place>: <reason> (<label>)` (empty parts left out) and returns 2.
 int report_error(const std::string& file, const Status& s);

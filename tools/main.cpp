@@ -21,7 +21,8 @@ constexpr const char* kUsage =
     "  run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref|cpu|cuda]\n"
     "  convert MODEL.onnx -o MODEL.plumb\n"
     "  check MODEL --data DIR [--expected DIR] [--rtol R --atol A | --tolerance auto] [--report FILE]\n"
-    "  conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n";
+    "  conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
+    "  conformance --core DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N] [--cells FILE]\n";
 
 int not_built(const char* name) {
   std::fprintf(stderr, "plumb: %s: not implemented in this build\n", name);
@@ -66,6 +67,10 @@ int main(int argc, char** argv) {
   if (cmd == "run") return cmd_run(args);
   if (cmd == "convert") return cmd_convert(args);
   if (cmd == "check") return cmd_check(args);
-  if (cmd == "conformance") return cmd_conformance(args);
+  if (cmd == "conformance") {
+    for (const std::string& a : args)
+      if (a == "--core") return cmd_core_conformance(args);  // core vectors: no ONNX needed
+    return cmd_conformance(args);
+  }
   return usage_error("unknown command '" + cmd + "'");
 }

@@ -244,6 +244,18 @@ TEST(RefCast, NumberToStringIsShortestRoundTrip) {
   EXPECT_EQ(values<std::string>(i4.out(0)), (std::vector<std::string>{"-8"}));
 }
 
+// At a power of two the shortest round-trip decimal can lie on the far side of the value, as
+// numpy's str() finds: str(np.float16(0.015625)) == '0.01563'. f8e4m3fn 0.125 (0x20): "0.13"
+// rounds back to 0.125 (the spacing above 0.125 is 1/64), "0.12" does not (1/128 below).
+TEST(RefCast, NumberToStringShortestAtPowersOfTwo) {
+  auto h = cast1<f16>(ir::DType::String, {f16{0x2400}, f16{0xA400}}, ir::DType::F16);
+  ASSERT_TRUE(h.status.is_ok()) << h.status.to_string();
+  EXPECT_EQ(values<std::string>(h.out(0)), (std::vector<std::string>{"0.01563", "-0.01563"}));
+  auto e = cast1<f8e4m3fn>(ir::DType::String, {f8e4m3fn{0x20}}, ir::DType::F8E4M3FN);
+  ASSERT_TRUE(e.status.is_ok()) << e.status.to_string();
+  EXPECT_EQ(values<std::string>(e.out(0)), (std::vector<std::string>{"0.13"}));
+}
+
 TEST(RefCast, StringToNumber) {
   auto f = cast1<std::string>(ir::DType::F32, {"3.14", "1e-5", "1E8", "INF", "+inf", "-INF", "NaN", "-0"});
   ASSERT_TRUE(f.status.is_ok()) << f.status.to_string();

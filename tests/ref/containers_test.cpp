@@ -1,6 +1,8 @@
 // ref kernels of sequence, optional, map, string, image_decode (expected values by hand).
 #include <gtest/gtest.h>
 
+#include "ir/text.h"
+#include "runtime/session.h"
 #include "tests/ref/kernel_test_util.h"
 
 namespace plumb::rt {
@@ -297,6 +299,37 @@ TEST(RefImageDecode, R1UndecodableBytes) {
             "image_decode.R1");
   EXPECT_EQ(decode(ir::PixelFormat::Rgb).input(bytes_of("\x89PNG\r\n\x1a\n")).run().status.label(),
             "image_decode.R1");
+}
+
+// Through the executor: a container op whose result type is static gets a preallocated result,
+// which the kernel must fill in place (found by the core conformance vectors, spec/vectors).
+TEST(RefContainers, StaticResultsFillPreallocatedBuffers) {
+  auto g = ir::parse_graph(R"(plumb 1
+func @main(%x: f32[2]) -> (bool[], f32[2], i64[], f32[2], i64[?]) {
+  %o = optional %x {kind = wrap, elem = f32[2]} : opt<f32[2]>
+  %h = optional %o {kind = has, elem = f32[2]} : bool[]
+  %v = optional %o {kind = get, elem = f32[2]} : f32[2]
+  %s = sequence %x, %x {kind = construct, axis = 0, elem = f32[2]} : seq<f32[2]>
+  %n = sequence %s {kind = length, axis = 0, elem = f32[2]} : i64[]
+  %p = constant {value = dense<i64[]>[1]} : i64[]
+  %a = sequence %s, %p {kind = at, axis = 0, elem = f32[2]} : f32[2]
+  %k = constant {value = dense<i64[2]>[4, 9]} : i64[2]
+  %m = map %k, %x {kind = construct} : map<i64,f32[]>
+  %ks = map %m {kind = keys} : i64[?]
+  return %h, %v, %n, %a, %ks
+}
+)");
+  ASSERT_TRUE(g.has_value()) << g.status().to_string();
+  auto s = Session::create(std::move(*g));
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  ASSERT_TRUE((*s)->set_input(0, make_tensor<float>({2}, {1.5f, -2.0f})).is_ok());
+  const Status st = (*s)->run();
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  EXPECT_EQ(values<bool>((*s)->output(0).tensor()), (std::vector<bool>{true}));
+  EXPECT_EQ(values<float>((*s)->output(1).tensor()), (std::vector<float>{1.5f, -2.0f}));
+  EXPECT_EQ(values<int64_t>((*s)->output(2).tensor()), (std::vector<int64_t>{2}));
+  EXPECT_EQ(values<float>((*s)->output(3).tensor()), (std::vector<float>{1.5f, -2.0f}));
+  EXPECT_EQ(values<int64_t>((*s)->output(4).tensor()), (std::vector<int64_t>{4, 9}));
 }
 
 }  // namespace

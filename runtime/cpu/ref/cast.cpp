@@ -180,28 +180,46 @@ std::string format_float(S x) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  char buf[64];
-  int digits = 1;
-  for (; digits <= 17; ++digits) {
-    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
-    const double back = std::strtod(buf, nullptr);
-    bool same;
+  auto round_trips = [&](double back) {
     if constexpr (std::is_same_v<S, double>)
-      same = back == v;
+      return back == v;
     else if constexpr (std::is_same_v<S, float>)
-      same = static_cast<float>(back) == static_cast<float>(v);
+      return static_cast<float>(back) == static_cast<float>(v);
     else
-      same = widen(narrow_float<S>(back, CastOpts{false, Rounding::kNearestEven})) == v;
-    if (same) break;
+      return widen(narrow_float<S>(back, CastOpts{false, Rounding::kNearestEven})) == v;
+  };
+  // For each digit count, the nearest decimal first, then its neighbour on the other side of v:
+  // at a power of two the values below are closer together than those above, so the nearest
+  // decimal can miss while the other one (still of that length) rounds back, and numpy picks it
+  // (f16 0.015625 prints as 0.01563).
+  std::string mant;  // significant digits, the first non-zero
+  int exp10 = 0;     // the decimal exponent of the first digit
+  for (int digits = 1; digits <= 17; ++digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, std::fabs(v));
+    std::string m;
+    const char* p = buf;
+    for (; *p != 'e'; ++p)
+      if (*p != '.') m.push_back(*p);
+    const int e = std::atoi(p + 1);
+    const double near = std::strtod(buf, nullptr);
+    if (round_trips(std::copysign(near, v))) {
+      mant = m;
+      exp10 = e;
+      break;
+    }
+    const uint64_t n = std::stoull(m);
+    const uint64_t other = near < std::fabs(v) ? n + 1 : n - 1;
+    if (other == 0) continue;
+    const int scale = e - (digits - 1);  // value = digits * 10^scale
+    const std::string o = std::to_string(other);
+    if (round_trips(std::copysign(std::strtod((o + "e" + std::to_string(scale)).c_str(), nullptr), v))) {
+      mant = o;
+      exp10 = scale + static_cast<int>(o.size()) - 1;
+      break;
+    }
   }
-  // buf = "[-]d.ddde[+-]XX": split into digits and exponent.
-  std::string mant;
-  const char* p = buf;
-  const bool neg = *p == '-';
-  if (neg) ++p;
-  for (; *p != 'e'; ++p)
-    if (*p != '.') mant.push_back(*p);
-  const int exp10 = std::atoi(p + 1);
+  const bool neg = std::signbit(v);
   while (mant.size() > 1 && mant.back() == '0') mant.pop_back();
   std::string s = neg ? "-" : "";
   const double a = std::fabs(v);

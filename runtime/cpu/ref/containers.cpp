@@ -44,6 +44,23 @@ RtValue deep_copy(const RtValue& v) {
   return MapValue{deep_copy(m.keys), deep_copy(m.values)};
 }
 
+// Stores a tensor result. When the executor preallocated the result (its type was static after
+// inference: kernel.h), the elements go into that buffer, which the executor expects to keep;
+// otherwise the slot takes the new tensor.
+Status put_tensor(RtValue* out, Tensor t) {
+  if (out->is_tensor() && out->tensor().data != nullptr) {
+    Tensor& dst = out->tensor();
+    if (dst.dtype != t.dtype || dst.shape != t.shape)
+      return internal_error("container result " + ir::shape_to_string(ir::static_shape(t.shape)) +
+                            " does not fit its preallocated type " +
+                            ir::shape_to_string(ir::static_shape(dst.shape)));
+    copy_elements(dst, 0, t, 0, t.numel());
+    return Status::ok();
+  }
+  *out = std::move(t);
+  return Status::ok();
+}
+
 int64_t scalar_i64(const RtValue* v) { return v->tensor().as<int64_t>()[0]; }
 
 int64_t prod(const std::vector<int64_t>& s, size_t from, size_t to) {
@@ -80,7 +97,7 @@ Status join_items(const SequenceValue& seq, int64_t axis, bool stack, RtValue* o
     for (int64_t o = 0; o < outer; ++o) copy_elements(result, o * result_row + col, item, o * run, run);
     col += run;
   }
-  *out = std::move(result);
+  return put_tensor(out, std::move(result));
   return Status::ok();
 }
 
@@ -154,8 +171,7 @@ Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
         return runtime_error("sequence.R2",
                              strfmt("position %lld outside [0, %lld)", (long long)pos, (long long)len));
       if (n.attr_enum("kind") == ir::SequenceKind::At) {
-        *out = deep_copy(s.items[pos]);
-        return Status::ok();
+        return put_tensor(out, deep_copy(s.items[pos]));
       }
       SequenceValue r = std::get<SequenceValue>(deep_copy(RtValue(s)));
       r.items.erase(r.items.begin() + pos);
@@ -165,8 +181,7 @@ Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
     case ir::SequenceKind::Length: {
       Tensor t = Tensor::allocate(ir::DType::I64, {});
       t.as<int64_t>()[0] = static_cast<int64_t>(seq_in().items.size());
-      *out = std::move(t);
-      return Status::ok();
+      return put_tensor(out, std::move(t));
     }
     case ir::SequenceKind::ConcatAxis: return join_items(seq_in(), axis, false, out);
     case ir::SequenceKind::StackAxis: return join_items(seq_in(), axis, true, out);
@@ -189,14 +204,16 @@ Status kernel<ir::Op::Optional>(KernelCtx& cx) {
     case ir::OptionalKind::Get: {
       const auto& o = std::get<OptionalValue>(*cx.inputs[0]);
       if (!o.value) return runtime_error("optional.R1", "get on an empty optional");
-      *out = deep_copy(*o.value);
-      return Status::ok();
+      if (!o.value->is_tensor()) {
+        *out = deep_copy(*o.value);
+        return Status::ok();
+      }
+      return put_tensor(out, deep_copy(o.value->tensor()));
     }
     case ir::OptionalKind::Has: {
       Tensor t = Tensor::allocate(ir::DType::Bool, {});
       t.as<bool>()[0] = std::get<OptionalValue>(*cx.inputs[0]).value != nullptr;
-      *out = std::move(t);
-      return Status::ok();
+      return put_tensor(out, std::move(t));
     }
   }
   return internal_error("optional: unknown kind");
@@ -227,8 +244,8 @@ Status kernel<ir::Op::Map>(KernelCtx& cx) {
       *out = MapValue{deep_copy(keys), deep_copy(values)};
       return Status::ok();
     }
-    case ir::MapKind::Keys: *out = deep_copy(std::get<MapValue>(*cx.inputs[0]).keys); return Status::ok();
-    case ir::MapKind::Values: *out = deep_copy(std::get<MapValue>(*cx.inputs[0]).values); return Status::ok();
+    case ir::MapKind::Keys: return put_tensor(out, deep_copy(std::get<MapValue>(*cx.inputs[0]).keys));
+    case ir::MapKind::Values: return put_tensor(out, deep_copy(std::get<MapValue>(*cx.inputs[0]).values));
   }
   return internal_error("map: unknown kind");
 }
