@@ -11,7 +11,20 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-out="$("$plumb" conformance --core "$src/spec/vectors" --backend ref -j 2 --cells "$src/spec/vectors/cells.txt")"
+vectors="$src/spec/vectors"
+cells="$src/spec/vectors/cells.txt"
+# A runtime built without RE2 (the tiny configuration) raises string.R2 for every regex_full_match,
+# as spec/ops/string.md says: there that one positive vector and its cell are left out.
+probe="$("$plumb" conformance --core "$vectors" --backend ref --filter 'regex_full_match' 2>&1)"
+if grep -q "does not have" <<<"$probe"; then
+  echo "runtime without RE2: string.regex_full_match's positive vector left out"
+  mkdir -p "$tmp/all"
+  cp -r "$vectors/." "$tmp/all/"
+  rm "$tmp/all/string/regex_full_match.plumbt"
+  grep -v '^string\.regex_full_match ' "$cells" > "$tmp/cells.txt"
+  vectors="$tmp/all" cells="$tmp/cells.txt"
+fi
+out="$("$plumb" conformance --core "$vectors" --backend ref -j 2 --cells "$cells")"
 rc=$?
 echo "$out" | tail -n 3
 [ $rc -eq 0 ] || { echo "$out" | grep -v '^cells:' | head -n 40; fail "core conformance exit $rc"; }
