@@ -21,7 +21,8 @@ constexpr const char* kUsage =
     "  run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref|cpu|cuda]\n"
     "  convert MODEL.onnx -o MODEL.plumb\n"
     "  check MODEL --data DIR [--expected DIR] [--rtol R --atol A | --tolerance auto] [--report FILE]\n"
-    "  conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n";
+    "  conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
+    "  coverage [SUITE_DIR]              ONNX ops x opsets and the rules that lower them\n";
 
 int not_built(const char* name) {
   std::fprintf(stderr, "plumb: %s: not implemented in this build\n", name);
@@ -33,6 +34,7 @@ __attribute__((weak)) int cmd_run(const Args&) { return not_built("run"); }
 __attribute__((weak)) int cmd_convert(const Args&) { return not_built("convert"); }
 __attribute__((weak)) int cmd_check(const Args&) { return not_built("check"); }
 __attribute__((weak)) int cmd_conformance(const Args&) { return not_built("conformance"); }
+__attribute__((weak)) int cmd_coverage(const Args&) { return not_built("coverage"); }
 
 // Lowers an .onnx file to a core graph; the ONNX frontend's strong definition replaces this one.
 __attribute__((weak)) Expected<ir::Graph> load_onnx_as_core(const std::string& path) {
@@ -67,5 +69,6 @@ int main(int argc, char** argv) {
   if (cmd == "convert") return cmd_convert(args);
   if (cmd == "check") return cmd_check(args);
   if (cmd == "conformance") return cmd_conformance(args);
+  if (cmd == "coverage") return cmd_coverage(args);
   return usage_error("unknown command '" + cmd + "'");
 }
