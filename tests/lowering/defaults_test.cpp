@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "ir/text.h"
 #include "lowering/onnx/driver.h"
 #include "lowering/onnx/registry.h"
+#include "tests/lowering/one_node.h"
 
 namespace plumb::lower {
 namespace {
@@ -43,9 +45,9 @@ const In kOmitted{};
 // Where the generic choice (every required input a float tensor of shape [1, 2, 3, 3], required
 // attributes 1 / 1.0 / [1, 1]) does not make a lowerable node.
 struct Override {
-  std::vector<In> inputs;                 // empty: the generic inputs
-  std::vector<px::AttributeProto> attrs;  // required (or needed) attributes
-  int outputs = 0;                        // 0: the schema's required outputs
+  std::vector<In> inputs = {};                 // empty: the generic inputs
+  std::vector<px::AttributeProto> attrs = {};  // required (or needed) attributes
+  int outputs = 0;                             // 0: the schema's required outputs
 };
 template <typename T>
 px::AttributeProto a(const std::string& name, T v) {
@@ -373,6 +375,64 @@ TEST(LowerRegistry, DefaultsMatchOnnxSchema) {
   RecordProperty("compared", compared);
   RecordProperty("skipped", total_skipped);
 }
+
+// The defaults the cross-check above corrected, by their values (computed with numpy).
+namespace behaviour {
+using testing::ExpectNear;
+using testing::FloatAttr;
+using testing::NodeInput;
+using testing::RunOneNode;
+using testing::Values;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kFloatMax = 3.4028234663852886e+38;
+
+// Selu-1's schema defaults are alpha 1.6732f, gamma 1.0507f (not Selu-6's 1.67326319f, 1.05070102f).
+TEST(LowerRegistry, Selu1SchemaDefaults) {
+  auto out = RunOneNode("Selu", 1, {NodeInput{{2}, {-1.0, 2.0}}}, {}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Values(out[0]), {-1.1112875938415527, 2.1013998985290527}, 0.0);
+}
+
+// Clip-6's bounds default to the float range, so infinities clamp to it; Clip-1 has no defaults.
+TEST(LowerRegistry, Clip6DefaultBoundsClampInfinities) {
+  auto out6 = RunOneNode("Clip", 6, {NodeInput{{3}, {kInf, -kInf, 1.0}}}, {}, 1);
+  ASSERT_EQ(out6.size(), 1u);
+  EXPECT_EQ(Values(out6[0]), (std::vector<double>{kFloatMax, -kFloatMax, 1.0}));
+  auto out6_max = RunOneNode("Clip", 6, {NodeInput{{3}, {kInf, -kInf, 1.0}}}, {FloatAttr("max", 0.5f)}, 1);
+  ASSERT_EQ(out6_max.size(), 1u);
+  EXPECT_EQ(Values(out6_max[0]), (std::vector<double>{0.5, -kFloatMax, 0.5}));
+  auto out1 = RunOneNode("Clip", 1, {NodeInput{{3}, {kInf, -kInf, 1.0}}}, {}, 1);
+  ASSERT_EQ(out1.size(), 1u);
+  EXPECT_EQ(Values(out1[0]), (std::vector<double>{kInf, -kInf, 1.0}));
+}
+
+// A forward RNN given the schema's default activations ["Tanh", "Tanh"] runs as with ["Tanh"]; a
+// third entry is still refused.
+TEST(LowerRegistry, RnnForwardTakesTheSchemaDefaultActivations) {
+  auto strings = [](std::vector<std::string> v) {
+    onnx::OnnxAttribute a;
+    a.name = "activations";
+    a.type = onnx::AttrType::Strings;
+    a.strings = std::move(v);
+    return a;
+  };
+  // X [seq 1, batch 1, input 1], W [1, hidden 1, 1] = 0.5, R = 0: Y = tanh(0.5 * x).
+  const std::vector<NodeInput> in{NodeInput{{1, 1, 1}, {2.0}}, NodeInput{{1, 1, 1}, {0.5}},
+                                  NodeInput{{1, 1, 1}, {0.0}}};
+  const std::vector<onnx::OnnxAttribute> base{testing::IntAttr("hidden_size", 1)};
+  for (const auto& acts : {std::vector<std::string>{"Tanh"}, std::vector<std::string>{"Tanh", "Tanh"}}) {
+    auto attrs = base;
+    attrs.push_back(strings(acts));
+    auto out = RunOneNode("RNN", 14, in, attrs, 1);
+    ASSERT_EQ(out.size(), 1u);
+    ExpectNear(Values(out[0]), {0.7615941559557649}, 1e-7);
+  }
+  auto attrs = base;
+  attrs.push_back(strings({"Tanh", "Tanh", "Tanh"}));
+  auto bad = lower_model(testing::OneNodeModel("RNN", 14, in, attrs, 1));
+  EXPECT_FALSE(bad.has_value());
+}
+}  // namespace behaviour
 
 }  // namespace
 }  // namespace plumb::lower
