@@ -176,7 +176,8 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
   std::vector<int64_t> pads;
   ValueId value;
   if (cx.opset() < 11) {
-    PLUMB_ASSIGN_OR_RETURN(pads, n.attr_ints("pads", {}));
+    // Pad-1 names the same [x1_begin, x2_begin, ..., x1_end, x2_end, ...] list `paddings`.
+    PLUMB_ASSIGN_OR_RETURN(pads, n.attr_ints(cx.opset() < 2 ? "paddings" : "pads", {}));
     auto v = n.attr_float("value", 0.0f);
     if (!v.has_value()) return v.status();
     value = scalar_like(cx, *v, x);
@@ -473,7 +474,7 @@ void register_structure(Registry& r) {
   r.add("EyeLike", {9, kLatestOpset}, lower_eye_like);
   r.add("OneHot", {9, kLatestOpset}, lower_one_hot);
   r.add("Tile", {6, kLatestOpset}, lower_tile);
-  r.add("Pad", {2, kLatestOpset}, lower_pad);
+  r.add("Pad", {1, kLatestOpset}, lower_pad);
   r.add("NonZero", {9, kLatestOpset}, lower_non_zero);
   r.add("Compress", {9, kLatestOpset}, lower_compress);
   r.add("TopK", {1, kLatestOpset}, lower_top_k);
