@@ -440,6 +440,18 @@ TEST(LowerRegistry, Pad1Paddings) {
   EXPECT_EQ(out[0].tensor().shape, (testing::Ints{2, 3}));
   EXPECT_EQ(Values(out[0]), (std::vector<double>{0, 0, 0, 1, 2, 0}));
 }
+// Tile-1: `tiles` copies along `axis` (scalar tensors; float per its schema, int64 accepted too).
+TEST(LowerRegistry, Tile1RepeatsAlongOneAxis) {
+  for (ir::DType dt : {ir::DType::F32, ir::DType::I64}) {
+    auto out = RunOneNode(
+        "Tile", 1,
+        {NodeInput{{2, 2}, {1, 2, 3, 4}}, NodeInput{{}, {3}, dt, true}, NodeInput{{}, {-1}, dt, true}}, {},
+        1);
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].tensor().shape, (testing::Ints{2, 6}));
+    EXPECT_EQ(Values(out[0]), (std::vector<double>{1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4}));
+  }
+}
 }  // namespace behaviour
 
 }  // namespace
