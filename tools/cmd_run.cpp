@@ -18,6 +18,7 @@
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/session.h"
 #include "tools/commands.h"
+#include "tools/input_files.h"
 #include "tools/npy.h"
 #include "tools/onnx_hooks.h"
 
@@ -40,11 +41,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool file_exists(const std::string& p) {
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0;
-}
-
 Status parse_int(const std::string& flag, const std::string& text, int64_t& out) {
   char* end = nullptr;
   const long long v = std::strtoll(text.c_str(), &end, 10);
@@ -52,13 +48,6 @@ Status parse_int(const std::string& flag, const std::string& text, int64_t& out)
     return invalid_input(flag + " needs a non-negative integer, got '" + text + "'");
   out = v;
   return Status::ok();
-}
-
-Expected<rt::RtValue> read_value(const std::string& file, const ir::Type& declared) {
-  if (ends_with(file, ".pb")) return read_input_pb(file, declared);
-  auto t = read_npy(file);
-  if (!t) return t.status();
-  return rt::RtValue(std::move(*t));
 }
 
 // "f32[2,3] = [1, 2, 3, ...]": at most 16 elements.
@@ -149,10 +138,7 @@ int cmd_run(const Args& args) {
   auto file_for = [&](size_t k, const std::string& name) -> std::string {
     for (const auto& [n, file] : inputs)
       if (n == name || n == "#" + std::to_string(k)) return file;
-    if (data_dir.empty()) return "";
-    const std::string npy = data_dir + "/input_" + std::to_string(k) + ".npy";
-    const std::string pb = data_dir + "/input_" + std::to_string(k) + ".pb";
-    return file_exists(npy) ? npy : file_exists(pb) ? pb : "";
+    return data_input_file(data_dir, k);
   };
   // An .onnx model is lowered knowing its input values, so that a parameter ONNX takes as a graph
   // input (axes, pads, a shape) can be specialized on; the values read then are the ones fed.

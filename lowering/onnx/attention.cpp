@@ -11,7 +11,8 @@
 // does (onnx/reference/ops/op_attention.py). ONNX Runtime instead uses the lowest finite float;
 // the two agree except on rows where every position is masked: with -inf such a row has no
 // finite score, and plumb then defines every probability of the row as 0 (so Y's row is 0),
-// where ORT's lowest-float bias gives a uniform distribution over the masked positions.
+// where ORT's lowest-float bias gives a uniform distribution over the masked positions. A NaN or
+// +inf score makes its row NaN, as in the reference's max-subtracted softmax.
 //
 // Order of operations (the ONNX reference's): S = (Q K^T) * scale; S = softcap * tanh(S /
 // softcap) when softcap > 0 (before the bias, so -inf stays -inf); S += bias; P = softmax(S);
@@ -24,8 +25,8 @@
 // length when past_key is given, else nonpad_kv_seqlen[b] - q_len when that is given, else 0
 // (upper-left aligned). nonpad_kv_seqlen[b] (opset 24) masks keys j >= nonpad_kv_seqlen[b].
 #include <cmath>
-#include <limits>
 
+#include "lowering/onnx/attention_common.h"
 #include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
 
@@ -40,67 +41,15 @@ namespace CK = ir::CompareKind;
 
 namespace {
 
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+using attn::DimV;
+using attn::f64;
+using attn::fill;
+using attn::kNegInf;
+using attn::known_ne;
 
-// A dim as an i64[1] value, with its static size (-1 when symbolic).
-struct DimV {
-  int64_t n;
-  ValueId v;
-};
-
-struct Dims {
-  LowerCtx& cx;
-  DimV of(ValueId x, int64_t axis) {
-    const ir::Dim d = cx.type(x).shape[static_cast<size_t>(axis)];
-    if (d.is_static()) return c(d.size);
-    ValueId sh = cx.b.shape_of(x);
-    return {-1, cx.b.emit1(ir::Op::Slice,
-                           {sh, cx.b.shape_const({axis}), cx.b.shape_const({1}), cx.b.shape_const({1})})};
-  }
-  DimV c(int64_t n) { return {n, cx.b.shape_const({n})}; }
-  DimV add(DimV a, DimV b) {
-    return a.n >= 0 && b.n >= 0 ? c(a.n + b.n) : DimV{-1, cx.b.binary(BK::Add, a.v, b.v)};
-  }
-  DimV sub(DimV a, DimV b) {
-    return a.n >= 0 && b.n >= 0 ? c(a.n - b.n) : DimV{-1, cx.b.binary(BK::Sub, a.v, b.v)};
-  }
-  ValueId shape(const std::vector<DimV>& ds) {
-    std::vector<int64_t> st;
-    std::vector<ValueId> parts;
-    for (const DimV& d : ds) {
-      st.push_back(d.n);
-      parts.push_back(d.v);
-    }
-    for (int64_t x : st)
-      if (x < 0) return cx.b.concat(parts, 0);
-    return cx.b.shape_const(st);
-  }
-  ValueId scalar(DimV d) {
-    return d.n >= 0 ? cx.b.scalar_int(DType::I64, d.n) : cx.b.reshape(d.v, cx.b.shape_const({}));
-  }
-};
-
-// Sizes that must be static (head counts and head sizes).
 Expected<int64_t> static_dim(LowerCtx& cx, ValueId v, int64_t axis, const char* what) {
-  const ir::Dim d = cx.type(v).shape[static_cast<size_t>(axis)];
-  if (!d.is_static()) return unsupported(std::string("Attention with a symbolic ") + what);
-  return d.size;
+  return attn::static_dim(cx, v, axis, "Attention", what);
 }
-
-Expected<double> fattr(const OnnxNode& n, const char* name, double dflt) {
-  auto v = n.attr_float(name, static_cast<float>(dflt));
-  if (!v.has_value()) return v.status();
-  return n.has_attr(name) ? static_cast<double>(*v) : dflt;
-}
-
-ValueId f64(LowerCtx& cx, ValueId v) { return cx.type(v).dtype == DType::F64 ? v : cx.b.cast(v, DType::F64); }
-
-// A f64 constant `v` broadcast to the i64[r] shape `shape`.
-ValueId fill(LowerCtx& cx, double v, ValueId shape) {
-  return cx.b.broadcast(cx.b.scalar_float(DType::F64, v), shape, {});
-}
-
-bool known_ne(int64_t a, int64_t b) { return a >= 0 && b >= 0 && a != b; }
 
 Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId q = cx.input(n, 0), k = cx.input(n, 1), v = cx.input(n, 2);
@@ -112,7 +61,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t qh_attr, n.attr_int("q_num_heads", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t kvh_attr, n.attr_int("kv_num_heads", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t mode, n.attr_int("qk_matmul_output_mode", 0));
-  PLUMB_ASSIGN_OR_RETURN(double softcap, fattr(n, "softcap", 0.0));
+  PLUMB_ASSIGN_OR_RETURN(double softcap, attn::float_attr(n, "softcap", 0.0));
   if (mode < 0 || mode > 3) return cx.invalid("Attention qk_matmul_output_mode must be in 0..3");
   // softmax_precision names an ONNX float type (FLOAT 1, FLOAT16 10, DOUBLE 11, BFLOAT16 16); the
   // softmax is computed in f64 whatever it names (see the top of this file).
@@ -125,7 +74,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   const int64_t rank = rank_of(cx, q);
   if ((rank != 3 && rank != 4) || rank_of(cx, k) != rank || rank_of(cx, v) != rank)
     return cx.invalid("Attention Q, K, V must all be 3-D or all be 4-D");
-  Dims dm{cx};
+  attn::Dims dm{cx};
   // Batch and sequence lengths may be symbolic; head counts and head sizes are static.
   DimV B = dm.of(q, 0), S, L, Lv;  // L: new kv length
   int64_t Hq, Hkv, D, Dv;
@@ -197,16 +146,9 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
 
   // Scores [B, Hq, S, T] in f64.
   const int64_t rep = Hq / Hkv;
-  // [B, Hkv, T, d] -> [B, Hkv * rep, T, d], each head repeated `rep` times in place ([h0, h0, h1,
-  // h1, ...], numpy.repeat on axis 1).
-  auto repeat = [&](ValueId x, int64_t d) {
-    if (rep == 1) return x;
-    ValueId b = cx.b.broadcast(x, dm.shape({B, dm.c(Hkv), dm.c(rep), T, dm.c(d)}), {0, 1, 3, 4});
-    return cx.b.reshape(b, dm.shape({B, dm.c(Hq), T, dm.c(d)}));
-  };
-  ValueId k64 = repeat(f64(cx, k), D);
-  ValueId v64 = repeat(f64(cx, v), Dv);
-  PLUMB_ASSIGN_OR_RETURN(double scale, fattr(n, "scale", 1.0 / std::sqrt(static_cast<double>(D))));
+  ValueId k64 = attn::repeat_heads(cx, dm, f64(cx, k), B, Hkv, rep, T, D);
+  ValueId v64 = attn::repeat_heads(cx, dm, f64(cx, v), B, Hkv, rep, T, Dv);
+  PLUMB_ASSIGN_OR_RETURN(double scale, attn::float_attr(n, "scale", 1.0 / std::sqrt(static_cast<double>(D))));
   const ValueId shape = dm.shape({B, dm.c(Hq), S, T});
   ValueId s = cx.b.matmul(f64(cx, q), cx.b.transpose(k64, {0, 1, 3, 2}), DType::F64);
   s = cx.b.binary(BK::Mul, s, fill(cx, scale, shape));
@@ -266,15 +208,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   if (mode == 2) qk_out = s;
 
   // Softmax over the last axis; a row with no finite score (all masked) gives all zeros.
-  const std::vector<int64_t> keep = {0, 1, 2};
-  auto back = [&](ValueId r) { return cx.b.broadcast(r, shape, keep); };
-  ValueId mx = back(cx.b.reduce(ir::ReduceKind::Max, s, {3}));
-  ValueId dead = cx.b.compare(CK::Eq, mx, ninf);
-  mx = cx.b.select(dead, zeros, mx);
-  ValueId e = cx.b.unary(UK::Exp, cx.b.binary(BK::Sub, s, mx));
-  ValueId sum = back(cx.b.reduce(ir::ReduceKind::Sum, e, {3}));
-  ValueId live = cx.b.compare(CK::Gt, sum, zeros);
-  ValueId p = cx.b.select(live, cx.b.binary(BK::Div, e, cx.b.select(live, sum, fill(cx, 1.0, shape))), zeros);
+  ValueId p = attn::softmax_rows(cx, s, shape);
   if (mode == 3) qk_out = p;
 
   ValueId y = cx.b.matmul(p, v64, DType::F64);  // [B, Hq, S, Dv]

@@ -25,6 +25,7 @@
 #include "lowering/onnx/driver.h"
 #include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
+#include "lowering/onnx/subgraph.h"
 
 namespace plumb::lower {
 
@@ -58,40 +59,6 @@ ValueId extent(LowerCtx& cx, ValueId v, int64_t axis) {
   const ir::Type t = cx.type(v);
   if (axis < t.rank() && t.shape[axis].is_static()) return i64_scalar(cx, t.shape[axis].size);
   return take(cx, shape_value(cx, v), i64_scalar(cx, axis), 0);
-}
-
-const onnx::OnnxGraph* graph_attr(const OnnxNode& n, const char* name) {
-  const onnx::OnnxAttribute* a = n.attr(name);
-  return a && a->type == onnx::AttrType::Graph && a->g ? a->g.get() : nullptr;
-}
-
-// Lowers subgraph `g` into the builder's innermost open region with its first params.size()
-// inputs bound to `params`; returns the values of its outputs. The caller's provenance and opset
-// are restored afterwards (the driver sets them per node).
-Expected<std::vector<ValueId>> lower_subgraph(LowerCtx& cx, const onnx::OnnxGraph& g,
-                                              const std::vector<ValueId>& params) {
-  const ir::Provenance prov = cx.b.provenance();
-  const int64_t opset = cx.opset();
-  cx.push_scope();
-  for (size_t i = 0; i < params.size() && i < g.inputs.size(); ++i) cx.bind(g.inputs[i].name, params[i]);
-  cx.add_initializers(g);
-  Status s = lower_nodes(cx, g.nodes, cx.model().opsets);
-  std::vector<ValueId> outs;
-  if (s.is_ok()) {
-    cx.reset_status();
-    for (const onnx::OnnxValueInfo& o : g.outputs) {
-      OnnxNode fake;
-      fake.inputs = {o.name};
-      outs.push_back(cx.input(fake, 0));
-    }
-    s = cx.status();
-    if (s.is_ok()) s = cx.b.status();
-  }
-  cx.pop_scope();
-  cx.b.set_provenance(prov);
-  cx.set_opset(opset);
-  if (!s.is_ok()) return s;
-  return outs;
 }
 
 // A zero-length scan output: elem's dims with 0 inserted at `axis` (symbolic dims, which no

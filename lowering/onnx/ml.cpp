@@ -113,11 +113,18 @@ ValueId rows_by(LowerCtx& cx, ValueId x2, int64_t k) {
   return cx.b.concat({n, cx.b.shape_const({k})}, 0);
 }
 
-// The static feature count (dim 1) of a 2-D value, or an Unsupported error.
-Expected<int64_t> feature_count(LowerCtx& cx, const OnnxNode& n, ValueId x2) {
+// The feature count (dim 1) of a 2-D value: its static size; when symbolic, `from_attrs` (the
+// count the node's attributes fix, > 0; the run-time shapes are checked again by the matmul or
+// broadcast that reads x), else an Unsupported error.
+Expected<int64_t> feature_count(LowerCtx& cx, const OnnxNode& n, ValueId x2, int64_t from_attrs = 0) {
   const ir::Dim d = cx.type(x2).shape[1];
-  if (!d.is_static()) return cx.unsupported(n.op_type + " with a symbolic feature count");
-  return d.size;
+  if (d.is_static()) return d.size;
+  if (from_attrs > 0) return from_attrs;
+  return cx.unsupported(n.op_type + " with a symbolic feature count its attributes do not fix");
+}
+// a / b when b > 0 divides a, else 0 (no count).
+int64_t exact_quotient(size_t a, int64_t b) {
+  return b > 0 && a % static_cast<size_t>(b) == 0 ? static_cast<int64_t>(a) / b : 0;
 }
 
 // ---- attributes ------------------------------------------------------------------------------
@@ -571,23 +578,33 @@ Status lower_array_feature_extractor(LowerCtx& cx, const OnnxNode& n) {
 // inputdimensions[i] columns, concatenated along axis 1, as f32.
 Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   Ints dims = attr_ints(n, "inputdimensions");
+  auto pad_right = [&](ValueId v, int64_t k) {
+    return cx.b.emit1(
+        ir::Op::Pad,
+        {v, cx.b.shape_const({0, 0}), cx.b.shape_const({0, k}), cx.b.scalar_float(DType::F32, 0.0)},
+        {{"mode", ir::EnumValue{ir::PadMode::Constant}}});
+  };
+  auto first_cols = [&](ValueId v, int64_t k) {
+    return cx.b.emit1(ir::Op::Slice,
+                      {v, cx.b.shape_const({0, 0}), rows_by(cx, v, k), cx.b.shape_const({1, 1})});
+  };
   std::vector<ValueId> parts;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     ValueId x = cx.input(n, i);
     if (!cx.b.ok()) return Status::ok();
     PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
+    ValueId xf = round_to(cx, f64(cx, x2), DType::F32);
+    if (i < dims.size() && !cx.type(x2).shape[1].is_static()) {
+      // A symbolic width: pad by `want` zeros, then keep the first `want` columns (a cut or a
+      // zero pad, whichever the run-time width asks for).
+      if (dims[i] < 0) return cx.invalid("FeatureVectorizer: inputdimensions must be >= 0");
+      parts.push_back(first_cols(pad_right(xf, dims[i]), dims[i]));
+      continue;
+    }
     PLUMB_ASSIGN_OR_RETURN(int64_t c, feature_count(cx, n, x2));
     const int64_t want = i < dims.size() ? dims[i] : c;
-    ValueId xf = round_to(cx, f64(cx, x2), DType::F32);
-    if (want < c) {
-      xf = cx.b.emit1(ir::Op::Slice,
-                      {xf, cx.b.shape_const({0, 0}), rows_by(cx, xf, want), cx.b.shape_const({1, 1})});
-    } else if (want > c) {
-      xf = cx.b.emit1(
-          ir::Op::Pad,
-          {xf, cx.b.shape_const({0, 0}), cx.b.shape_const({0, want - c}), cx.b.scalar_float(DType::F32, 0.0)},
-          {{"mode", ir::EnumValue{ir::PadMode::Constant}}});
-    }
+    if (want < c) xf = first_cols(xf, want);
+    if (want > c) xf = pad_right(xf, want - c);
     parts.push_back(xf);
   }
   if (parts.empty()) return cx.invalid("FeatureVectorizer needs at least one input");
@@ -599,8 +616,8 @@ Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
 
 // f64 scores [N, E] = x [N, C] . coef^T + intercepts, coef given row-major as [E, C].
 Expected<ValueId> linear_scores(LowerCtx& cx, const OnnxNode& n, ValueId x2, const Doubles& coef,
-                                const Doubles& intercepts, int64_t* e_out) {
-  PLUMB_ASSIGN_OR_RETURN(int64_t c, feature_count(cx, n, x2));
+                                const Doubles& intercepts, int64_t* e_out, int64_t outputs = 0) {
+  PLUMB_ASSIGN_OR_RETURN(int64_t c, feature_count(cx, n, x2, exact_quotient(coef.size(), outputs)));
   if (c == 0 || coef.empty() || coef.size() % static_cast<size_t>(c) != 0)
     return cx.invalid(n.op_type + ": " + std::to_string(coef.size()) + " coefficients for " +
                       std::to_string(c) + " features");
@@ -675,7 +692,7 @@ Status lower_linear_regressor(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t targets, n.attr_int("targets", 1));
   int64_t e = 0;
   PLUMB_ASSIGN_OR_RETURN(ValueId s, linear_scores(cx, n, x2, attr_doubles(n, "coefficients"),
-                                                  attr_doubles(n, "intercepts"), &e));
+                                                  attr_doubles(n, "intercepts"), &e, targets));
   if (e != targets)
     return cx.invalid("LinearRegressor: coefficients give " + std::to_string(e) +
                       " targets, targets = " + std::to_string(targets));
@@ -1153,13 +1170,15 @@ Status lower_svm_regressor(LowerCtx& cx, const OnnxNode& n) {
   ValueId x0 = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
-  PLUMB_ASSIGN_OR_RETURN(int64_t f, feature_count(cx, n, x2));
   PLUMB_ASSIGN_OR_RETURN(Kernel k, kernel_attrs(cx, n));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
   PLUMB_ASSIGN_OR_RETURN(int64_t ns, n.attr_int("n_supports", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t one_class, n.attr_int("one_class", 0));
   Doubles coef = attr_doubles(n, "coefficients"), rho = attr_doubles(n, "rho"),
           sv = attr_doubles(n, "support_vectors");
+  PLUMB_ASSIGN_OR_RETURN(
+      int64_t f,
+      feature_count(cx, n, x2, ns > 0 ? exact_quotient(sv.size(), ns) : exact_quotient(coef.size(), 1)));
   if (rho.empty()) return cx.invalid("SVMRegressor: rho is required");
   ValueId x = f64(cx, x2);
   ValueId kv;
@@ -1183,22 +1202,110 @@ Status lower_svm_regressor(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
-// SVMClassifier-1 without probability estimates (prob_a/prob_b: Unsupported: the libsvm pairwise
-// coupling iterates until a data-dependent tolerance), following the ONNX reference:
+// Probability estimates of an SVC from its pairwise scores [N, P] (P = c(c-1)/2, pairs i < j in
+// order), as libsvm computes them (svm_predict_probability; onnxruntime follows it):
+// r_ij = clamp(1 - logistic(score * prob_a + prob_b), 1e-7, 1 - 1e-7), r_ji = 1 - r_ij, then
+// multiclass_probability's coupling: Q[t][t] = sum_{j != t} r_jt^2, Q[t][j] = -r_jt r_tj, p = 1/c,
+// and up to max(100, c) sweeps that stop once max_t |(Qp)_t - p'Qp| < 0.005 / c. Rows are
+// independent: all run in one `while`, and a row that has met the tolerance takes zero steps
+// (its p then no longer changes, so the test stays met); the loop ends when no row moves.
+// The sums run in libsvm's order, in f64. libsvm's max_error ignores NaN errors (`error >
+// max_error` is false), so a row with a NaN score stops at once with p = 1/c; the same here.
+// (The newer ONNX reference's vectorised Q[t, t+1:] = -R[t+1:, t] @ R[t, t+1:] puts one dot
+// product in every off-diagonal entry, which differs from libsvm for c >= 3; plumb follows libsvm.)
+ValueId svm_probabilities(LowerCtx& cx, ValueId scores, int64_t c, const Doubles& pa, const Doubles& pb) {
+  const int64_t pairs = c * (c - 1) / 2;
+  ValueId shape = shape_value(cx, scores);
+  ValueId t = bin(cx, BK::Add, bin(cx, BK::Mul, scores, spread(cx, f64_const(cx, {pairs}, pa), shape, {1})),
+                  spread(cx, f64_const(cx, {pairs}, pb), shape, {1}));
+  auto k = [&](double v, ValueId like) { return splat(cx, v, like); };
+  // 1 - logistic(t), logistic computed as onnxruntime's ComputeLogistic (from exp(-|t|)).
+  ValueId v =
+      bin(cx, BK::Div, k(1.0, t),
+          bin(cx, BK::Add, k(1.0, t), cx.b.unary(UK::Exp, cx.b.unary(UK::Neg, cx.b.unary(UK::Abs, t)))));
+  ValueId lg = cx.b.select(cx.b.compare(CK::Lt, t, k(0.0, t)), bin(cx, BK::Sub, k(1.0, t), v), v);
+  ValueId r2 = bin(cx, BK::Sub, k(1.0, t), lg);
+  r2 = bin(cx, BK::Min, bin(cx, BK::Max, r2, k(1e-7, t)), k(1 - 1e-7, t));
+  std::vector<std::vector<ValueId>> r(c, std::vector<ValueId>(c, ir::kNoValue)), q = r;
+  for (int64_t i = 0, p = 0; i < c; ++i)
+    for (int64_t j = i + 1; j < c; ++j, ++p) {
+      r[i][j] = gather_axis(cx, r2, i64_const(cx, {1}, {p}), 1);  // [N, 1]
+      r[j][i] = bin(cx, BK::Sub, k(1.0, r[i][j]), r[i][j]);
+    }
+  for (int64_t i = 0; i < c; ++i) {
+    for (int64_t j = 0; j < c; ++j) {
+      if (j == i) continue;
+      ValueId sq = bin(cx, BK::Mul, r[j][i], r[j][i]);
+      q[i][i] = q[i][i] == ir::kNoValue ? sq : bin(cx, BK::Add, q[i][i], sq);
+      if (j > i) q[i][j] = q[j][i] = bin(cx, BK::Mul, cx.b.unary(UK::Neg, r[j][i]), r[i][j]);
+    }
+  }
+  const ValueId col = r[0][1];
+  // The carried p columns are typed as their initial value (a broadcast: [?, ?] for a symbolic
+  // batch), which every later value refines.
+  const ValueId p0 = k(1.0 / static_cast<double>(c), col);
+  const ir::Type tcol = cx.type(p0);
+  const ir::Type ti = ir::Type::tensor(DType::I64, ir::static_shape({}));
+  const ir::Type tb = ir::Type::tensor(DType::Bool, ir::static_shape({}));
+  std::vector<ir::Type> params = {ti, tb};
+  for (int64_t i = 0; i < c; ++i) params.push_back(tcol);
+  auto cp = cx.b.begin_region(params);
+  ir::Region cond = cx.b.end_region(
+      {bin(cx, BK::And, cx.b.compare(CK::Lt, cp[0], cx.b.scalar_int(DType::I64, std::max<int64_t>(100, c))),
+           cp[1])});
+  auto bp = cx.b.begin_region(params);
+  std::vector<ValueId> pv(bp.begin() + 2, bp.end()), qp(c);
+  auto mul = [&](ValueId a, ValueId b) { return bin(cx, BK::Mul, a, b); };
+  auto add = [&](ValueId a, ValueId b) { return bin(cx, BK::Add, a, b); };
+  auto div = [&](ValueId a, ValueId b) { return bin(cx, BK::Div, a, b); };
+  ValueId pqp = ir::kNoValue;
+  for (int64_t i = 0; i < c; ++i) {
+    qp[i] = mul(q[i][0], pv[0]);
+    for (int64_t j = 1; j < c; ++j) qp[i] = add(qp[i], mul(q[i][j], pv[j]));
+    pqp = i == 0 ? mul(pv[0], qp[0]) : add(pqp, mul(pv[i], qp[i]));
+  }
+  ValueId max_error = k(0.0, col);
+  for (int64_t i = 0; i < c; ++i) {
+    ValueId e = cx.b.unary(UK::Abs, bin(cx, BK::Sub, qp[i], pqp));
+    max_error = cx.b.select(cx.b.compare(CK::Gt, e, max_error), e, max_error);
+  }
+  ValueId active = cx.b.compare(CK::Ge, max_error, k(0.005 / static_cast<double>(c), col));
+  for (int64_t i = 0; i < c; ++i) {
+    ValueId diff = cx.b.select(active, div(bin(cx, BK::Sub, pqp, qp[i]), q[i][i]), k(0.0, col));
+    ValueId one_d = add(k(1.0, col), diff);
+    pv[i] = add(pv[i], diff);
+    pqp = div(div(add(pqp, mul(diff, add(mul(diff, q[i][i]), mul(k(2.0, col), qp[i])))), one_d), one_d);
+    for (int64_t j = 0; j < c; ++j) {
+      qp[j] = div(add(qp[j], mul(diff, q[i][j])), one_d);
+      pv[j] = div(pv[j], one_d);
+    }
+  }
+  std::vector<ValueId> yields = {add(bp[0], cx.b.scalar_int(DType::I64, 1)),
+                                 cx.b.reduce(RK::Max, active, {0, 1})};
+  yields.insert(yields.end(), pv.begin(), pv.end());
+  ir::Region body = cx.b.end_region(yields);
+  std::vector<ValueId> init = {cx.b.scalar_int(DType::I64, 0), cx.b.const_ints(DType::Bool, {}, {1})};
+  for (int64_t i = 0; i < c; ++i) init.push_back(p0);
+  std::vector<ValueId> res = cx.b.while_(init, std::move(cond), std::move(body));
+  if (res.size() != init.size()) return ir::kNoValue;
+  return cx.b.reshape(cx.b.concat(std::vector<ValueId>(res.begin() + 2, res.end()), 1),
+                      rows_by(cx, scores, c));
+}
+
+// SVMClassifier-1, following the ONNX reference:
 // linear mode (no vectors_per_class): scores[c] = x . coef[c] + rho[0], label at argmax;
 // SVC mode: one score per class pair (i < j), rho[p] + coef[j-1, SV(i)] . K[SV(i)] +
 // coef[i, SV(j)] . K[SV(j)], a vote for i when > 0 else for j, label at the first most-voted class.
 // Two classes with one rho: the label rule of the reference's set_score_svm; one score column
 // is widened to two ([-s, s], or [1 - s, s] for the single linear score with NONE).
+// SVC mode with prob_a/prob_b: the scores output is the per-class probabilities
+// (svm_probabilities), then the post transform; the label still follows the votes.
 Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
   ValueId x0 = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
-  PLUMB_ASSIGN_OR_RETURN(int64_t f, feature_count(cx, n, x2));
   PLUMB_ASSIGN_OR_RETURN(Kernel k, kernel_attrs(cx, n));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
-  if (!attr_doubles(n, "prob_a").empty())
-    return cx.unsupported("SVMClassifier with prob_a/prob_b (iterative pairwise coupling of probabilities)");
   Ints ints = attr_ints(n, "classlabels_ints"), vpc = attr_ints(n, "vectors_per_class");
   Strings strs = attr_strings(n, "classlabels_strings");
   Doubles coef = attr_doubles(n, "coefficients"), rho = attr_doubles(n, "rho"),
@@ -1208,8 +1315,14 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
   int64_t v = 0;
   Ints start;
   for (int64_t cnt : vpc) start.push_back(v), v += cnt;
+  PLUMB_ASSIGN_OR_RETURN(
+      int64_t f,
+      feature_count(cx, n, x2, v > 0 ? exact_quotient(sv.size(), v) : exact_quotient(coef.size(), c)));
   const bool all_positive = *std::min_element(coef.begin(), coef.end()) >= 0;
   ValueId x = f64(cx, x2);
+  // prob_a/prob_b count only in SVC mode (the reference ignores them for the linear mode).
+  const Doubles prob_a = attr_doubles(n, "prob_a"), prob_b = attr_doubles(n, "prob_b");
+  const bool has_proba = v > 0 && !prob_a.empty();
   ValueId scores, votes = ir::kNoValue;
   if (v == 0) {
     if (static_cast<int64_t>(coef.size()) != c * f)
@@ -1239,6 +1352,14 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
     ValueId neg = bin(cx, BK::Sub, splat(cx, 1.0, pos), pos);
     votes = bin(cx, BK::Add, cx.b.matmul(pos, f64_const(cx, {pairs, c}, wi), kF64),
                 cx.b.matmul(neg, f64_const(cx, {pairs, c}, wj), kF64));
+    if (has_proba) {
+      if (static_cast<int64_t>(prob_a.size()) < pairs || static_cast<int64_t>(prob_b.size()) < pairs)
+        return cx.invalid("SVMClassifier: prob_a and prob_b need one entry per class pair (" +
+                          std::to_string(pairs) + ")");
+      // The label still comes from the votes; only the scores output changes.
+      if (cx.wants_output(n, 1)) scores = svm_probabilities(cx, scores, c, prob_a, prob_b);
+      if (!cx.b.ok()) return Status::ok();
+    }
   }
   // Label.
   ValueId basis = votes != ir::kNoValue ? votes : scores;
@@ -1249,12 +1370,13 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
     ValueId maxw = cx.b.reduce(RK::Max, basis, {1});
     if (labels == 2) {
       // set_score_svm: all weights positive and max >= 0.5 -> label 1; else the argmax label.
-      if (all_positive)
+      if (all_positive && !has_proba)
         idx = cx.b.select(cx.b.compare(CK::Ge, maxw, splat(cx, 0.5, maxw)), splat(cx, 1.0, am), am);
     } else {
-      // Positive class 1 when max > 0, else 0 (labels are then the numbers themselves).
+      // Positive class 1 when max > 0, else 0 (labels are then the numbers themselves; with
+      // string labels the strings "1" and "0", as onnxruntime writes them).
       ValueId one = cx.b.cast(cx.b.compare(CK::Gt, maxw, splat(cx, 0.0, maxw)), DType::I64);
-      cx.set_output(n, 0, one);
+      cx.set_output(n, 0, strs.empty() ? one : gather_axis(cx, string_const(cx, {2}, {"0", "1"}), one, 0));
       idx = ir::kNoValue;
     }
   }

@@ -1,5 +1,6 @@
 // ONNX normalisations: BatchNormalization InstanceNormalization LayerNormalization
-// GroupNormalization RMSNormalization LRN LpNormalization MeanVarianceNormalization Dropout.
+// GroupNormalization RMSNormalization LRN LpNormalization MeanVarianceNormalization (Dropout, random
+// in training, is in random.cpp).
 // Every one is a composite (means, variances, square roots, divisions) and is computed in f64 and
 // rounded once to the output dtype (cast with saturate): the result then differs from the exact
 // one by one final rounding, whatever the input dtype, and f16/bf16 inputs do not lose precision
@@ -311,43 +312,6 @@ Status lower_mvn(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
-Status lower_dropout(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
-  bool training = false;
-  if (cx.opset() >= 12) {
-    // A constant ratio of 0 makes Dropout the identity (mask all true) whatever training_mode is.
-    bool zero_ratio = false;
-    if (cx.has_input(n, 1)) {
-      auto rv = cx.const_floats(n, 1);
-      zero_ratio = rv && rv->size() == 1 && (*rv)[0] == 0;
-    }
-    if (!zero_ratio && cx.has_input(n, 2)) {
-      auto t = cx.const_ints(n, 2);
-      if (!t || t->size() != 1) return cx.unsupported("Dropout with a computed training_mode");
-      training = (*t)[0] != 0;
-    }
-    if (training) {
-      double ratio = 0.5;
-      if (cx.has_input(n, 1)) {
-        auto rv = cx.const_floats(n, 1);
-        if (!rv || rv->size() != 1) return cx.unsupported("Dropout training with a computed ratio");
-        ratio = (*rv)[0];
-      }
-      if (ratio != 0) return cx.unsupported("Dropout in training mode with a non-zero ratio (random)");
-    }
-  } else if (cx.opset() < 7) {
-    PLUMB_ASSIGN_OR_RETURN(int64_t is_test, n.attr_int("is_test", 0));
-    (void)is_test;  // Dropout-1/6 outside is_test would be random; plumb lowers for inference.
-  }
-  cx.set_output(n, 0, x);
-  if (cx.wants_output(n, 1)) {
-    ValueId one = cx.opset() >= 10 ? cx.b.scalar_int(ir::DType::Bool, 1) : scalar_like(cx, 1.0, x);
-    cx.set_output(n, 1, rank_of(cx, x) == 0 ? one : cx.b.broadcast(one, shape_value(cx, x), {}));
-  }
-  return Status::ok();
-}
-
 }  // namespace
 
 void register_norm(Registry& r) {
@@ -359,7 +323,6 @@ void register_norm(Registry& r) {
   r.add("LRN", {1, kLatestOpset}, lower_lrn);
   r.add("LpNormalization", {1, kLatestOpset}, lower_lp_norm);
   r.add("MeanVarianceNormalization", {1, kLatestOpset}, lower_mvn);
-  r.add("Dropout", {1, kLatestOpset}, lower_dropout);
 }
 
 }  // namespace plumb::lower

@@ -1,6 +1,7 @@
-// Lowering rules for RandomUniform(Like), RandomNormal(Like), Bernoulli, Multinomial onto the
-// counter-based core `rng` (spec/ops/rng.md): the numbers are a pure function of (seed, stream,
-// element position), so a model gives the same numbers on every run and every backend.
+// Lowering rules for RandomUniform(Like), RandomNormal(Like), Bernoulli, Multinomial and Dropout
+// (its training mode) onto the counter-based core `rng` (spec/ops/rng.md): the numbers are a pure
+// function of (seed, stream, element position), so a model gives the same numbers on every run
+// and every backend.
 //
 // plumb's choices (ONNX leaves the generator to the implementation):
 // - seed: the ONNX `seed` attribute is a float; its 32 IEEE-754 bits are the rng seed (so 0.5 and
@@ -16,6 +17,8 @@
 //   Normal: Box-Muller, mean + scale * sqrt(-2 ln(1 - u1)) * cos(2 pi u2) from two words per
 //   element, in f64, rounded once. Bernoulli: u < p. Multinomial: inverse CDF of softmax(x) per
 //   row (the first class whose running sum of exp(x - max) exceeds u * total).
+// - Dropout's `seed` is an int: its 64 bits are the rng seed (unseeded: 2^32 as above). It keeps
+//   an element when u >= ratio (32-bit u, so P(keep) = 1 - ratio up to 2^-32).
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -49,9 +52,12 @@ struct Key {
   int64_t seed, stream;
 };
 
-Expected<Key> rng_key(const OnnxNode& n) {
+// `int_seed`: the seed attribute is an int (Dropout), not a float.
+Expected<Key> rng_key(const OnnxNode& n, bool int_seed = false) {
   Key k{kUnseeded, static_cast<int64_t>(fnv1a(n.outputs.empty() ? n.name : n.outputs[0]))};
-  if (n.has_attr("seed")) {
+  if (n.has_attr("seed") && int_seed) {
+    PLUMB_ASSIGN_OR_RETURN(k.seed, n.attr_int("seed", 0));
+  } else if (n.has_attr("seed")) {
     PLUMB_ASSIGN_OR_RETURN(float s, n.attr_float("seed", 0.0f));
     uint32_t bits;
     std::memcpy(&bits, &s, sizeof bits);
@@ -235,6 +241,60 @@ Status lower_multinomial(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
+// Dropout-1..22. Inference (every opset below 12, training_mode absent or false, or a ratio of 0)
+// is the identity with an all-true mask. Training (opset 12+) needs training_mode and ratio known
+// when lowering (constants or specialized inputs) and gives the operator's formula
+// `x * mask * (1 / (1 - ratio))` in f64, rounded once to T: a dropped NaN or inf is NaN (x * 0),
+// as the formula has it. Ratio 1 drops everything and multiplies by 0, not by an infinite scale.
+Status lower_dropout(LowerCtx& cx, const OnnxNode& n) {
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  bool training = false;
+  double ratio = 0.5;
+  if (cx.opset() >= 12) {
+    // A constant ratio of 0 makes Dropout the identity (mask all true) whatever training_mode is.
+    bool zero_ratio = false;
+    if (cx.has_input(n, 1)) {
+      auto rv = cx.const_floats(n, 1);
+      zero_ratio = rv && rv->size() == 1 && (*rv)[0] == 0;
+    }
+    if (!zero_ratio && cx.has_input(n, 2)) {
+      auto t = cx.const_ints(n, 2);
+      if (!t || t->size() != 1) return cx.unsupported("Dropout with a computed training_mode");
+      training = (*t)[0] != 0;
+    }
+    if (training && cx.has_input(n, 1)) {
+      auto rv = cx.const_floats(n, 1);
+      if (!rv || rv->size() != 1) return cx.unsupported("Dropout training with a computed ratio");
+      ratio = (*rv)[0];
+    }
+  } else if (cx.opset() < 7) {
+    PLUMB_ASSIGN_OR_RETURN(int64_t is_test, n.attr_int("is_test", 0));
+    (void)is_test;  // Dropout-1/6 outside is_test would be random; plumb lowers for inference.
+  }
+  if (!training) {
+    cx.set_output(n, 0, x);
+    if (cx.wants_output(n, 1)) {
+      ValueId one = cx.opset() >= 10 ? cx.b.scalar_int(DType::Bool, 1) : scalar_like(cx, 1.0, x);
+      cx.set_output(n, 1, rank_of(cx, x) == 0 ? one : cx.b.broadcast(one, shape_value(cx, x), {}));
+    }
+    return Status::ok();
+  }
+  if (!(ratio >= 0 && ratio <= 1))
+    return cx.invalid("Dropout: ratio must be in [0, 1], got " + std::to_string(ratio));
+  const DType dt = cx.type(x).dtype;
+  if (!ir::is_float(dt)) return cx.invalid("Dropout input must be a floating tensor");
+  PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n, /*int_seed=*/true));
+  ValueId u = uniform01(cx, shape_value(cx, x), k, false);
+  ValueId keep = cx.b.compare(CK::Ge, u, splat(cx, ratio, u));
+  ValueId xf = dt == kF64 ? x : cx.b.cast(x, kF64);
+  ValueId y = cx.b.binary(BK::Mul, xf, cx.b.cast(keep, kF64));
+  if (ratio < 1) y = cx.b.binary(BK::Mul, y, splat(cx, 1.0 / (1.0 - ratio), y));
+  cx.set_output(n, 0, dt == kF64 ? y : cx.b.cast(y, dt));
+  if (cx.wants_output(n, 1)) cx.set_output(n, 1, keep);
+  return Status::ok();
+}
+
 }  // namespace
 
 void register_random(Registry& r) {
@@ -244,6 +304,7 @@ void register_random(Registry& r) {
   r.add("RandomNormalLike", {1, kLatestOpset}, lower_random_normal<true>);
   r.add("Bernoulli", {15, kLatestOpset}, lower_bernoulli);
   r.add("Multinomial", {7, kLatestOpset}, lower_multinomial);
+  r.add("Dropout", {1, kLatestOpset}, lower_dropout);
 }
 
 }  // namespace plumb::lower

@@ -51,6 +51,7 @@ const Registry& default_registry() {
     register_norm(r);
     register_loss(r);
     register_attention(r);
+    register_flex_attention(r);
     register_resize(r);
     register_quant(r);
     register_control(r);

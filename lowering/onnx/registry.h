@@ -64,6 +64,7 @@ void register_conv_pool(Registry& r);
 void register_norm(Registry& r);
 void register_loss(Registry& r);
 void register_attention(Registry& r);
+void register_flex_attention(Registry& r);
 void register_resize(Registry& r);
 void register_quant(Registry& r);
 void register_control(Registry& r);

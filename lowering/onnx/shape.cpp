@@ -321,11 +321,12 @@ Status lower_expand(LowerCtx& cx, const OnnxNode& n) {
   ValueId shape = cx.input(n, 1);
   if (!cx.b.ok()) return Status::ok();
   const ir::Type& st = cx.type(shape);
-  if (st.rank() != 1 || !st.shape[0].is_static())
-    return cx.unsupported("Expand with a shape of unknown length");
-  const int64_t k = st.shape[0].size;
-  const int64_t r = std::max(k, rank_of(cx, x));
+  // A shape known at build time (also one computed from offered inputs) has a known length.
   auto target = cx.const_ints(n, 1);
+  if (!target && (st.rank() != 1 || !st.shape[0].is_static()))
+    return cx.unsupported("Expand with a shape of unknown length");
+  const int64_t k = target ? static_cast<int64_t>(target->size()) : st.shape[0].size;
+  const int64_t r = std::max(k, rank_of(cx, x));
   const ir::Shape& xs = cx.type(x).shape;
   if (target && ir::shape_is_static(xs)) {
     std::vector<int64_t> dims(static_cast<size_t>(r), 1);
@@ -360,6 +361,10 @@ Status lower_constant_of_shape(LowerCtx& cx, const OnnxNode& n) {
     value.dims = {};
   }
   ValueId scalar = cx.constant_value(value);
+  // A shape known at build time (also one computed from offered inputs, R1) gives a static type.
+  if (auto dims = cx.const_ints(n, 0);
+      dims && std::all_of(dims->begin(), dims->end(), [](int64_t d) { return d >= 0; }))
+    shape = cx.b.shape_const(*dims);
   cx.set_output(n, 0, cx.b.broadcast(scalar, shape, {}));
   return Status::ok();
 }

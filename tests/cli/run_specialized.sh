@@ -2,7 +2,8 @@
 # plumb run on an .onnx model whose ReduceSum axes are a graph input (ruling R1 of
 # spec/onnx-rulings.md): with the data the lowering is specialized on the given axes, says so in a
 # note on stderr, and writes the suite's expected output; plumb convert, which has no input
-# values, refuses the node in one line with exit 2. Skipped (77) when the suite is absent or the
+# values, refuses the node in one line with exit 2; plumb print --data shows the specialized graph
+# (the axes as a constant, the reduce with them) and says which input it used. Skipped (77) when the suite is absent or the
 # build has no ONNX tools (the tiny configuration).
 # Usage: run_specialized.sh PATH/TO/plumb SOURCE_DIR
 set -u
@@ -26,6 +27,12 @@ cmp -s "$tmp/out/output_0.pb" "$case_dir/test_data_set_0/output_0.pb" || {
   "$plumb" check "$case_dir/model.onnx" --data "$case_dir/test_data_set_0" > "$tmp/check" 2>&1 \
     || fail "check on the suite data: $(cat "$tmp/check")"
 }
+
+"$plumb" print "$case_dir/model.onnx" --data "$case_dir/test_data_set_0" > "$tmp/print" 2> "$tmp/err3" \
+  || fail "print --data exit $?: $(cat "$tmp/err3")"
+head -1 "$tmp/print" | grep -q "^// lowered for the value of input 'axes'" || fail "print --data header: $(head -2 "$tmp/print")"
+grep -q "= reduce .*axes = \[1\]" "$tmp/print" || fail "print --data: no reduce over axis 1: $(cat "$tmp/print")"
+"$plumb" print "$case_dir/model.onnx" > /dev/null 2> "$tmp/err4" && fail "print without data lowered a computed axes input"
 
 "$plumb" convert "$case_dir/model.onnx" -o "$tmp/m.plumb" 2> "$tmp/err2"
 code=$?

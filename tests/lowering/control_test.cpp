@@ -22,17 +22,6 @@ onnx::OnnxGraph Sub(std::vector<onnx::OnnxValueInfo> inputs, std::vector<onnx::O
   return g;
 }
 
-onnx::OnnxAttribute TensorAttr(const std::string& name, DType dt, const Ints& shape,
-                               const std::vector<double>& data) {
-  rt::Tensor v = MakeTensor(dt, shape, data);
-  const auto* p = static_cast<const uint8_t*>(v.data);
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Tensor;
-  a.t = onnx::Tensor::owned(name, dt, shape, std::vector<uint8_t>(p, p + v.nbytes()));
-  return a;
-}
-
 // If whose branches read an outer value and yield different shapes.
 MultiNode IfModel() {
   MultiNode g(13);

@@ -3,6 +3,7 @@
 // (or by a direct loop written here from the ONNX definition).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -237,6 +238,21 @@ TEST(LowerGlobalPool, LpP1) {
   auto out = RunNode("GlobalLpPool", 2, {{{1, 2, 2}, {-1, 2, 3, -5}}}, {IntAttr("p", 1)}, 1);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(Floats(out[0]), (std::vector<float>{3, 8}));
+}
+
+TEST(LowerGlobalPool, LpDefaultP2AndP3) {
+  // p = 2 (default): sqrt(3^2 + 4^2) = 5, sqrt(0 + 1 + 4 + 4) = 3 over each channel's 2x2 window.
+  auto out = RunNode("GlobalLpPool", 2, {{{1, 2, 2, 2}, {3, 0, -4, 0, 0, 1, -2, 2}}}, {}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].tensor().shape, (Ints{1, 2, 1, 1}));
+  ASSERT_EQ(Floats(out[0]).size(), 2u);
+  EXPECT_NEAR(Floats(out[0])[0], 5, 1e-5);
+  EXPECT_NEAR(Floats(out[0])[1], 3, 1e-5);
+  // p = 3: (|-1|^3 + 2^3)^(1/3) = 9^(1/3) per channel.
+  out = RunNode("GlobalLpPool", 2, {{{1, 1, 2}, {-1, 2}}}, {IntAttr("p", 3)}, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(Floats(out[0]).size(), 1u);
+  EXPECT_NEAR(Floats(out[0])[0], std::cbrt(9.0), 1e-6);
 }
 
 TEST(LowerConv, DilationAndGroups) {

@@ -17,63 +17,11 @@ using Strings = std::vector<std::string>;
 const char* const kMl = "ai.onnx.ml";
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-onnx::OnnxAttribute StrsAttr(const std::string& name, Strings v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Strings;
-  a.strings = std::move(v);
-  return a;
-}
-onnx::OnnxAttribute TensorAttr(const std::string& name, onnx::Tensor t) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Tensor;
-  a.t = std::move(t);
-  return a;
-}
-// A 1-D attribute tensor of a numeric dtype (written like the runtime layout, which equals the
-// file layout for these dtypes).
+// A 1-D attribute tensor of a numeric dtype.
 onnx::Tensor NumTensor(DType dt, const std::vector<double>& v) {
-  rt::Tensor t = MakeTensor(dt, {static_cast<int64_t>(v.size())}, v);
-  const auto* p = static_cast<const uint8_t*>(t.data);
-  return onnx::Tensor::owned("t", dt, {static_cast<int64_t>(v.size())},
-                             std::vector<uint8_t>(p, p + t.nbytes()));
+  return OnnxTensor("t", dt, {static_cast<int64_t>(v.size())}, v);
 }
 onnx::Tensor U8Tensor(const std::vector<double>& v) { return NumTensor(DType::U8, v); }
-
-rt::Tensor StrTensor(const Ints& shape, const Strings& v) {
-  rt::Tensor t = rt::Tensor::allocate(DType::String, shape);
-  for (size_t k = 0; k < v.size(); ++k) t.strings()[k] = v[k];
-  return t;
-}
-Strings StrValues(const rt::RtValue& v) {
-  const rt::Tensor& t = v.tensor();
-  return Strings(t.strings(), t.strings() + t.numel());
-}
-
-// Lowers the one-node model and runs it on `inputs` (graph inputs in order).
-std::vector<rt::RtValue> RunModel(const onnx::OnnxModel& m, std::vector<rt::RtValue> inputs,
-                                  Status* error = nullptr) {
-  auto g = lower::lower_model(m);
-  if (!g.has_value()) {
-    if (error)
-      *error = g.status();
-    else
-      ADD_FAILURE() << g.status().to_string();
-    return {};
-  }
-  auto s = rt::Session::create(std::move(*g));
-  EXPECT_TRUE(s.has_value()) << s.status().to_string();
-  if (!s.has_value()) return {};
-  for (size_t k = 0; k < inputs.size(); ++k) EXPECT_TRUE((*s)->set_input(k, std::move(inputs[k])).is_ok());
-  Status st = (*s)->run();
-  if (error)
-    *error = st;
-  else
-    EXPECT_TRUE(st.is_ok()) << st.to_string();
-  if (!st.is_ok()) return {};
-  return (*s)->outputs();
-}
 
 // One string (or other non-numeric) input, given as a runtime value.
 std::vector<rt::RtValue> RunStr(const std::string& op, int64_t opset, const Ints& shape, const Strings& x,
@@ -443,6 +391,24 @@ TEST(LowerTreeEnsembleClassifier, BinaryOneVotedClass) {
   ExpectNear(Out(o, 1), {0.75, 0.25, 0.25, 0.75});
 }
 
+TEST(LowerTreeEnsembleClassifier, OneLabelOtherThanOneIsUnsupported) {
+  // One class label: ONNX defines no label rule; the reference handles only the int label 1 (and
+  // raises NotImplementedError otherwise), so plumb lowers that case and refuses the others.
+  auto attrs = OldTree({"BRANCH_LEQ", "BRANCH_LT"}, {0, 0, 0, 0, 0});
+  attrs.push_back(IntsAttr("class_treeids", {0, 0, 0}));
+  attrs.push_back(IntsAttr("class_nodeids", {2, 3, 4}));
+  attrs.push_back(IntsAttr("class_ids", {0, 0, 0}));
+  attrs.push_back(FloatsAttr("class_weights", {0.25f, 0.5f, 0.75f}));
+  for (const auto& label : {IntsAttr("classlabels_int64s", {4}), StrsAttr("classlabels_strings", {"yes"})}) {
+    auto with = attrs;
+    with.push_back(label);
+    auto g = lower::lower_model(OneNodeModel("TreeEnsembleClassifier", 3, {{{1, 2}, {0, 0}}}, with, 2, kMl));
+    ASSERT_FALSE(g.has_value());
+    EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << g.status().to_string();
+    EXPECT_NE(g.status().to_string().find("'n0'"), std::string::npos) << g.status().to_string();
+  }
+}
+
 // ---- SVM -----------------------------------------------------------------------------------------
 
 TEST(LowerSvmRegressor, LinearAndRbf) {
@@ -477,12 +443,77 @@ TEST(LowerSvmClassifier, SvcVotesThreeClasses) {
   ExpectNear(Out(o, 1), {1, 1, -3});
 }
 
+// Expected probabilities below come from a plain-Python transcription of libsvm's
+// svm_predict_probability (sigmoid_predict, multiclass_probability), run in double precision.
+TEST(LowerSvmClassifier, ProbabilitiesByPairwiseCoupling) {
+  // The SvcVotesThreeClasses model: pair scores (x, 2x - 1, -3x).
+  std::vector<onnx::OnnxAttribute> attrs = {IntsAttr("vectors_per_class", {1, 1, 1}),
+                                            FloatsAttr("support_vectors", {0, 1, 2}),
+                                            FloatsAttr("coefficients", {1, 1, 1, -1, -1, -1}),
+                                            FloatsAttr("rho", {0, -1, 0}),
+                                            IntsAttr("classlabels_ints", {5, 6, 7}),
+                                            FloatsAttr("prob_a", {-2, -1, -0.5f}),
+                                            FloatsAttr("prob_b", {0.1f, 0, 0.2f})};
+  // Rows x = 1 (2 sweeps), -1 (3 sweeps), 0.5 (3 sweeps); NaN: every coupling error is NaN, which
+  // libsvm's max_error ignores, so it stops at once with p = 1/3 (votes: all pairs vote j -> 7).
+  auto o = RunOneNode("SVMClassifier", 1, {{{4, 1}, {1, -1, 0.5, kNaN}}}, attrs, 2, kMl);
+  ExpectNear(Out(o, 0), {5, 6, 7, 7});
+  // prob_a/prob_b were given as floats: the f32 values of -0.5, 0.1, 0.2 feed the sigmoid.
+  ExpectNear(Out(o, 1),
+             {0.669433802, 0.075239966, 0.255326232, 0.049557237, 0.741116241, 0.209326522, 0.415993726,
+              0.165271584, 0.418734690, 1.0 / 3, 1.0 / 3, 1.0 / 3},
+             2e-6);
+}
+
+TEST(LowerSvmClassifier, TwoClassProbabilitiesLabelFromVotes) {
+  // Two classes, one rho, all coefficients positive: score = 2x - 0.5. Without probabilities the
+  // label rule is "max vote >= 0.5 -> second label" (always 8); with them it is the voted class.
+  std::vector<onnx::OnnxAttribute> attrs = {
+      IntsAttr("vectors_per_class", {1, 1}), FloatsAttr("support_vectors", {1, 1}),
+      FloatsAttr("coefficients", {1, 1}), FloatsAttr("rho", {-0.5f}), IntsAttr("classlabels_ints", {3, 8})};
+  ExpectNear(Out(RunOneNode("SVMClassifier", 1, {{{2, 1}, {1, -0.5}}}, attrs, 1, kMl)), {8, 8});
+  attrs.push_back(FloatsAttr("prob_a", {-1.2f}));
+  attrs.push_back(FloatsAttr("prob_b", {0.3f}));
+  auto o = RunOneNode("SVMClassifier", 1, {{{2, 1}, {1, -0.5}}}, attrs, 2, kMl);
+  ExpectNear(Out(o, 0), {3, 8});
+  // r_01 = 1 - logistic(-1.2 s + 0.3) (f32 -1.2, 0.3), s = 1.5 and -1.5; two classes couple to
+  // p ~ (r_01, 1 - r_01), here after the sweeps libsvm takes before its tolerance is met.
+  ExpectNear(Out(o, 1), {0.817574166, 0.182425834, 0.108937943, 0.891062057}, 1e-6);
+}
+
+TEST(LowerSvmClassifier, LinearOneRhoStringLabelsGiveOneOrZero) {
+  // Three string labels, one rho, linear mode: not the two-label rule, so the label is "1" when
+  // the best score is > 0 and "0" otherwise (onnxruntime's strings for the positive/negative class).
+  onnx::OnnxModel m = OneNodeModel("SVMClassifier", 1, {{{3, 1}, {1, -1, 0}}},
+                                   {FloatsAttr("coefficients", {1, 1, 1}), FloatsAttr("rho", {0}),
+                                    StrsAttr("classlabels_strings", {"a", "b", "c"})},
+                                   2, kMl);
+  auto o = RunModel(m, {MakeTensor(DType::F32, {3, 1}, {1, -1, 0})});
+  ASSERT_EQ(o.size(), 2u);
+  EXPECT_EQ(StrValues(o[0]), (Strings{"1", "0", "0"}));
+  ExpectNear(Out(o, 1), {1, 1, 1, -1, -1, -1, 0, 0, 0});
+}
+
+TEST(LowerSvmClassifier, ShortProbAIsInvalid) {
+  onnx::OnnxModel m = OneNodeModel(
+      "SVMClassifier", 1, {{{1, 1}, {1}}},
+      {IntsAttr("vectors_per_class", {1, 1, 1}), FloatsAttr("support_vectors", {0, 1, 2}),
+       FloatsAttr("coefficients", {1, 1, 1, -1, -1, -1}), FloatsAttr("rho", {0, -1, 0}),
+       IntsAttr("classlabels_ints", {5, 6, 7}), FloatsAttr("prob_a", {1, 1}), FloatsAttr("prob_b", {0, 0})},
+      2, kMl);
+  auto g = lower::lower_model(m);
+  ASSERT_FALSE(g.has_value());
+  EXPECT_NE(g.status().to_string().find("prob_a"), std::string::npos) << g.status().to_string();
+}
+
 TEST(LowerMl, ZipMapIsUnsupported) {
   onnx::OnnxModel m =
       OneNodeModel("ZipMap", 1, {{{1, 2}, {0, 1}}}, {IntsAttr("classlabels_int64s", {0, 1})}, 1, kMl);
   auto g = lower::lower_model(m);
   ASSERT_FALSE(g.has_value());
+  EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << g.status().to_string();
   EXPECT_NE(g.status().to_string().find("ZipMap"), std::string::npos);
+  EXPECT_NE(g.status().to_string().find("'n0'"), std::string::npos) << g.status().to_string();
 }
 
 }  // namespace
@@ -541,6 +572,72 @@ onnx::OnnxModel SymbolicBatch(onnx::OnnxModel m, DType dt, Ints rest) {
   return m;
 }
 
+// Input 0 declared [?, ?]: the feature count too is symbolic (the attributes fix it).
+onnx::OnnxModel SymbolicFeatures(onnx::OnnxModel m) {
+  m.graph.inputs[0].type = ir::Type::tensor(DType::F32, {ir::Dim::symbolic("N"), ir::Dim::symbolic("F")});
+  return m;
+}
+
+TEST(LowerSvmRegressor, SymbolicFeatureCountFromTheAttributes) {
+  // RBF, one support vector (0, 0), gamma 0.5: 2 exp(-0.5 |x|^2) + 0.5; F = 2 from support_vectors.
+  onnx::OnnxModel m = SymbolicFeatures(OneNodeModel(
+      "SVMRegressor", 1, {{{1, 2}, {0, 0}}},
+      {FloatsAttr("coefficients", {2}), FloatsAttr("rho", {0.5f}), FloatsAttr("support_vectors", {0, 0}),
+       IntAttr("n_supports", 1), StrAttr("kernel_type", "RBF"), FloatsAttr("kernel_params", {0.5f, 0, 0})},
+      1, kMl));
+  ExpectNear(Out(RunModel(m, {MakeTensor(DType::F32, {2, 2}, {1, 1, 0, 0})})),
+             {2 * std::exp(-1.0) + 0.5, 2.5}, 1e-6);
+  // Linear mode: F = 2 coefficients; a 3-feature input is refused when the shapes become known.
+  onnx::OnnxModel lin =
+      SymbolicFeatures(OneNodeModel("SVMRegressor", 1, {{{1, 2}, {0, 0}}},
+                                    {FloatsAttr("coefficients", {1, 2}), FloatsAttr("rho", {0.5f})}, 1, kMl));
+  ExpectNear(Out(RunModel(lin, {MakeTensor(DType::F32, {1, 2}, {1, 1})})), {3.5});
+  Status st;
+  RunModel(lin, {MakeTensor(DType::F32, {1, 3}, {1, 1, 1})}, &st);
+  EXPECT_FALSE(st.is_ok());
+}
+
+TEST(LowerSvmClassifier, SymbolicFeatureCountFromTheAttributes) {
+  // The SvcVotesThreeClasses model (F = 1 from 3 support vectors of 3 values) with x = 1.
+  onnx::OnnxModel m = SymbolicFeatures(
+      OneNodeModel("SVMClassifier", 1, {{{1, 1}, {0}}},
+                   {IntsAttr("vectors_per_class", {1, 1, 1}), FloatsAttr("support_vectors", {0, 1, 2}),
+                    FloatsAttr("coefficients", {1, 1, 1, -1, -1, -1}), FloatsAttr("rho", {0, -1, 0}),
+                    IntsAttr("classlabels_ints", {5, 6, 7})},
+                   2, kMl));
+  auto o = RunModel(m, {MakeTensor(DType::F32, {1, 1}, {1})});
+  ExpectNear(Out(o, 0), {5});
+  ExpectNear(Out(o, 1), {1, 1, -3});
+}
+
+TEST(LowerLinearRegressor, SymbolicFeatureCountFromTargets) {
+  // Two targets, 4 coefficients: F = 2. y = [x0 + 2 x1, 3 x0 + 4 x1].
+  onnx::OnnxModel m = SymbolicFeatures(
+      OneNodeModel("LinearRegressor", 1, {{{1, 2}, {0, 0}}},
+                   {FloatsAttr("coefficients", {1, 2, 3, 4}), IntAttr("targets", 2)}, 1, kMl));
+  ExpectNear(Out(RunModel(m, {MakeTensor(DType::F32, {1, 2}, {1, -1})})), {-1, -1});
+  // LinearClassifier does not fix F (its score-column count comes from F): still Unsupported.
+  onnx::OnnxModel c = SymbolicFeatures(
+      OneNodeModel("LinearClassifier", 1, {{{1, 1}, {0}}},
+                   {FloatsAttr("coefficients", {0, 1}), IntsAttr("classlabels_ints", {3, 4})}, 2, kMl));
+  Status st;
+  RunModel(c, {MakeTensor(DType::F32, {1, 1}, {1})}, &st);
+  EXPECT_EQ(st.code(), ErrorCode::kUnsupported) << st.to_string();
+}
+
+TEST(LowerFeatureVectorizer, SymbolicWidthsCutAndPadAtRunTime) {
+  // Both inputs declared [?, ?]: input 0 (width 2) is padded to 3, input 1 (width 3) cut to 2.
+  onnx::OnnxModel m = OneNodeModel("FeatureVectorizer", 1, {{{1, 2}, {0, 0}}, {{1, 3}, {0, 0, 0}}},
+                                   {IntsAttr("inputdimensions", {3, 2})}, 1, kMl);
+  for (auto& in : m.graph.inputs)
+    in.type = ir::Type::tensor(DType::F32, {ir::Dim::symbolic("N"), ir::Dim::symbolic("F" + in.name)});
+  auto o = RunModel(
+      m, {MakeTensor(DType::F32, {2, 2}, {1, 2, 5, 6}), MakeTensor(DType::F32, {2, 3}, {3, 4, 9, 7, 8, 9})});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].tensor().shape, (Ints{2, 5}));
+  ExpectNear(Out(o), {1, 2, 0, 3, 4, 5, 6, 0, 7, 8});
+}
+
 TEST(LowerTreeEnsemble, SymbolicBatch) {
   onnx::OnnxModel m = SymbolicBatch(
       OneNodeModel("TreeEnsemble", 5, {{{1, 2}, {0, 0}}}, OneTree({0, 1}, {0, 0}), 1, kMl), DType::F32, {2});
@@ -566,6 +663,23 @@ TEST(LowerLabelEncoder, SymbolicShape) {
                    {IntsAttr("keys_int64s", {4, 5}), IntsAttr("values_int64s", {40, 50})}, 1, kMl),
       DType::I64, {});
   ExpectNear(Out(RunModel(m, {MakeTensor(DType::I64, {3}, {5, 4, 6})})), {50, 40, -1});
+}
+
+TEST(LowerSvmClassifier, ProbabilitiesWithSymbolicBatch) {
+  // The ProbabilitiesByPairwiseCoupling model with its batch declared [N, 1]; rows x = 1, 0.5.
+  onnx::OnnxModel m = SymbolicBatch(
+      OneNodeModel("SVMClassifier", 1, {{{1, 1}, {0}}},
+                   {IntsAttr("vectors_per_class", {1, 1, 1}), FloatsAttr("support_vectors", {0, 1, 2}),
+                    FloatsAttr("coefficients", {1, 1, 1, -1, -1, -1}), FloatsAttr("rho", {0, -1, 0}),
+                    IntsAttr("classlabels_ints", {5, 6, 7}), FloatsAttr("prob_a", {-2, -1, -0.5f}),
+                    FloatsAttr("prob_b", {0.1f, 0, 0.2f})},
+                   2, kMl),
+      DType::F32, {1});
+  auto o = RunModel(m, {MakeTensor(DType::F32, {2, 1}, {1, 0.5})});
+  ExpectNear(Out(o, 0), {5, 7});
+  ASSERT_EQ(o.size(), 2u);
+  EXPECT_EQ(o[1].tensor().shape, (Ints{2, 3}));
+  ExpectNear(Out(o, 1), {0.669433802, 0.075239966, 0.255326232, 0.415993726, 0.165271584, 0.418734690}, 2e-6);
 }
 
 TEST(LowerSvmClassifier, LinearModeTwoClasses) {

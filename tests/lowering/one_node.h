@@ -1,6 +1,8 @@
 // Shared by the lowering tests: build a one-node ONNX model by hand, lower it, run it on ref.
-// Inputs are named i0, i1, ...; outputs o0, o1, ...  Values go in and come out as doubles so that
-// a test states expected numbers once whatever the dtype (every value a test uses is exact in it).
+// Inputs are named i0, i1, ...; outputs o0, o1, ...  RunModel runs any hand-built model on
+// runtime values of every kind (string tensors, maps, sequences, optionals).  Values go in and come out as
+// doubles so that a test states expected numbers once whatever the dtype (every value a test uses is exact in
+// it).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -53,6 +55,21 @@ inline onnx::OnnxAttribute StrAttr(const std::string& name, std::string v) {
   return a;
 }
 
+inline onnx::OnnxAttribute StrsAttr(const std::string& name, std::vector<std::string> v) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::Strings;
+  a.strings = std::move(v);
+  return a;
+}
+inline onnx::OnnxAttribute TensorAttr(const std::string& name, onnx::Tensor t) {
+  onnx::OnnxAttribute a;
+  a.name = name;
+  a.type = onnx::AttrType::Tensor;
+  a.t = std::move(t);
+  return a;
+}
+
 struct NodeInput {
   Ints shape;
   std::vector<double> data;
@@ -98,6 +115,31 @@ inline std::vector<double> Values(const rt::RtValue& v) {
   return out;
 }
 
+// A string tensor and the strings of one.
+inline rt::Tensor StrTensor(const Ints& shape, const std::vector<std::string>& v) {
+  rt::Tensor t = rt::Tensor::allocate(ir::DType::String, shape);
+  EXPECT_EQ(static_cast<int64_t>(v.size()), t.numel());
+  for (size_t k = 0; k < v.size() && static_cast<int64_t>(k) < t.numel(); ++k) t.strings()[k] = v[k];
+  return t;
+}
+inline std::vector<std::string> StrValues(const rt::RtValue& v) {
+  const rt::Tensor& t = v.tensor();
+  return std::vector<std::string>(t.strings(), t.strings() + t.numel());
+}
+
+// An ONNX tensor (an attribute's or an initializer's) of a MakeTensor dtype; the file layout
+// equals the runtime layout for those dtypes.
+inline onnx::Tensor OnnxTensor(const std::string& name, ir::DType dtype, const Ints& shape,
+                               const std::vector<double>& data) {
+  rt::Tensor v = MakeTensor(dtype, shape, data);
+  const auto* p = static_cast<const uint8_t*>(v.data);
+  return onnx::Tensor::owned(name, dtype, shape, std::vector<uint8_t>(p, p + v.nbytes()));
+}
+inline onnx::OnnxAttribute TensorAttr(const std::string& name, ir::DType dtype, const Ints& shape,
+                                      const std::vector<double>& data) {
+  return TensorAttr(name, OnnxTensor(name, dtype, shape, data));
+}
+
 // The one-node model (for tests that want to lower it themselves, e.g. to expect an error).
 inline onnx::OnnxModel OneNodeModel(const std::string& op, int64_t opset,
                                     const std::vector<NodeInput>& inputs,
@@ -116,11 +158,7 @@ inline onnx::OnnxModel OneNodeModel(const std::string& op, int64_t opset,
     const std::string name = "i" + std::to_string(i);
     n.inputs.push_back(name);
     if (inputs[i].constant) {
-      // File format equals the runtime layout for the dtypes MakeTensor writes.
-      rt::Tensor v = MakeTensor(inputs[i].dtype, inputs[i].shape, inputs[i].data);
-      const auto* p = static_cast<const uint8_t*>(v.data);
-      m.graph.initializers.push_back(onnx::Tensor::owned(name, inputs[i].dtype, inputs[i].shape,
-                                                         std::vector<uint8_t>(p, p + v.nbytes())));
+      m.graph.initializers.push_back(OnnxTensor(name, inputs[i].dtype, inputs[i].shape, inputs[i].data));
     } else {
       m.graph.inputs.push_back({name, ir::Type::tensor(inputs[i].dtype, ir::static_shape(inputs[i].shape))});
     }
@@ -134,27 +172,44 @@ inline onnx::OnnxModel OneNodeModel(const std::string& op, int64_t opset,
   return m;
 }
 
+// Lowers a model and runs it on `inputs` (any runtime values: tensors, sequences, maps,
+// optionals), bound to the graph inputs in order. Without `error` a failure is a test failure;
+// with it, a lowering or run failure is stored there instead. Gives {} on failure.
+inline std::vector<rt::RtValue> RunModel(const onnx::OnnxModel& m, std::vector<rt::RtValue> inputs,
+                                         Status* error = nullptr) {
+  auto g = lower::lower_model(m);
+  if (!g.has_value()) {
+    if (error)
+      *error = g.status();
+    else
+      ADD_FAILURE() << g.status().to_string();
+    return {};
+  }
+  auto s = rt::Session::create(std::move(*g));
+  EXPECT_TRUE(s.has_value()) << s.status().to_string();
+  if (!s.has_value()) return {};
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    Status in = (*s)->set_input(k, std::move(inputs[k]));
+    EXPECT_TRUE(in.is_ok()) << in.to_string();
+  }
+  Status st = (*s)->run();
+  if (error)
+    *error = st;
+  else
+    EXPECT_TRUE(st.is_ok()) << st.to_string();
+  if (!st.is_ok()) return {};
+  return (*s)->outputs();
+}
+
 // Lowers and runs the one-node model; failures are test failures and give {}.
 inline std::vector<rt::RtValue> RunOneNode(const std::string& op, int64_t opset,
                                            const std::vector<NodeInput>& inputs,
                                            std::vector<onnx::OnnxAttribute> attrs, size_t num_outputs,
                                            const std::string& domain = "") {
-  onnx::OnnxModel m = OneNodeModel(op, opset, inputs, std::move(attrs), num_outputs, domain);
-  auto g = lower::lower_model(m);
-  EXPECT_TRUE(g.has_value()) << g.status().to_string();
-  if (!g.has_value()) return {};
-  auto s = rt::Session::create(std::move(*g));
-  EXPECT_TRUE(s.has_value()) << s.status().to_string();
-  if (!s.has_value()) return {};
-  size_t k = 0;
-  for (const NodeInput& in : inputs) {
-    if (in.constant) continue;
-    EXPECT_TRUE((*s)->set_input(k++, MakeTensor(in.dtype, in.shape, in.data)).is_ok());
-  }
-  Status st = (*s)->run();
-  EXPECT_TRUE(st.is_ok()) << st.to_string();
-  if (!st.is_ok()) return {};
-  return (*s)->outputs();
+  std::vector<rt::RtValue> values;
+  for (const NodeInput& in : inputs)
+    if (!in.constant) values.push_back(MakeTensor(in.dtype, in.shape, in.data));
+  return RunModel(OneNodeModel(op, opset, inputs, std::move(attrs), num_outputs, domain), std::move(values));
 }
 
 inline void ExpectNear(const std::vector<double>& got, const std::vector<double>& want, double tol = 1e-6) {

@@ -143,5 +143,55 @@ TEST(LowerMultinomial, ImpossibleClassesNeverDrawn) {
   for (size_t i = 50; i < 100; ++i) EXPECT_EQ(v[i], 0.0);
 }
 
+// Same seed, same numbers (and another seed, others) for the ops the tests above draw from
+// without comparing two runs.
+void ExpectSeedDecides(const std::string& op, int64_t opset, const std::vector<NodeInput>& in,
+                       std::vector<onnx::OnnxAttribute> attrs) {
+  attrs.push_back(FloatAttr("seed", 21));
+  auto x = Draw(op, opset, in, attrs);
+  auto y = Draw(op, opset, in, attrs);
+  ASSERT_FALSE(x.empty()) << op;
+  EXPECT_EQ(x, y) << op;
+  attrs.back() = FloatAttr("seed", 22);
+  EXPECT_NE(x, Draw(op, opset, in, attrs)) << op;
+}
+
+TEST(LowerRandom, SameSeedSameNumbersForEveryOp) {
+  const std::vector<double> zeros(64, 0.0);
+  ExpectSeedDecides("RandomNormal", 1, {}, {IntsAttr("shape", {64})});
+  ExpectSeedDecides("RandomNormalLike", 1, {{{64}, zeros}}, {});
+  ExpectSeedDecides("RandomUniformLike", 1, {{{64}, zeros}}, {});
+  // Two equally likely classes: 64 draws that all agree between seeds has probability 2^-64.
+  ExpectSeedDecides("Multinomial", 7, {{{1, 2}, {0, 0}}}, {IntAttr("sample_size", 64)});
+}
+
+TEST(LowerRandomNormalLike, MeanVarianceShapeOfTheInput) {
+  const std::vector<double> zeros(4000, 0.0);
+  auto o = RunOneNode("RandomNormalLike", 1, {{{40, 100}, zeros, DType::F64}},
+                      {FloatAttr("mean", -1), FloatAttr("scale", 0.5), FloatAttr("seed", 4)}, 1);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].tensor().dtype, DType::F64);
+  EXPECT_EQ(o[0].tensor().shape, (Ints{40, 100}));
+  auto v = Values(o[0]);
+  // standard errors: mean 0.5 / sqrt(4000) = 0.0079; variance 0.25 * sqrt(2 / 4000) = 0.0056.
+  EXPECT_NEAR(Mean(v), -1.0, 0.04);
+  EXPECT_NEAR(Variance(v), 0.25, 0.03);
+}
+
+TEST(LowerRandomUniformLike, MeanAndVarianceOfTheRange) {
+  const std::vector<double> zeros(4000, 0.0);
+  auto v = Draw("RandomUniformLike", 1, {{{4000}, zeros}},
+                {FloatAttr("low", 10), FloatAttr("high", 12), FloatAttr("seed", 9)});
+  ASSERT_EQ(v.size(), 4000u);
+  for (double x : v) {
+    ASSERT_GE(x, 10.0);
+    ASSERT_LT(x, 12.0);
+  }
+  // mean 11, standard error 2 / sqrt(12 * 4000) = 0.0091; variance w^2 / 12 = 1/3 with standard
+  // error sqrt((w^4 / 80 - w^4 / 144) / 4000) = 0.0047 (w^4 / 80: a uniform's 4th central moment).
+  EXPECT_NEAR(Mean(v), 11.0, 0.05);
+  EXPECT_NEAR(Variance(v), 1.0 / 3.0, 0.025);
+}
+
 }  // namespace
 }  // namespace plumb::testing

@@ -2,7 +2,7 @@
 // were computed by an independent float64 NumPy implementation of the ONNX equations with
 // plumb's rulings, tests/lowering/rnn_test_ref.py (it also reproduces the ONNX backend suite's
 // expected outputs); inputs are multiples of 1/8, exact in f32. The whole-model check of a
-// torch-exported LSTM is tests/cli/check_lstm_model.sh (tests/models/lstm/make.py).
+// torch-exported LSTM is tests/cli/check_export_models.sh (tests/models/lstm/make.py).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -112,5 +112,45 @@ TEST(LowerSpecialize, MatMulVectorKeepsStaticType) {
   EXPECT_EQ(out.shape[1].size, 1);
 }
 
+// ConstantOfShape of a shape computed from an offered input (AffineGrid's `size` split into its
+// dims, as the ONNX function body does) gets a static type instead of a symbolic one.
+TEST(LowerSpecialize, ConstantOfShapeFromOfferedShapeIsStatic) {
+  onnx::OnnxModel m = OneNodeModel("ConstantOfShape", 20, {{{2}, {}, ir::DType::I64}}, {}, 1);
+  lower::LowerOptions o;
+  o.input_values["i0"] = I64Tensor("i0", {2}, {3, 4});
+  auto l = lower::lower_model_specialized(m, o);
+  ASSERT_TRUE(l.has_value()) << l.status().to_string();
+  EXPECT_EQ(l->specialized_inputs, std::vector<std::string>{"i0"});
+  const ir::Type& out = l->graph.type_of(l->graph.body.results[0]);
+  ASSERT_EQ(out.shape.size(), 2u);
+  EXPECT_EQ(out.shape[0].size, 3);
+  EXPECT_EQ(out.shape[1].size, 4);
+  // Without the value the result stays symbolic (and runs with the shape it is given).
+  auto g = lower::lower_model(m);
+  ASSERT_TRUE(g.has_value()) << g.status().to_string();
+  EXPECT_FALSE(ir::shape_is_static(g->type_of(g->body.results[0]).shape));
+}
+
+// Expand's shape of statically unknown length: known once the input's value is offered.
+TEST(LowerSpecialize, ExpandShapeOfUnknownLengthFromOfferedInput) {
+  onnx::OnnxModel m = OneNodeModel("Expand", 13, {{{3}, {}}, {{2}, {}, ir::DType::I64}}, {}, 1);
+  m.graph.inputs[1].type = ir::Type::tensor(ir::DType::I64, ir::Shape{ir::Dim::symbolic("n")});
+  auto unspecialized = lower::lower_model(m);
+  ASSERT_FALSE(unspecialized.has_value());
+  EXPECT_EQ(unspecialized.status().code(), ErrorCode::kUnsupported);
+  lower::LowerOptions o;
+  o.input_values["i1"] = I64Tensor("i1", {2}, {2, 1});
+  auto l = lower::lower_model_specialized(m, o);
+  ASSERT_TRUE(l.has_value()) << l.status().to_string();
+  EXPECT_EQ(l->specialized_inputs, std::vector<std::string>{"i1"});
+  auto s = rt::Session::create(std::move(l->graph));
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  ASSERT_TRUE((*s)->set_input(0, MakeTensor(ir::DType::F32, {3}, {1, 2, 3})).is_ok());
+  ASSERT_TRUE((*s)->set_input(1, MakeTensor(ir::DType::I64, {2}, {2, 1})).is_ok());
+  ASSERT_TRUE((*s)->run().is_ok());
+  EXPECT_EQ((*s)->output(0).tensor().shape, (Ints{2, 3}));
+  EXPECT_EQ(Values((*s)->output(0)), (std::vector<double>{1, 2, 3, 1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace plumb::testing

@@ -17,54 +17,16 @@ struct StrInput {
   Strs data;
 };
 
-onnx::OnnxAttribute StrsAttr(const std::string& name, Strs v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Strings;
-  a.strings = std::move(v);
-  return a;
-}
-
 // One-node model with string graph inputs i0, i1, ...; outputs o0, o1, ...
 std::vector<rt::RtValue> RunStrings(const std::string& op, int64_t opset, const std::vector<StrInput>& inputs,
                                     std::vector<onnx::OnnxAttribute> attrs, size_t num_outputs) {
-  onnx::OnnxModel m;
-  m.ir_version = 8;
-  m.opsets[""] = opset;
-  onnx::OnnxNode n;
-  n.op_type = op;
-  n.name = "n0";
-  n.attributes = std::move(attrs);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string name = "i" + std::to_string(i);
-    n.inputs.push_back(name);
-    m.graph.inputs.push_back({name, ir::Type::tensor(ir::DType::String, ir::static_shape(inputs[i].shape))});
+  std::vector<NodeInput> decl;
+  std::vector<rt::RtValue> values;
+  for (const StrInput& in : inputs) {
+    decl.push_back({in.shape, {}, ir::DType::String});
+    values.push_back(StrTensor(in.shape, in.data));
   }
-  for (size_t i = 0; i < num_outputs; ++i) {
-    n.outputs.push_back("o" + std::to_string(i));
-    m.graph.outputs.push_back({"o" + std::to_string(i), std::nullopt});
-  }
-  m.graph.nodes.push_back(n);
-  auto g = lower::lower_model(m);
-  EXPECT_TRUE(g.has_value()) << g.status().to_string();
-  if (!g.has_value()) return {};
-  auto s = rt::Session::create(std::move(*g));
-  EXPECT_TRUE(s.has_value()) << s.status().to_string();
-  if (!s.has_value()) return {};
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    rt::Tensor t = rt::Tensor::allocate(ir::DType::String, inputs[i].shape);
-    for (size_t k = 0; k < inputs[i].data.size(); ++k) t.strings()[k] = inputs[i].data[k];
-    EXPECT_TRUE((*s)->set_input(i, std::move(t)).is_ok());
-  }
-  Status st = (*s)->run();
-  EXPECT_TRUE(st.is_ok()) << st.to_string();
-  if (!st.is_ok()) return {};
-  return (*s)->outputs();
-}
-
-Strs StrValues(const rt::RtValue& v) {
-  const rt::Tensor& t = v.tensor();
-  return Strs(t.strings(), t.strings() + t.numel());
+  return RunModel(OneNodeModel(op, opset, decl, std::move(attrs), num_outputs), std::move(values));
 }
 
 Ints Dims(const rt::RtValue& v) { return v.tensor().shape; }

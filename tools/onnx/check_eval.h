@@ -13,16 +13,17 @@
 // dot-product method, spec/numerics.md "Tolerance classes": s = the computation on |inputs|).
 //
 // The auto bound of element i of a float tensor (result dtype with machine epsilon eps, ulp):
-//     bound_i = F * ( |a_i - r_i| + u * ulp(r_i) + max(n, 1) * eps * |s_i| + sum |p_i - r_i| ),   F = 4
-// a = native result, r = precise result, u = the largest ulp count of the ONNX node's core ops
-// (Exact ops count 1: the other implementation rounds once too), n = the longest reduction
-// (dot-product length, reduced extent, pool window) among them (0 when none). |a - r| is plumb's own
-// rounding error on this data: an implementation that associates differently (torch, ORT, another
-// converter) lands within a small multiple of it. p (isolated runs only) = the precise result on the
-// fed expected values moved by one ulp each: the expected values are themselves rounded results, and
-// sum |p - r| (over perturbation sets, below) is how far that rounding moves this node's output. Outside the
-// bound = semantic error, inside = numerical noise. This is a screening bound measured on the data, not a
-// proof.
+//     bound_i = F * ( |a_i - r_i| + c + u * ulp(r_i) + max(n, 1) * eps * |s_i| + sum |p_i - r_i| ),   F = 4
+// a = native result, r = precise result, c = max over the tensor of |a_j - r_j| (plumb's largest own
+// rounding error there: another implementation's error is distributed like it, not equal to it per element),
+// u = the largest ulp count of the ONNX node's core ops (Exact ops count 1: the other implementation rounds
+// once too), n = the longest reduction (dot-product length, reduced extent, pool window) among them (0 when
+// none). |a - r| is plumb's own rounding error on this data: an implementation that associates differently
+// (torch, ORT, another converter) lands within a small multiple of it. p (isolated runs only) = the precise
+// result on the fed expected values moved by one ulp each: the expected values are themselves rounded
+// results, and sum |p - r| (over perturbation sets, below) is how far that rounding moves this node's output.
+// Outside the bound = semantic error, inside = numerical noise. This is a screening bound measured on the
+// data, not a proof.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // plumb check MODEL --data DIR [--expected PATH] [--tolerance auto | --rtol R --atol A]
-//                   [--report FILE.json|FILE.html ...] [--no-isolate]
+//                   [--report FILE.json|FILE.html ...] [--no-isolate] [--chunk-mb N]
 // The converter-validation workflow (DESIGN.md §7, issue 6). Runs MODEL on the reference runtime
 // with DIR's input_<k>.pb and compares with the expected values (tools/onnx/check_expected.h:
 // output_<k>.pb, any tensor named by ONNX tensor name in .pb/.npy/.npz files or Polygraphy JSON).
@@ -76,6 +76,7 @@ struct Options {
   FixedTolerance tol;
   bool auto_tol_requested = false;
   bool isolate = true;
+  int64_t chunk_bytes = int64_t{1} << 30;  // --chunk-mb: compared tensors held per run
   std::vector<std::string> reports;
 };
 
@@ -243,6 +244,11 @@ int parse_args(const Args& args, Options& opt) {
       opt.reports.push_back(f);
     } else if (a == "--no-isolate") {
       opt.isolate = false;
+    } else if (a == "--chunk-mb") {
+      double mb = 0;
+      if (!parse_double(value(), &mb) || mb > 1e9)
+        return report_error("check", invalid_input("--chunk-mb needs a number of megabytes >= 0"));
+      opt.chunk_bytes = static_cast<int64_t>(mb * 1e6);
     } else if (opt.model.empty() && (a.empty() || a[0] != '-')) {
       opt.model = a;
     } else {
@@ -253,7 +259,8 @@ int parse_args(const Args& args, Options& opt) {
     return report_error(
         "check",
         invalid_input("usage: plumb check MODEL --data DIR [--expected PATH] "
-                      "[--tolerance auto | --rtol R --atol A] [--report FILE.json|.html] [--no-isolate]"));
+                      "[--tolerance auto | --rtol R --atol A] [--report FILE.json|.html] [--no-isolate] "
+                      "[--chunk-mb N]"));
   if (fixed && opt.auto_tol_requested)
     return report_error("check", invalid_input("--tolerance auto and --rtol/--atol exclude each other"));
   opt.tol.use = fixed;
@@ -325,6 +332,7 @@ int cmd_check(const Args& args) {
     if (!seen.insert(v).second) continue;
     auto ev = to_runtime(e.value, g.type_of(v));
     if (!ev) return report_error(e.source, ev.status());
+    e.value = onnx::DataValue{};  // the runtime copy is the one compared: keep one copy only
     const auto p = producer.find(v);
     targets.push_back({&e, v, p == producer.end() ? SIZE_MAX : p->second, std::move(*ev)});
   }
@@ -337,22 +345,6 @@ int cmd_check(const Args& args) {
                                       "<tensor>.pb, .npy, .npz or Polygraphy .json)"));
   }
 
-  // Carried: the model end to end.
-  std::vector<ir::ValueId> values;
-  for (const Target& t : targets) values.push_back(t.value);
-  const ir::Graph carried = with_results(g, values);
-  const size_t base = g.body.results.size();
-  std::string note;
-  auto runs = run_all(carried, rep.nodes, inputs, {}, progress, "model", &note);
-  if (!runs) {
-    progress.done();
-    return report_error(opt.model, runs.status());
-  }
-
-  // Carried statistics first; the end-to-end results are released before the isolated runs.
-  std::vector<ir::ValueId> cut;
-  std::vector<rt::RtValue> iso_inputs = inputs;
-  progress.step("comparing");
   // The class a tensor is judged by: its node's, widened by the nodes since the previous compared
   // tensor (they have no expected value, so they run on computed inputs: e.g. the Div, Erf, Add and
   // Mul of an exported GELU before its compared output).
@@ -369,45 +361,94 @@ int cmd_check(const Args& args) {
     }
     prev = node + 1;
   }
-  for (size_t k = 0; k < targets.size(); ++k) {
-    Target& t = targets[k];
-    const rt::RtValue& a = runs->native[base + k];
-    TensorRow row;
-    row.name = t.e->name;
-    row.order = t.producer;
-    row.type = ir::type_to_string(rt::type_of(a));
-    if (t.producer != SIZE_MAX) row.node = static_cast<int>(group_of(rep.nodes, t.producer));
-    row.carried =
-        compare_value(a, t.expected, runs->at(base + k), row.node >= 0 ? &judged[k] : nullptr, opt.tol);
-    // Isolated: intermediates with an expected value of the computed dtype and shape are fed forward.
-    if (t.producer != SIZE_MAX && a.is_tensor() && t.expected.is_tensor() &&
-        a.tensor().dtype == t.expected.tensor().dtype && a.tensor().shape == t.expected.tensor().shape) {
-      cut.push_back(t.value);
-      iso_inputs.push_back(t.expected);
-      row.fed = true;
+
+  // Memory: the compared tensors are taken in chunks of about opt.chunk_bytes (what a run holds of
+  // them: the native value plus the f64 precise, bounds and sensitivity values); each chunk repeats
+  // the runs with only its tensors as extra graph results, so a model with more activations than
+  // memory is still checkable (at the price of more runs). One chunk in the usual case.
+  std::vector<std::pair<size_t, size_t>> chunks;
+  {
+    int64_t held = 0;
+    size_t first = 0;
+    for (size_t k = 0; k < targets.size(); ++k) {
+      const rt::RtValue& e = targets[k].expected;
+      const int64_t cost = e.is_tensor() ? e.tensor().nbytes() + 24 * e.tensor().numel() : 0;
+      if (k > first && held + cost > opt.chunk_bytes) {
+        chunks.emplace_back(first, k);
+        first = k;
+        held = 0;
+      }
+      held += cost;
     }
-    rep.rows.push_back(std::move(row));
+    chunks.emplace_back(first, targets.size());
   }
-  runs->native.clear(), runs->precise.clear(), runs->bounds.clear();
+  auto chunk_label = [&](const char* what, size_t c) {
+    return chunks.size() == 1 ? std::string(what) : strfmt("%s (chunk %zu/%zu)", what, c + 1, chunks.size());
+  };
+  auto values_of = [&](size_t c) {
+    std::vector<ir::ValueId> values;
+    for (size_t k = chunks[c].first; k < chunks[c].second; ++k) values.push_back(targets[k].value);
+    return values;
+  };
+  const size_t base = g.body.results.size();
+  std::string note;
+
+  // Carried: the model end to end.
+  std::vector<ir::ValueId> cut;
+  std::vector<rt::RtValue> iso_inputs = inputs;
+  for (size_t c = 0; c < chunks.size(); ++c) {
+    const ir::Graph carried = with_results(g, values_of(c));
+    std::string run_note;
+    auto runs = run_all(carried, rep.nodes, inputs, {}, progress, chunk_label("model", c), &run_note);
+    if (!runs) {
+      progress.done();
+      return report_error(opt.model, runs.status());
+    }
+    if (!run_note.empty() && note.find(run_note) == std::string::npos)
+      note += (note.empty() ? "" : "; ") + run_note;
+    progress.step("comparing");
+    for (size_t k = chunks[c].first; k < chunks[c].second; ++k) {
+      Target& t = targets[k];
+      const size_t at = base + (k - chunks[c].first);
+      const rt::RtValue& a = runs->native[at];
+      TensorRow row;
+      row.name = t.e->name;
+      row.order = t.producer;
+      row.type = ir::type_to_string(rt::type_of(a));
+      if (t.producer != SIZE_MAX) row.node = static_cast<int>(group_of(rep.nodes, t.producer));
+      row.carried = compare_value(a, t.expected, runs->at(at), row.node >= 0 ? &judged[k] : nullptr, opt.tol);
+      // Isolated: intermediates with an expected value of the computed dtype and shape are fed forward.
+      if (t.producer != SIZE_MAX && a.is_tensor() && t.expected.is_tensor() &&
+          a.tensor().dtype == t.expected.tensor().dtype && a.tensor().shape == t.expected.tensor().shape) {
+        cut.push_back(t.value);
+        iso_inputs.push_back(t.expected);
+        row.fed = true;
+      }
+      rep.rows.push_back(std::move(row));
+    }
+  }
 
   rep.isolated = opt.isolate && !cut.empty() && targets.size() > 1;
-  if (rep.isolated) {
+  for (size_t c = 0; rep.isolated && c < chunks.size(); ++c) {
     std::string iso_note;
-    const ir::Graph iso_graph = isolated_graph(carried, cut, rep.nodes);
+    const ir::Graph iso_graph = isolated_graph(with_results(g, values_of(c)), cut, rep.nodes);
     auto iso =
         run_all(iso_graph, rep.nodes, iso_inputs, perturbation_sets(iso_graph, rep.nodes, inputs.size()),
-                progress, "isolated nodes", &iso_note);
+                progress, chunk_label("isolated nodes", c), &iso_note);
     if (iso) {
-      if (!iso_note.empty()) note += (note.empty() ? "" : "; ") + ("isolated nodes: " + iso_note);
+      if (!iso_note.empty() && note.find(iso_note) == std::string::npos)
+        note += (note.empty() ? "" : "; ") + ("isolated nodes: " + iso_note);
       progress.step("comparing");
-      for (size_t k = 0; k < targets.size(); ++k) {
+      for (size_t k = chunks[c].first; k < chunks[c].second; ++k) {
         TensorRow& row = rep.rows[k];
+        const size_t at = base + (k - chunks[c].first);
         row.has_local = true;
-        row.local = compare_value(iso->native[base + k], targets[k].expected, iso->at(base + k),
+        row.local = compare_value(iso->native[at], targets[k].expected, iso->at(at),
                                   row.node >= 0 ? &judged[k] : nullptr, opt.tol);
       }
     } else {  // e.g. a node that is out of contract on the expected values: check end to end only
       rep.isolated = false;
+      for (TensorRow& row : rep.rows) row.has_local = false;
       note += (note.empty() ? "" : "; ") +
               ("isolated run failed, checked end to end only: " + iso.status().to_string());
     }
