@@ -16,13 +16,16 @@ constexpr const char* kUsage =
     "usage: plumb <command> [args]\n"
     "commands:\n"
     "  verify FILE.plumb                 load and verify a model\n"
-    "  print FILE [--full]               print a model in the text form\n"
+    "  print FILE [--full] [--data DIR]  print a model in the text form (.onnx: specialized on DIR's "
+    "inputs)\n"
     "  asm TEXT -o FILE.plumb            assemble the text form into a .plumb file\n"
     "  run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref|cpu|cuda]\n"
     "  convert MODEL.onnx -o MODEL.plumb\n"
     "  check MODEL --data DIR [--expected DIR] [--rtol R --atol A | --tolerance auto] [--report FILE]\n"
+    "        [--no-isolate] [--chunk-mb N]\n"
     "  conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
-    "  conformance --core DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N] [--cells FILE]\n";
+    "  conformance --core DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N] [--cells FILE]\n"
+    "  coverage [SUITE_DIR]              ONNX ops x opsets and the rules that lower them\n";
 
 int not_built(const char* name) {
   std::fprintf(stderr, "plumb: %s: not implemented in this build\n", name);
@@ -34,6 +37,7 @@ __attribute__((weak)) int cmd_run(const Args&) { return not_built("run"); }
 __attribute__((weak)) int cmd_convert(const Args&) { return not_built("convert"); }
 __attribute__((weak)) int cmd_check(const Args&) { return not_built("check"); }
 __attribute__((weak)) int cmd_conformance(const Args&) { return not_built("conformance"); }
+__attribute__((weak)) int cmd_coverage(const Args&) { return not_built("coverage"); }
 
 // Lowers an .onnx file to a core graph; the ONNX frontend's strong definition replaces this one.
 __attribute__((weak)) Expected<ir::Graph> load_onnx_as_core(const std::string& path) {
@@ -72,5 +76,6 @@ int main(int argc, char** argv) {
       if (a == "--core") return cmd_core_conformance(args);  // core vectors: no ONNX needed
     return cmd_conformance(args);
   }
+  if (cmd == "coverage") return cmd_coverage(args);
   return usage_error("unknown command '" + cmd + "'");
 }

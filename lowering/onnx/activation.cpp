@@ -105,8 +105,12 @@ Status lower_elu(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_selu(LowerCtx& cx, const OnnxNode& n) {
-  PLUMB_ASSIGN_OR_RETURN(double alpha, fattr(n, "alpha", static_cast<double>(1.67326319217681884765625f)));
-  PLUMB_ASSIGN_OR_RETURN(double gamma, fattr(n, "gamma", static_cast<double>(1.05070102214813232421875f)));
+  // Selu-1's schema rounds its defaults to 1.6732 and 1.0507; Selu-6 gives them to float precision.
+  const bool v1 = cx.opset() < 6;
+  const float alpha_default = v1 ? 1.6732f : 1.67326319217681884765625f;
+  const float gamma_default = v1 ? 1.0507f : 1.05070102214813232421875f;
+  PLUMB_ASSIGN_OR_RETURN(double alpha, fattr(n, "alpha", static_cast<double>(alpha_default)));
+  PLUMB_ASSIGN_OR_RETURN(double gamma, fattr(n, "gamma", static_cast<double>(gamma_default)));
   return composite(cx, n, [&](Ops& o, ValueId x) {
     ValueId neg = o.sub(o.mul(o.c(alpha, x), o.un(UK::Exp, x)), o.c(alpha, x));
     return o.mul(o.c(gamma, x), o.sel(o.gt(x, o.c(0, x)), x, neg));
@@ -197,8 +201,10 @@ Status lower_clip(LowerCtx& cx, const OnnxNode& n) {
     const double big = std::numeric_limits<float>::max();
     PLUMB_ASSIGN_OR_RETURN(double mn, fattr(n, "min", -big));
     PLUMB_ASSIGN_OR_RETURN(double mx, fattr(n, "max", big));
-    if (n.has_attr("min")) lo = splat(cx, mn, x);
-    if (n.has_attr("max")) hi = splat(cx, mx, x);
+    // Clip-6's schema defaults the bounds to the float range, so +-inf clamp to +-FLT_MAX (as in
+    // ONNX's reference); Clip-1 has no defaults: an absent bound does not clamp.
+    if (n.has_attr("min") || cx.opset() >= 6) lo = splat(cx, mn, x);
+    if (n.has_attr("max") || cx.opset() >= 6) hi = splat(cx, mx, x);
   } else {
     if (cx.has_input(n, 1)) lo = cx.b.broadcast(cx.input(n, 1), shape_value(cx, x), {});
     if (cx.has_input(n, 2)) hi = cx.b.broadcast(cx.input(n, 2), shape_value(cx, x), {});

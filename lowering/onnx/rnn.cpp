@@ -100,6 +100,9 @@ Expected<std::vector<Act>> read_activations(const OnnxNode& n, int64_t dirs,
       both.insert(both.end(), names.begin(), names.end());
       return both;
     }();
+  // RNN's schema default is ["Tanh", "Tanh"] whatever the direction: a forward or reverse RNN given
+  // two uses the first, as ONNX's reference does.
+  if (per_dir == 1 && dirs == 1 && names.size() == 2) names.resize(1);
   if (names.size() != per_dir * static_cast<size_t>(dirs))
     return invalid_model("", strfmt("activations lists %zu functions, expected %zu", names.size(),
                                     per_dir * static_cast<size_t>(dirs)));

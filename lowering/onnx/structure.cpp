@@ -133,11 +133,36 @@ Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
 }
 
 // Tile: x [d0..] -> reshape [1, d0, 1, d1, ...] -> broadcast [r0, d0, r1, d1, ...] -> [r0 d0, ...].
+// Tile-1 repeats along one axis: `tiles` copies along `axis`, both scalar tensors. Its schema
+// types them T (float) next to an unused int64 T1, so either dtype is read.
+Expected<std::vector<int64_t>> tile1_repeats(LowerCtx& cx, const OnnxNode& n, int64_t rank) {
+  auto scalar = [&](size_t i) -> std::optional<double> {
+    if (auto v = cx.const_ints(n, i); v && v->size() == 1) return static_cast<double>((*v)[0]);
+    if (auto v = cx.const_floats(n, i); v && v->size() == 1) return (*v)[0];
+    return std::nullopt;
+  };
+  const auto tiles = scalar(1), axis = scalar(2);
+  if (!tiles || !axis) return unsupported("Tile-1 tiles or axis given as a computed (non-constant) tensor");
+  if (*tiles != std::floor(*tiles) || *axis != std::floor(*axis) || std::fabs(*tiles) > 1e15 ||
+      std::fabs(*axis) > 64)
+    return invalid_model("", "Tile-1 tiles and axis must be whole numbers");
+  std::vector<int64_t> reps(static_cast<size_t>(rank), 1);
+  const int64_t a = normalize_axis(cx, static_cast<int64_t>(*axis), rank);
+  if (a >= 0 && a < rank) reps[static_cast<size_t>(a)] = static_cast<int64_t>(*tiles);
+  return reps;
+}
+
 Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
-  auto reps = cx.const_ints(n, 1);
   const ir::Type xt = cx.type(x);
+  std::optional<std::vector<int64_t>> reps;
+  if (cx.opset() < 6) {
+    PLUMB_ASSIGN_OR_RETURN(std::vector<int64_t> one_axis, tile1_repeats(cx, n, xt.rank()));
+    reps = std::move(one_axis);
+  } else {
+    reps = cx.const_ints(n, 1);
+  }
   if (!reps) return cx.unsupported("Tile repeats given as a computed (non-constant) tensor");
   if (!is_static(xt)) return cx.unsupported("Tile of a tensor with symbolic dims");
   const auto d = static_dims(xt);
@@ -176,7 +201,8 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
   std::vector<int64_t> pads;
   ValueId value;
   if (cx.opset() < 11) {
-    PLUMB_ASSIGN_OR_RETURN(pads, n.attr_ints("pads", {}));
+    // Pad-1 names the same [x1_begin, x2_begin, ..., x1_end, x2_end, ...] list `paddings`.
+    PLUMB_ASSIGN_OR_RETURN(pads, n.attr_ints(cx.opset() < 2 ? "paddings" : "pads", {}));
     auto v = n.attr_float("value", 0.0f);
     if (!v.has_value()) return v.status();
     value = scalar_like(cx, *v, x);
@@ -472,8 +498,8 @@ void register_structure(Registry& r) {
   r.add("Trilu", {14, kLatestOpset}, lower_trilu);
   r.add("EyeLike", {9, kLatestOpset}, lower_eye_like);
   r.add("OneHot", {9, kLatestOpset}, lower_one_hot);
-  r.add("Tile", {6, kLatestOpset}, lower_tile);
-  r.add("Pad", {2, kLatestOpset}, lower_pad);
+  r.add("Tile", {1, kLatestOpset}, lower_tile);
+  r.add("Pad", {1, kLatestOpset}, lower_pad);
   r.add("NonZero", {9, kLatestOpset}, lower_non_zero);
   r.add("Compress", {9, kLatestOpset}, lower_compress);
   r.add("TopK", {1, kLatestOpset}, lower_top_k);
