@@ -191,14 +191,33 @@ TEST_F(RefImageCodecs, R1CorruptFilesNeverCrash) {
       std::vector<uint8_t> bad = *s.file;
       bad[at] ^= 0x5A;
       auto r = decode(ir::PixelFormat::Rgb).input(bytes_of(bad)).run();
-      if (!r.status.is_ok()) ASSERT_EQ(r.status.label(), "image_decode.R1") << s.name << " byte " << at;
+      if (!r.status.is_ok()) {
+        ASSERT_EQ(r.status.label(), "image_decode.R1") << s.name << " byte " << at;
+      }
     }
   }
 }
 
+// A copy of `file` whose two big-endian size fields of `field_bytes` each, at `at`, say 60000.
+std::vector<uint8_t> with_size_60000(std::vector<uint8_t> file, size_t at, size_t field_bytes) {
+  for (size_t k = 0; k < 2 * field_bytes && at + k < file.size(); ++k) {
+    const size_t digit = field_bytes - 1 - k % field_bytes;    // 0: the low byte
+    file[at + k] = digit == 0 ? 0x60 : digit == 1 ? 0xEA : 0;  // 0xEA60 = 60000
+  }
+  return file;
+}
+
 TEST_F(RefImageCodecs, R1HugeImageRefusedBeforeAllocation) {
-  for (const auto* file : {&testing::kPngHuge, &testing::kJpegHuge, &testing::kJ2kHuge}) {
-    auto r = decode(ir::PixelFormat::Rgb).input(bytes_of(*file)).run();
+  const std::vector<uint8_t>& jpeg = testing::kJpegRgb;
+  size_t sof = 0;
+  while (sof + 1 < jpeg.size() && !(jpeg[sof] == 0xFF && jpeg[sof + 1] == 0xC0)) ++sof;
+  ASSERT_LT(sof + 9, jpeg.size());
+  // J2K SIZ: FF4F FF51 Lsiz(2) Rsiz(2) Xsiz(4) Ysiz(4) XOsiz(4) YOsiz(4) XTsiz(4) YTsiz(4).
+  std::vector<uint8_t> j2k = with_size_60000(testing::kJ2kLossless, 8, 4);
+  j2k = with_size_60000(j2k, 24, 4);
+  const std::vector<uint8_t> files[] = {testing::kPngHuge, with_size_60000(jpeg, sof + 5, 2), j2k};
+  for (const auto& file : files) {
+    auto r = decode(ir::PixelFormat::Rgb).input(bytes_of(file)).run();
     EXPECT_EQ(r.status.label(), "image_decode.R1");
     EXPECT_NE(r.status.message().find("exceeds this runtime's limit"), std::string::npos)
         << r.status.message();

@@ -25,6 +25,19 @@ struct Rgb8 {
   std::vector<uint8_t> rgb;  // height * width * 3, row-major, top row first
 };
 
+// The encoded bytes as a stream, for libraries that read through callbacks, and the first error
+// the library reported (a fixed buffer: a callback that longjmps must not own a std::string).
+struct Source {
+  Bytes in;
+  uint64_t pos = 0;
+  char message[256] = {0};
+  // Copies up to n bytes at pos and advances; returns how many (0 at the end).
+  size_t read(void* out, size_t n);
+  // Keeps the first message only, without a trailing newline.
+  void report(const char* msg);
+  std::string why(const char* fallback) const { return message[0] != '\0' ? message : fallback; }
+};
+
 // The allocation bound (spec/ops/image_decode.md, image_decode.R1): a decoder refuses an image
 // whose width * height * channels (the samples it would hold in memory at once, counting the
 // library's own whole-image buffers) exceeds this, before it allocates them. 2^28 samples is a

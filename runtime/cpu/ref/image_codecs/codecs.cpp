@@ -1,4 +1,5 @@
 // The format table of image_decode: signatures, and which decoders this build has.
+#include <cstdio>
 #include <cstring>
 
 #include "runtime/cpu/ref/image_codecs/codec.h"
@@ -45,6 +46,21 @@ const Codec kCodecs[] = {
 };
 
 }  // namespace
+
+size_t Source::read(void* out, size_t n) {
+  const uint64_t left = pos < in.size ? in.size - pos : 0;
+  const size_t take = n < left ? n : static_cast<size_t>(left);
+  if (take > 0) std::memcpy(out, in.data + pos, take);
+  pos += take;
+  return take;
+}
+
+void Source::report(const char* msg) {
+  if (message[0] != '\0') return;
+  std::snprintf(message, sizeof message, "%s", msg);
+  const size_t n = std::strlen(message);
+  if (n > 0 && message[n - 1] == '\n') message[n - 1] = '\0';
+}
 
 Status decode_error(const char* format, const std::string& why) {
   return runtime_error("image_decode.R1", std::string(format) + ": " + why);

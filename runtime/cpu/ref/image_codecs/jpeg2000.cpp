@@ -7,7 +7,6 @@
 //
 // OpenJPEG reports through callbacks with client data and returns status codes: no setjmp, no
 // global handler, nothing printed.
-#include <cstdio>
 #include <cstring>
 
 #include <openjpeg.h>
@@ -18,20 +17,9 @@ namespace plumb::rt::ref::image {
 
 namespace {
 
-struct Source {
-  Bytes in;
-  size_t pos = 0;
-  char message[256] = {0};  // the first error OpenJPEG reported
-};
-
 OPJ_SIZE_T read_proc(void* out, OPJ_SIZE_T n, void* user) {
-  auto* s = static_cast<Source*>(user);
-  const size_t left = s->in.size - s->pos;
-  if (left == 0) return static_cast<OPJ_SIZE_T>(-1);  // OpenJPEG's end-of-stream value
-  const size_t take = n < left ? n : left;
-  std::memcpy(out, s->in.data + s->pos, take);
-  s->pos += take;
-  return take;
+  const size_t got = static_cast<Source*>(user)->read(out, n);
+  return got > 0 ? got : static_cast<OPJ_SIZE_T>(-1);  // OpenJPEG's end-of-stream value
 }
 
 OPJ_OFF_T skip_proc(OPJ_OFF_T n, void* user) {
@@ -49,13 +37,7 @@ OPJ_BOOL seek_proc(OPJ_OFF_T at, void* user) {
   return OPJ_TRUE;
 }
 
-void on_error(const char* msg, void* user) {
-  auto* s = static_cast<Source*>(user);
-  if (s->message[0] != '\0') return;
-  std::snprintf(s->message, sizeof s->message, "%s", msg);
-  const size_t n = std::strlen(s->message);
-  if (n > 0 && s->message[n - 1] == '\n') s->message[n - 1] = '\0';
-}
+void on_error(const char* msg, void* user) { static_cast<Source*>(user)->report(msg); }
 
 void ignore(const char*, void*) {}
 
@@ -86,9 +68,7 @@ struct Decoder {
   }
   Decoder(const Decoder&) = delete;
   Decoder& operator=(const Decoder&) = delete;
-  Status fail(const char* fallback) const {
-    return decode_error("JPEG 2000", src.message[0] != '\0' ? src.message : fallback);
-  }
+  Status fail(const char* fallback) const { return decode_error("JPEG 2000", src.why(fallback)); }
 };
 
 Status check_components(const opj_image_t* image) {

@@ -8,8 +8,6 @@
 // destructor. Warnings (e.g. a known-bad sRGB profile) do not change pixels and are ignored; a
 // truncated or corrupt stream (bad CRC, bad zlib data, missing IEND) is an error.
 #include <csetjmp>
-#include <cstdio>
-#include <cstring>
 
 #include <png.h>
 
@@ -22,25 +20,19 @@ namespace {
 struct Decode {
   png_structp png = nullptr;
   png_infop info = nullptr;
-  Bytes in;
-  size_t pos = 0;
-  char message[200] = {0};
+  Source src;
   png_bytepp rows = nullptr;  // set by the caller between the header and pixel phases
 };
 
 [[noreturn]] void on_error(png_structp png, png_const_charp msg) {
-  auto* d = static_cast<Decode*>(png_get_error_ptr(png));
-  std::snprintf(d->message, sizeof d->message, "%s", msg);
+  static_cast<Decode*>(png_get_error_ptr(png))->src.report(msg);
   png_longjmp(png, 1);  // never libpng's default handler: it prints
 }
 
 void on_warning(png_structp, png_const_charp) {}
 
 void read_bytes(png_structp png, png_bytep out, png_size_t n) {
-  auto* d = static_cast<Decode*>(png_get_io_ptr(png));
-  if (n > d->in.size - d->pos) png_error(png, "truncated file");
-  std::memcpy(out, d->in.data + d->pos, n);
-  d->pos += n;
+  if (static_cast<Decode*>(png_get_io_ptr(png))->src.read(out, n) != n) png_error(png, "truncated file");
 }
 
 // The phases run under run_guarded: read the header and set the transformations to 8-bit RGB,
@@ -71,7 +63,7 @@ bool run_guarded(void (*phase)(Decode*), Decode* d) {
 struct Reader {
   Decode d;
   explicit Reader(Bytes in) {
-    d.in = in;
+    d.src.in = in;
     d.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &d, on_error, on_warning);
     if (d.png != nullptr) d.info = png_create_info_struct(d.png);
   }
@@ -87,7 +79,7 @@ Status decode_png(Bytes in, Rgb8* img) {
   Decode* d = &reader.d;
   if (d->png == nullptr || d->info == nullptr)
     return decode_error("PNG", "out of memory creating the decoder");
-  if (!run_guarded(read_header, d)) return decode_error("PNG", d->message);
+  if (!run_guarded(read_header, d)) return decode_error("PNG", d->src.message);
   const int64_t w = png_get_image_width(d->png, d->info), h = png_get_image_height(d->png, d->info);
   // libpng holds one row at a time (several for interlaced files); the result is the whole image.
   PLUMB_RETURN_IF_ERROR(allocate_rgb("PNG", w, h, img));
@@ -96,7 +88,7 @@ Status decode_png(Bytes in, Rgb8* img) {
   std::vector<png_bytep> rows(static_cast<size_t>(h));
   for (int64_t y = 0; y < h; ++y) rows[static_cast<size_t>(y)] = img->rgb.data() + y * w * 3;
   d->rows = rows.data();
-  if (!run_guarded(read_pixels, d)) return decode_error("PNG", d->message);
+  if (!run_guarded(read_pixels, d)) return decode_error("PNG", d->src.message);
   return Status::ok();
 }
 

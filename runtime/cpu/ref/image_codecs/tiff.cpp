@@ -8,7 +8,6 @@
 // is printed and no global handler is touched; its memory is capped by the same bound as ours.
 #include <cstdarg>
 #include <cstdio>
-#include <cstring>
 
 #include <tiffio.h>
 
@@ -18,20 +17,8 @@ namespace plumb::rt::ref::image {
 
 namespace {
 
-struct Source {
-  Bytes in;
-  uint64_t pos = 0;
-  char message[256] = {0};  // the first error libtiff reported
-};
-
 tmsize_t read_proc(thandle_t h, void* out, tmsize_t n) {
-  auto* s = static_cast<Source*>(h);
-  if (n < 0 || s->pos > s->in.size) return 0;
-  const uint64_t left = s->in.size - s->pos;
-  const uint64_t take = static_cast<uint64_t>(n) < left ? static_cast<uint64_t>(n) : left;
-  std::memcpy(out, s->in.data + s->pos, take);
-  s->pos += take;
-  return static_cast<tmsize_t>(take);
+  return n < 0 ? 0 : static_cast<tmsize_t>(static_cast<Source*>(h)->read(out, static_cast<size_t>(n)));
 }
 
 tmsize_t write_proc(thandle_t, void*, tmsize_t) { return -1; }
@@ -51,8 +38,9 @@ int map_proc(thandle_t, void**, toff_t*) { return 0; }  // no mapping: reads go 
 void unmap_proc(thandle_t, void*, toff_t) {}
 
 int on_error(TIFF*, void* user, const char* module, const char* fmt, va_list ap) {
-  auto* s = static_cast<Source*>(user);
-  if (s->message[0] == '\0') std::vsnprintf(s->message, sizeof s->message, fmt, ap);
+  char message[sizeof Source::message];
+  std::vsnprintf(message, sizeof message, fmt, ap);
+  static_cast<Source*>(user)->report(message);
   return 1;  // handled: libtiff calls no global handler
 }
 
@@ -80,7 +68,6 @@ struct File {
   }
   File(const File&) = delete;
   File& operator=(const File&) = delete;
-  std::string why(const char* fallback) const { return src.message[0] != '\0' ? src.message : fallback; }
 };
 
 bool has_alpha(TIFF* tif) {
@@ -96,7 +83,7 @@ bool has_alpha(TIFF* tif) {
 
 Status decode_tiff(Bytes in, Rgb8* img) {
   File f(in);
-  if (f.tif == nullptr) return decode_error("TIFF", f.why("not a readable TIFF file"));
+  if (f.tif == nullptr) return decode_error("TIFF", f.src.why("not a readable TIFF file"));
   uint32_t w = 0, h = 0;
   if (TIFFGetField(f.tif, TIFFTAG_IMAGEWIDTH, &w) != 1 || TIFFGetField(f.tif, TIFFTAG_IMAGELENGTH, &h) != 1)
     return decode_error("TIFF", "no image size");
@@ -108,7 +95,7 @@ Status decode_tiff(Bytes in, Rgb8* img) {
   PLUMB_RETURN_IF_ERROR(check_size("TIFF", w, h, 4));
   std::vector<uint32_t> raster(static_cast<size_t>(w) * h);
   if (TIFFReadRGBAImageOriented(f.tif, w, h, raster.data(), ORIENTATION_TOPLEFT, /*stop_on_error=*/1) != 1)
-    return decode_error("TIFF", f.why("corrupt image data"));
+    return decode_error("TIFF", f.src.why("corrupt image data"));
   // A strip that fails to decode is reported through the handler even when libtiff carries on.
   if (f.src.message[0] != '\0') return decode_error("TIFF", f.src.message);
   PLUMB_RETURN_IF_ERROR(allocate_rgb("TIFF", w, h, img));
