@@ -46,8 +46,8 @@ struct Decode {
   Rgb8* img = nullptr;  // sized by the caller between the header and pixel phases
 };
 
-// The phases run under run_guarded: create, read the header and fix the output format, decode
-// every scanline into img.
+// The phases run under run_guarded: create, read the header and fix the output format, start
+// (libjpeg sizes its buffers), decode every scanline into img.
 void create(Decode* d) { jpeg_create_decompress(&d->cinfo); }
 
 void read_header(Decode* d) {
@@ -59,8 +59,9 @@ void read_header(Decode* d) {
   d->cinfo.do_fancy_upsampling = TRUE;
 }
 
+void start(Decode* d) { jpeg_start_decompress(&d->cinfo); }
+
 void read_pixels(Decode* d) {
-  jpeg_start_decompress(&d->cinfo);
   const size_t stride = static_cast<size_t>(d->img->width) * 3;
   while (d->cinfo.output_scanline < d->cinfo.output_height) {
     JSAMPROW row = d->img->rgb.data() + d->cinfo.output_scanline * stride;
@@ -106,6 +107,9 @@ Status decode_jpeg(Bytes in, Rgb8* img) {
   const int64_t w = d->cinfo.image_width, h = d->cinfo.image_height;
   PLUMB_RETURN_IF_ERROR(check_size("JPEG", w, h, d->cinfo.num_components));
   PLUMB_RETURN_IF_ERROR(allocate_rgb("JPEG", w, h, img));
+  if (!run_guarded(start, d)) return decode_error("JPEG", d->err.message);
+  if (d->cinfo.output_width != w || d->cinfo.output_height != h || d->cinfo.output_components != 3)
+    return internal_error("JPEG: libjpeg's output is not the image's size in RGB");
   if (!run_guarded(read_pixels, d)) return decode_error("JPEG", d->err.message);
   return Status::ok();
 }
