@@ -9,6 +9,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libre2-dev zlib1g-dev
+  libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev  # image_decode's decoders (PLUMB_IMAGE_CODECS)
   chromium  # headless render test of plumb check's HTML report (tests/cli/check_html.sh)
 )
 

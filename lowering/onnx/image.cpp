@@ -1,6 +1,6 @@
 // Lowering rule for ImageDecoder-20 onto the core `image_decode` (spec/ops/image_decode.md):
 // pixel_format RGB | BGR | Grayscale picks the result layout ([H, W, 3] or [H, W, 1], u8). Which
-// encodings decode is the runtime's business (ref: binary PNM and uncompressed BMP today).
+// encodings decode is the runtime's business (spec/ops/image_decode.md lists ref's formats).
 #include <string>
 
 #include "lowering/onnx/helpers.h"

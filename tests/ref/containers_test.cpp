@@ -1,4 +1,4 @@
-// ref kernels of sequence, optional, map, string, image_decode (expected values by hand).
+// ref kernels of sequence, optional, map, string (expected values by hand).
 #include <gtest/gtest.h>
 
 #include "ir/text.h"
@@ -252,53 +252,6 @@ TEST(RefString, RegexFullMatch) {
 TEST(RefString, R2InvalidPattern) {
   auto r = str(ir::StringKind::RegexFullMatch, "(unclosed").input(make_tensor<std::string>({1}, {"x"})).run();
   EXPECT_EQ(r.status.label(), "string.R2");
-}
-
-KernelRun decode(int format) {
-  KernelRun k(ir::Op::ImageDecode);
-  k.attr("format", ir::EnumValue{format});
-  return k;
-}
-
-Tensor bytes_of(const std::string& s) {
-  return make_tensor<uint8_t>({static_cast<int64_t>(s.size())}, std::vector<uint8_t>(s.begin(), s.end()));
-}
-
-TEST(RefImageDecode, PnmColorToRgbBgrGray) {
-  const std::string ppm = std::string("P6\n# c\n2 1\n255\n") + std::string("\xFF\x00\x00\x00\x00\xFF", 6);
-  auto rgb = decode(ir::PixelFormat::Rgb).input(bytes_of(ppm)).run();
-  ASSERT_TRUE(rgb.status.is_ok()) << rgb.status.to_string();
-  EXPECT_EQ(rgb.out(0).shape, (std::vector<int64_t>{1, 2, 3}));
-  EXPECT_EQ(values<uint8_t>(rgb.out(0)), (std::vector<uint8_t>{255, 0, 0, 0, 0, 255}));
-  auto bgr = decode(ir::PixelFormat::Bgr).input(bytes_of(ppm)).run();
-  EXPECT_EQ(values<uint8_t>(bgr.out(0)), (std::vector<uint8_t>{0, 0, 255, 255, 0, 0}));
-  auto gray = decode(ir::PixelFormat::Grayscale).input(bytes_of(ppm)).run();
-  // (19595*255 + 32768) >> 16 = 76; (7471*255 + 32768) >> 16 = 29
-  EXPECT_EQ(values<uint8_t>(gray.out(0)), (std::vector<uint8_t>{76, 29}));
-}
-
-TEST(RefImageDecode, BmpBottomUp24Bit) {
-  // 1x2 image (w=1, h=2), rows bottom-up, each row 3 bytes + 1 pad byte.
-  std::string b(54, '\0');
-  auto put32 = [&](size_t at, uint32_t v) {
-    for (int i = 0; i < 4; ++i) b[at + i] = char((v >> (8 * i)) & 0xFF);
-  };
-  b[0] = 'B', b[1] = 'M';
-  put32(10, 54), put32(14, 40), put32(18, 1), put32(22, 2);
-  b[26] = 1, b[28] = 24;
-  b += std::string("\x01\x02\x03\x00", 4);  // bottom row: B=1 G=2 R=3
-  b += std::string("\x04\x05\x06\x00", 4);  // top row
-  auto r = decode(ir::PixelFormat::Rgb).input(bytes_of(b)).run();
-  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
-  EXPECT_EQ(values<uint8_t>(r.out(0)), (std::vector<uint8_t>{6, 5, 4, 3, 2, 1}));
-}
-
-TEST(RefImageDecode, R1UndecodableBytes) {
-  EXPECT_EQ(decode(ir::PixelFormat::Rgb).input(bytes_of("hello")).run().status.label(), "image_decode.R1");
-  EXPECT_EQ(decode(ir::PixelFormat::Rgb).input(bytes_of("P6\n2 2\n255\n\x01")).run().status.label(),
-            "image_decode.R1");
-  EXPECT_EQ(decode(ir::PixelFormat::Rgb).input(bytes_of("\x89PNG\r\n\x1a\n")).run().status.label(),
-            "image_decode.R1");
 }
 
 // Through the executor: a container op whose result type is static gets a preallocated result,
