@@ -14,3 +14,10 @@ ctest --preset default -j "$JOBS"
 cmake --preset asan -DPLUMB_TINY=ON >/dev/null
 cmake --build --preset asan -j "$JOBS"
 ctest --preset asan -j "$JOBS"
+
+# The image codecs (libjpeg, libpng, libtiff, libwebp, OpenJPEG) under ASan + UBSan: the tiny build
+# above leaves them out, so the ref kernel tests (which feed every format truncated and corrupted
+# files) run once more in a sanitized build that has them.
+cmake -S . -B build-asan-codecs -DCMAKE_BUILD_TYPE=Debug -DPLUMB_SANITIZE=ON -DPLUMB_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan-codecs --target plumb_ref_tests -j "$JOBS"
+build-asan-codecs/bin/plumb_ref_tests --gtest_brief=1
