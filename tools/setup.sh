@@ -10,6 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libre2-dev zlib1g-dev
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev  # image_decode's decoders (PLUMB_IMAGE_CODECS)
+  python3-numpy  # tests/cli/core_vectors_fresh.sh regenerates spec/vectors (tools/gen_core_vectors.py)
   chromium  # headless render test of plumb check's HTML report (tests/cli/check_html.sh)
 )
 
