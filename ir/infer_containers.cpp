@@ -35,6 +35,11 @@ Expected<Types> infer_sequence_concat(const Type& elem, int64_t axis, bool stack
 
 // sequence.C2: a tensor going into a sequence of `elem`.
 Status check_item(const Type& item, const Type& elem) {
+  if (elem.kind == TypeKind::Map) {
+    if (!type_refines(item, elem))
+      return invalid_model("sequence.C2", tstr(item) + " does not fit sequence elements " + tstr(elem));
+    return Status::ok();
+  }
   if (!item.is_tensor() || item.dtype != elem.dtype || (elem.ranked && !type_refines(item, elem)))
     return invalid_model("sequence.C2",
                          "tensor " + tstr(item) + " does not fit sequence elements " + tstr(elem));
@@ -51,7 +56,14 @@ Expected<Types> infer<Op::Sequence>(const InferCtx& cx) {
   const Type& elem = n.attr_type("elem");
   const auto& ops = cx.operands;
   const int nin = static_cast<int>(ops.size());
-  if (!elem.is_tensor()) return invalid_model("sequence.C2", "elem must be a tensor type, got " + tstr(elem));
+  // Maps are elements only of the kinds that move whole elements (ONNX ZipMap's sequence of maps).
+  const bool map_kind = kind == SequenceKind::Empty || kind == SequenceKind::Construct ||
+                        kind == SequenceKind::Insert || kind == SequenceKind::At ||
+                        kind == SequenceKind::Erase || kind == SequenceKind::Length;
+  if (!elem.is_tensor() && !(elem.kind == TypeKind::Map && map_kind))
+    return invalid_model(
+        "sequence.C2",
+        "elem must be a tensor type" + std::string(map_kind ? " or a map type" : "") + ", got " + tstr(elem));
   const Type seq = Type::sequence(elem);
 
   auto want = [&](int count, bool at_least = false) -> Status {
@@ -91,6 +103,7 @@ Expected<Types> infer<Op::Sequence>(const InferCtx& cx) {
       PLUMB_RETURN_IF_ERROR(want(2));
       PLUMB_RETURN_IF_ERROR(want_seq(0));
       PLUMB_RETURN_IF_ERROR(want_pos(1));
+      if (!elem.is_tensor()) return Types{elem};
       return Types{elem.ranked
                        ? Type::tensor(elem.dtype, cx.at_runtime ? unknown_dims(elem.rank()) : elem.shape)
                        : elem};

@@ -138,6 +138,11 @@ Status Executor::escape(RtValue& v, const BufferTable& b) const {
       PLUMB_RETURN_IF_ERROR(escape(tmp, b));
       item = std::move(tmp.tensor());
     }
+    for (MapValue& m : s->maps) {
+      RtValue tmp = m;
+      PLUMB_RETURN_IF_ERROR(escape(tmp, b));
+      m = std::move(std::get<MapValue>(tmp));
+    }
   } else if (auto* o = std::get_if<OptionalValue>(&v)) {
     if (o->value) {
       RtValue inner = *o->value;

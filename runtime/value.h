@@ -34,9 +34,13 @@ struct Tensor {
   int64_t numel() const;
   int64_t nbytes() const { return numel() * runtime_elem_bytes(dtype); }
   template <typename T>
-  T* as() { return static_cast<T*>(data); }
+  T* as() {
+    return static_cast<T*>(data);
+  }
   template <typename T>
-  const T* as() const { return static_cast<const T*>(data); }
+  const T* as() const {
+    return static_cast<const T*>(data);
+  }
   std::string* strings() { return static_cast<std::string*>(data); }
   const std::string* strings() const { return static_cast<const std::string*>(data); }
 
@@ -46,17 +50,18 @@ struct Tensor {
 
 struct RtValue;
 
+struct MapValue {
+  Tensor keys;    // 1-D
+  Tensor values;  // 1-D, same length
+};
 struct SequenceValue {
   ir::Type elem_type;  // the declared element type (may have symbolic dims / be unranked)
   std::vector<Tensor> items;
+  std::vector<MapValue> maps;  // the elements instead of `items` when elem_type is a map type
 };
 struct OptionalValue {
   ir::Type elem_type;
   std::shared_ptr<RtValue> value;  // null: the optional is empty
-};
-struct MapValue {
-  Tensor keys;    // 1-D
-  Tensor values;  // 1-D, same length
 };
 
 struct RtValue : std::variant<Tensor, SequenceValue, OptionalValue, MapValue> {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ir/narrow_float.h"
+#include "lowering/onnx/containers.h"
 #include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
 
@@ -1438,10 +1439,49 @@ ValueId zero_of(LowerCtx& cx, DType dt) {
   return cx.b.scalar_int(dt, 0);
 }
 
-// CastMap-1, DictVectorizer-1 (map inputs) and ZipMap-1 (sequence of maps: Unsupported).
+// ZipMap-1: row r of X [N, C] (a 1-D X is one row) becomes the map {label_c: X[r, c]}; the result
+// is the sequence of the N maps, built by a `while` over the rows (sequence.C2 allows map elements).
+// C must equal the label count: map construct refuses keys and values of different lengths (map.R1).
+Status lower_zipmap(LowerCtx& cx, const OnnxNode& n) {
+  const Strings strs = attr_strings(n, "classlabels_strings");
+  const Ints ints = attr_ints(n, "classlabels_int64s");
+  if (strs.empty() == ints.empty())
+    return cx.invalid("ZipMap needs exactly one of classlabels_strings, classlabels_int64s");
+  ValueId x = cx.input(n, 0);
+  if (!cx.b.ok()) return Status::ok();
+  const ir::Type xt = cx.type(x);
+  if (!xt.is_tensor() || xt.dtype != DType::F32 || xt.rank() < 1 || xt.rank() > 2)
+    return cx.invalid("ZipMap input must be a 1-D or 2-D float tensor, got " + ir::type_to_string(xt));
+  const int64_t c = static_cast<int64_t>(strs.empty() ? ints.size() : strs.size());
+  if (xt.shape.back().is_static() && xt.shape.back().size != c)
+    return cx.invalid("ZipMap input has " + std::to_string(xt.shape.back().size) + " columns for " +
+                      std::to_string(c) + " labels");
+  if (xt.rank() == 1) x = cx.b.reshape(x, cx.b.concat({cx.b.shape_const({1}), shape_value(cx, x)}, 0));
+  const DType kdt = strs.empty() ? DType::I64 : DType::String;
+  ValueId keys = strs.empty() ? i64_const(cx, {c}, ints) : string_const(cx, {c}, strs);
+  const ir::Type elem = ir::Type::map(kdt, ir::Type::tensor(DType::F32, {}));
+  const ir::Type seq = ir::Type::sequence(elem);
+  ValueId rows = cx.b.reshape(cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({0}),
+                                                         cx.b.shape_const({1}), cx.b.shape_const({1})}),
+                              cx.b.shape_const({}));
+  const std::vector<ir::Type> carried = {ir::Type::tensor(DType::I64, {}), seq};
+  auto cp = cx.b.begin_region(carried);
+  ir::Region cond = cx.b.end_region({cx.b.compare(CK::Lt, cp[0], rows)});
+  auto bp = cx.b.begin_region(carried);
+  ValueId row = gather_axis(cx, x, bp[0], 0);
+  ValueId m = cx.b.emit1(ir::Op::Map, {keys, row}, {{"kind", ir::EnumValue{ir::MapKind::Construct}}});
+  ValueId len = seq_op(cx, ir::SequenceKind::Length, {bp[1]}, elem);
+  ValueId grown = seq_op(cx, ir::SequenceKind::Insert, {bp[1], m, len}, elem);
+  ir::Region body = cx.b.end_region({bin(cx, BK::Add, bp[0], cx.b.scalar_int(DType::I64, 1)), grown});
+  std::vector<ValueId> res =
+      cx.b.while_({cx.b.scalar_int(DType::I64, 0), seq_op(cx, ir::SequenceKind::Empty, {}, elem)},
+                  std::move(cond), std::move(body));
+  if (res.size() == 2) cx.set_output(n, 0, res[1]);
+  return Status::ok();
+}
+
+// CastMap-1 and DictVectorizer-1 (map inputs).
 Status lower_maps(LowerCtx& cx, const OnnxNode& n) {
-  if (n.op_type == "ZipMap")
-    return cx.unsupported("ZipMap: its result is a sequence of maps, and core sequences hold tensors only");
   ValueId m = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   const ir::Type mt = cx.type(m);
@@ -1515,7 +1555,7 @@ void register_ml(Registry& r) {
   // Deprecated at ai.onnx.ml 5 (TreeEnsemble replaces them): opsets 1..4.
   r.add_in(kMl, "TreeEnsembleClassifier", {1, 4}, lower_tree_classifier);
   r.add_in(kMl, "TreeEnsembleRegressor", {1, 4}, lower_tree_regressor);
-  r.add_in(kMl, "ZipMap", {1, kLatestMlOpset}, lower_maps);
+  r.add_in(kMl, "ZipMap", {1, kLatestMlOpset}, lower_zipmap);
 }
 
 }  // namespace plumb::lower

@@ -506,13 +506,53 @@ TEST(LowerSvmClassifier, ShortProbAIsInvalid) {
   EXPECT_NE(g.status().to_string().find("prob_a"), std::string::npos) << g.status().to_string();
 }
 
-TEST(LowerMl, ZipMapIsUnsupported) {
+// ZipMap: one map {label: X[r, c]} per row, in label order; -0 and NaN values are kept as they are.
+TEST(LowerMl, ZipMapRowsBecomeMaps) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (bool strings : {false, true}) {
+    onnx::OnnxModel m = OneNodeModel("ZipMap", 1, {{{2, 3}, {}}},
+                                     {strings ? StrsAttr("classlabels_strings", {"a", "b", "c"})
+                                              : IntsAttr("classlabels_int64s", {10, 20, 30})},
+                                     1, kMl);
+    m.graph.inputs[0].type = ir::Type::tensor(
+        DType::F32, ir::Shape{ir::Dim::symbolic("N"), ir::Dim{3}});  // rows known at run time
+    auto out = RunModel(m, {MakeTensor(DType::F32, {2, 3}, {1, 2, 3, 4.5, -0.0, nan})});
+    ASSERT_EQ(out.size(), 1u);
+    const auto* seq = std::get_if<rt::SequenceValue>(&out[0]);
+    ASSERT_NE(seq, nullptr);
+    ASSERT_EQ(seq->maps.size(), 2u);
+    EXPECT_TRUE(seq->items.empty());
+    for (const rt::MapValue& map : seq->maps) {
+      if (strings)
+        EXPECT_EQ(StrValues(map.keys), (std::vector<std::string>{"a", "b", "c"}));
+      else
+        EXPECT_EQ(Values(map.keys), (std::vector<double>{10, 20, 30}));
+    }
+    EXPECT_EQ(Values(seq->maps[0].values), (std::vector<double>{1, 2, 3}));
+    const std::vector<double> second = Values(seq->maps[1].values);
+    ASSERT_EQ(second.size(), 3u);
+    EXPECT_EQ(second[0], 4.5);
+    EXPECT_TRUE(second[1] == 0 && std::signbit(second[1]));
+    EXPECT_TRUE(std::isnan(second[2]));
+  }
+}
+
+TEST(LowerMl, ZipMapOneRowAndEmptyBatch) {
+  auto one = RunOneNode("ZipMap", 1, {{{2}, {7, 8}}}, {IntsAttr("classlabels_int64s", {0, 1})}, 1, kMl);
+  ASSERT_EQ(one.size(), 1u);
+  ASSERT_EQ(std::get<rt::SequenceValue>(one[0]).maps.size(), 1u);
+  EXPECT_EQ(Values(std::get<rt::SequenceValue>(one[0]).maps[0].values), (std::vector<double>{7, 8}));
+  auto none = RunOneNode("ZipMap", 1, {{{0, 2}, {}}}, {IntsAttr("classlabels_int64s", {0, 1})}, 1, kMl);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_TRUE(std::get<rt::SequenceValue>(none[0]).maps.empty());
+}
+
+TEST(LowerMl, ZipMapLabelCountMustMatchColumns) {
   onnx::OnnxModel m =
-      OneNodeModel("ZipMap", 1, {{{1, 2}, {0, 1}}}, {IntsAttr("classlabels_int64s", {0, 1})}, 1, kMl);
+      OneNodeModel("ZipMap", 1, {{{1, 2}, {0, 1}}}, {IntsAttr("classlabels_int64s", {0, 1, 2})}, 1, kMl);
   auto g = lower::lower_model(m);
   ASSERT_FALSE(g.has_value());
-  EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << g.status().to_string();
-  EXPECT_NE(g.status().to_string().find("ZipMap"), std::string::npos);
+  EXPECT_EQ(g.status().code(), ErrorCode::kInvalidModel) << g.status().to_string();
   EXPECT_NE(g.status().to_string().find("'n0'"), std::string::npos) << g.status().to_string();
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/text.h"
+#include "ir/verify.h"
 #include "runtime/session.h"
 #include "tests/ref/kernel_test_util.h"
 
@@ -283,6 +284,51 @@ func @main(%x: f32[2]) -> (bool[], f32[2], i64[], f32[2], i64[?]) {
   EXPECT_EQ(values<int64_t>((*s)->output(2).tensor()), (std::vector<int64_t>{2}));
   EXPECT_EQ(values<float>((*s)->output(3).tensor()), (std::vector<float>{1.5f, -2.0f}));
   EXPECT_EQ(values<int64_t>((*s)->output(4).tensor()), (std::vector<int64_t>{4, 9}));
+}
+
+// Sequences of maps (sequence.C2: the kinds that move whole elements), as ONNX ZipMap returns.
+TEST(RefContainers, SequenceOfMaps) {
+  auto g = ir::parse_graph(R"(plumb 1
+func @main(%k: i64[2], %v: f32[2], %w: f32[2]) -> (i64[], f32[?], i64[]) {
+  %m = map %k, %v {kind = construct} : map<i64,f32[]>
+  %n = map %k, %w {kind = construct} : map<i64,f32[]>
+  %s = sequence %m {kind = construct, axis = 0, elem = map<i64,f32[]>} : seq<map<i64,f32[]>>
+  %p0 = constant {value = dense<i64[]>[0]} : i64[]
+  %s2 = sequence %s, %n, %p0 {kind = insert, axis = 0, elem = map<i64,f32[]>} : seq<map<i64,f32[]>>
+  %len = sequence %s2 {kind = length, axis = 0, elem = map<i64,f32[]>} : i64[]
+  %first = sequence %s2, %p0 {kind = at, axis = 0, elem = map<i64,f32[]>} : map<i64,f32[]>
+  %vals = map %first {kind = values} : f32[?]
+  %s3 = sequence %s2, %p0 {kind = erase, axis = 0, elem = map<i64,f32[]>} : seq<map<i64,f32[]>>
+  %len3 = sequence %s3 {kind = length, axis = 0, elem = map<i64,f32[]>} : i64[]
+  return %len, %vals, %len3
+}
+)");
+  ASSERT_TRUE(g.has_value()) << g.status().to_string();
+  auto s = Session::create(std::move(*g));
+  ASSERT_TRUE(s.has_value()) << s.status().to_string();
+  ASSERT_TRUE((*s)->set_input(0, make_tensor<int64_t>({2}, {3, 7})).is_ok());
+  ASSERT_TRUE((*s)->set_input(1, make_tensor<float>({2}, {1.0f, 2.0f})).is_ok());
+  ASSERT_TRUE((*s)->set_input(2, make_tensor<float>({2}, {-0.5f, 9.0f})).is_ok());
+  const Status st = (*s)->run();
+  ASSERT_TRUE(st.is_ok()) << st.to_string();
+  EXPECT_EQ(values<int64_t>((*s)->output(0).tensor()), (std::vector<int64_t>{2}));
+  EXPECT_EQ(values<float>((*s)->output(1).tensor()), (std::vector<float>{-0.5f, 9.0f}));  // inserted first
+  EXPECT_EQ(values<int64_t>((*s)->output(2).tensor()), (std::vector<int64_t>{1}));
+}
+
+// Map elements are refused by the kinds that look inside elements (concat, stack, split).
+TEST(RefContainers, SequenceOfMapsRefusesConcat) {
+  auto g = ir::parse_graph(R"(plumb 1
+func @main(%k: i64[2], %v: f32[2]) -> (f32[?]) {
+  %m = map %k, %v {kind = construct} : map<i64,f32[]>
+  %s = sequence %m {kind = construct, axis = 0, elem = map<i64,f32[]>} : seq<map<i64,f32[]>>
+  %c = sequence %s {kind = concat, axis = 0, elem = map<i64,f32[]>} : f32[?]
+  return %c
+}
+)");
+  ASSERT_TRUE(g.has_value()) << g.status().to_string();
+  const Status v = ir::verify(*g);
+  EXPECT_EQ(v.label(), "sequence.C2") << v.to_string();
 }
 
 }  // namespace

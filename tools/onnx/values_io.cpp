@@ -51,7 +51,12 @@ Expected<rt::RtValue> to_runtime(const onnx::DataValue& v, const ir::Type& decla
       rt::SequenceValue s;
       s.elem_type = declared.elem ? *declared.elem : ir::Type::unranked_tensor(ir::DType::F32);
       for (const onnx::DataValue& e : v.elems) {
-        if (e.kind != K::Tensor) return unsupported("sequences of non-tensors");
+        if (e.kind == K::Map && s.elem_type.kind == ir::TypeKind::Map) {  // ZipMap's sequence of maps
+          PLUMB_ASSIGN_OR_RETURN(rt::RtValue m, to_runtime(e, s.elem_type));
+          s.maps.push_back(std::move(std::get<rt::MapValue>(m)));
+          continue;
+        }
+        if (e.kind != K::Tensor) return unsupported("sequences of non-tensors (other than of maps)");
         PLUMB_ASSIGN_OR_RETURN(rt::Tensor t, tensor_to_runtime(e.tensor));
         s.items.push_back(std::move(t));
       }
@@ -115,6 +120,11 @@ Expected<onnx::DataValue> to_data_value(const rt::RtValue& v, const std::string&
       PLUMB_ASSIGN_OR_RETURN(e.tensor, pack_tensor(t, ""));
       d.elems.push_back(std::move(e));
     }
+    if (s->elem_type.kind == ir::TypeKind::Map) d.elem_type = 4;
+    for (const rt::MapValue& m : s->maps) {
+      PLUMB_ASSIGN_OR_RETURN(onnx::DataValue e, to_data_value(rt::RtValue(m), ""));
+      d.elems.push_back(std::move(e));
+    }
     return d;
   }
   if (const auto* o = std::get_if<rt::OptionalValue>(&v)) {
@@ -126,7 +136,27 @@ Expected<onnx::DataValue> to_data_value(const rt::RtValue& v, const std::string&
     }
     return d;
   }
-  return unsupported("writing map values");
+  // MapProto: the keys as a tensor, the values as a sequence of scalar tensors.
+  const auto& m = std::get<rt::MapValue>(v);
+  d.kind = onnx::DataValue::Kind::Map;
+  PLUMB_ASSIGN_OR_RETURN(d.tensor, pack_tensor(m.keys, name));
+  onnx::DataValue values;
+  values.kind = onnx::DataValue::Kind::Sequence;
+  values.elem_type = 1;
+  const int64_t n = m.values.numel();
+  const int64_t eb = rt::runtime_elem_bytes(m.values.dtype);
+  for (int64_t i = 0; i < n; ++i) {
+    rt::Tensor one = rt::Tensor::allocate(m.values.dtype, {});
+    if (m.values.dtype == ir::DType::String)
+      one.strings()[0] = m.values.strings()[i];
+    else
+      std::memcpy(one.data, static_cast<const uint8_t*>(m.values.data) + i * eb, static_cast<size_t>(eb));
+    onnx::DataValue e;
+    PLUMB_ASSIGN_OR_RETURN(e.tensor, pack_tensor(one, ""));
+    values.elems.push_back(std::move(e));
+  }
+  d.elems.push_back(std::move(values));
+  return d;
 }
 
 namespace {
@@ -216,6 +246,19 @@ Comparison compare(const rt::RtValue& actual, const rt::RtValue& expected, const
     }
     for (size_t i = 0; i < s->items.size(); ++i) {
       Comparison c = compare_tensors(s->items[i], es.items[i], tol);
+      if (!c.match) {
+        c.why = "sequence element " + std::to_string(i) + ": " + c.why;
+        return c;
+      }
+    }
+    if (s->maps.size() != es.maps.size()) {
+      Comparison c;
+      c.match = false;
+      c.why = strfmt("sequence of %zu maps, expected %zu", s->maps.size(), es.maps.size());
+      return c;
+    }
+    for (size_t i = 0; i < s->maps.size(); ++i) {
+      Comparison c = compare(rt::RtValue(s->maps[i]), rt::RtValue(es.maps[i]), tol);
       if (!c.match) {
         c.why = "sequence element " + std::to_string(i) + ": " + c.why;
         return c;

@@ -31,8 +31,9 @@ Tensor deep_copy(const Tensor& t) {
 RtValue deep_copy(const RtValue& v) {
   if (v.is_tensor()) return deep_copy(v.tensor());
   if (const auto* s = std::get_if<SequenceValue>(&v)) {
-    SequenceValue c{s->elem_type, {}};
+    SequenceValue c{s->elem_type, {}, {}};
     for (const Tensor& t : s->items) c.items.push_back(deep_copy(t));
+    for (const MapValue& m : s->maps) c.maps.push_back(MapValue{deep_copy(m.keys), deep_copy(m.values)});
     return c;
   }
   if (const auto* o = std::get_if<OptionalValue>(&v)) {
@@ -142,23 +143,40 @@ Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
   const int64_t axis = n.attr_int("axis");
   RtValue* out = cx.outputs[0];
   auto seq_in = [&]() -> const SequenceValue& { return std::get<SequenceValue>(*cx.inputs[0]); };
+  // Map elements (sequence.C2) live in `maps`; the kinds that reach them only move whole elements.
+  const bool of_maps = elem.kind == ir::TypeKind::Map;
+  auto length = [&](const SequenceValue& s) {
+    return static_cast<int64_t>(of_maps ? s.maps.size() : s.items.size());
+  };
+  auto map_copy = [](const RtValue& v) {
+    const auto& m = std::get<MapValue>(v);
+    return MapValue{deep_copy(m.keys), deep_copy(m.values)};
+  };
   switch (n.attr_enum("kind")) {
-    case ir::SequenceKind::Empty: *out = SequenceValue{elem, {}}; return Status::ok();
+    case ir::SequenceKind::Empty: *out = SequenceValue{elem, {}, {}}; return Status::ok();
     case ir::SequenceKind::Construct: {
-      SequenceValue s{elem, {}};
-      for (const RtValue* v : cx.inputs) s.items.push_back(deep_copy(v->tensor()));
+      SequenceValue s{elem, {}, {}};
+      for (const RtValue* v : cx.inputs) {
+        if (of_maps)
+          s.maps.push_back(map_copy(*v));
+        else
+          s.items.push_back(deep_copy(v->tensor()));
+      }
       *out = std::move(s);
       return Status::ok();
     }
     case ir::SequenceKind::Insert: {
       const SequenceValue& s = seq_in();
       const int64_t pos = scalar_i64(cx.inputs[2]);
-      const int64_t len = static_cast<int64_t>(s.items.size());
+      const int64_t len = length(s);
       if (pos < 0 || pos > len)
         return runtime_error(
             "sequence.R1", strfmt("insert position %lld outside [0, %lld]", (long long)pos, (long long)len));
       SequenceValue r = std::get<SequenceValue>(deep_copy(RtValue(s)));
-      r.items.insert(r.items.begin() + pos, deep_copy(cx.inputs[1]->tensor()));
+      if (of_maps)
+        r.maps.insert(r.maps.begin() + pos, map_copy(*cx.inputs[1]));
+      else
+        r.items.insert(r.items.begin() + pos, deep_copy(cx.inputs[1]->tensor()));
       *out = std::move(r);
       return Status::ok();
     }
@@ -166,21 +184,28 @@ Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
     case ir::SequenceKind::Erase: {
       const SequenceValue& s = seq_in();
       const int64_t pos = scalar_i64(cx.inputs[1]);
-      const int64_t len = static_cast<int64_t>(s.items.size());
+      const int64_t len = length(s);
       if (pos < 0 || pos >= len)
         return runtime_error("sequence.R2",
                              strfmt("position %lld outside [0, %lld)", (long long)pos, (long long)len));
       if (n.attr_enum("kind") == ir::SequenceKind::At) {
+        if (of_maps) {
+          *out = map_copy(RtValue(s.maps[pos]));
+          return Status::ok();
+        }
         return put_tensor(out, deep_copy(s.items[pos]));
       }
       SequenceValue r = std::get<SequenceValue>(deep_copy(RtValue(s)));
-      r.items.erase(r.items.begin() + pos);
+      if (of_maps)
+        r.maps.erase(r.maps.begin() + pos);
+      else
+        r.items.erase(r.items.begin() + pos);
       *out = std::move(r);
       return Status::ok();
     }
     case ir::SequenceKind::Length: {
       Tensor t = Tensor::allocate(ir::DType::I64, {});
-      t.as<int64_t>()[0] = static_cast<int64_t>(seq_in().items.size());
+      t.as<int64_t>()[0] = length(seq_in());
       return put_tensor(out, std::move(t));
     }
     case ir::SequenceKind::ConcatAxis: return join_items(seq_in(), axis, false, out);
