@@ -14,6 +14,29 @@ ValueId reshape_static(LowerCtx& cx, ValueId v, const std::vector<int64_t>& dims
   return cx.b.reshape(v, cx.b.shape_const(dims));
 }
 
+// y without the dims MatMul's 1-D operands were promoted with ([1, K] rows, [K, 1] columns).
+ValueId drop_promoted(LowerCtx& cx, ValueId y, bool a_vec, bool b_vec) {
+  if (!a_vec && !b_vec) return y;
+  ir::Type yt = cx.type(y);
+  std::vector<int64_t> keep;
+  for (int64_t i = 0; i < yt.rank(); ++i) {
+    if (a_vec && i == yt.rank() - 2) continue;
+    if (b_vec && i == yt.rank() - 1) continue;
+    keep.push_back(i);
+  }
+  if (ir::shape_is_static(yt.shape)) {
+    std::vector<int64_t> dims;
+    for (int64_t i : keep) dims.push_back(yt.shape[i].size);
+    y = reshape_static(cx, y, dims);
+  } else {
+    ValueId s = cx.b.shape_of(y);
+    std::vector<ValueId> parts;
+    for (int64_t i : keep) parts.push_back(static_slice(cx, s, {i}, {1}));
+    y = cx.b.reshape(y, parts.empty() ? cx.b.shape_const({}) : cx.b.concat(parts, 0));
+  }
+  return y;
+}
+
 // a [..., M, K] x b [..., K, N] with numpy batch broadcasting, result dtype `to`.
 Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType to) {
   ir::Type at = cx.type(a), bt = cx.type(b);
@@ -56,31 +79,15 @@ Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType t
       a2 = reshape_static(cx, a, {rows, at.shape[ra - 1].size});
       back = cx.b.shape_const(out);
     } else {
-      ValueId s = shape_value(cx, a);  // slice operands: start, size, stride
-      ValueId lead = cx.b.emit1(
-          ir::Op::Slice, {s, cx.b.shape_const({0}), cx.b.shape_const({ra - 1}), cx.b.shape_const({1})});
-      ValueId k = cx.b.emit1(ir::Op::Slice,
-                             {s, cx.b.shape_const({ra - 1}), cx.b.shape_const({1}), cx.b.shape_const({1})});
-      ValueId n = cx.b.emit1(ir::Op::Slice, {shape_value(cx, b), cx.b.shape_const({1}), cx.b.shape_const({1}),
-                                             cx.b.shape_const({1})});
+      ValueId s = shape_value(cx, a);
+      ValueId lead = static_slice(cx, s, {0}, {ra - 1});
+      ValueId k = static_slice(cx, s, {ra - 1}, {1});
+      ValueId n = static_slice(cx, shape_value(cx, b), {1}, {1});
       ValueId rows = cx.b.reshape(cx.b.reduce(ir::ReduceKind::Prod, lead, {0}), cx.b.shape_const({1}));
       a2 = cx.b.reshape(a, cx.b.concat({rows, k}, 0));
       back = cx.b.concat({lead, n}, 0);
     }
-    ValueId y = cx.b.reshape(cx.b.matmul(a2, b, to), back);
-    if (b_vec) {
-      // Drop the promoted column dim again.
-      const ir::Type yt = cx.type(y);
-      if (ir::shape_is_static(yt.shape)) {
-        std::vector<int64_t> dims;
-        for (int64_t i = 0; i + 1 < yt.rank(); ++i) dims.push_back(yt.shape[i].size);
-        return reshape_static(cx, y, dims);
-      }
-      return cx.b.reshape(
-          y, cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(y), cx.b.shape_const({0}),
-                                        cx.b.shape_const({yt.rank() - 1}), cx.b.shape_const({1})}));
-    }
-    return y;
+    return drop_promoted(cx, cx.b.reshape(cx.b.matmul(a2, b, to), back), a_vec, b_vec);
   }
   ir::Shape ab(at.shape.begin(), at.shape.end() - 2), bb(bt.shape.begin(), bt.shape.end() - 2);
   const bool same_batch = ab == bb && (ir::shape_is_static(ab) || [&] {
@@ -136,30 +143,7 @@ Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType t
     if (a == ir::kNoValue || b == ir::kNoValue)
       return unsupported("MatMul batch broadcasting with symbolic matrix dims");
   }
-  ValueId y = cx.b.matmul(a, b, to);
-  if (a_vec || b_vec) {
-    // Drop the promoted dims again.
-    ir::Type yt = cx.type(y);
-    std::vector<int64_t> keep;
-    for (int64_t i = 0; i < yt.rank(); ++i) {
-      if (a_vec && i == yt.rank() - 2) continue;
-      if (b_vec && i == yt.rank() - 1) continue;
-      keep.push_back(i);
-    }
-    if (ir::shape_is_static(yt.shape)) {
-      std::vector<int64_t> dims;
-      for (int64_t i : keep) dims.push_back(yt.shape[i].size);
-      y = reshape_static(cx, y, dims);
-    } else {
-      ValueId s = cx.b.shape_of(y);
-      std::vector<ValueId> parts;
-      for (int64_t i : keep)
-        parts.push_back(cx.b.emit1(ir::Op::Slice,
-                                   {s, cx.b.shape_const({i}), cx.b.shape_const({1}), cx.b.shape_const({1})}));
-      y = cx.b.reshape(y, parts.empty() ? cx.b.shape_const({}) : cx.b.concat(parts, 0));
-    }
-  }
-  return y;
+  return drop_promoted(cx, cx.b.matmul(a, b, to), a_vec, b_vec);
 }
 
 Status lower_matmul(LowerCtx& cx, const OnnxNode& n) {

@@ -1461,9 +1461,7 @@ Status lower_zipmap(LowerCtx& cx, const OnnxNode& n) {
   ValueId keys = strs.empty() ? i64_const(cx, {c}, ints) : string_const(cx, {c}, strs);
   const ir::Type elem = ir::Type::map(kdt, ir::Type::tensor(DType::F32, {}));
   const ir::Type seq = ir::Type::sequence(elem);
-  ValueId rows = cx.b.reshape(cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({0}),
-                                                         cx.b.shape_const({1}), cx.b.shape_const({1})}),
-                              cx.b.shape_const({}));
+  ValueId rows = cx.b.reshape(static_slice(cx, shape_value(cx, x), {0}, {1}), cx.b.shape_const({}));
   const std::vector<ir::Type> carried = {ir::Type::tensor(DType::I64, {}), seq};
   auto cp = cx.b.begin_region(carried);
   ir::Region cond = cx.b.end_region({cx.b.compare(CK::Lt, cp[0], rows)});

@@ -33,7 +33,7 @@ RtValue deep_copy(const RtValue& v) {
   if (const auto* s = std::get_if<SequenceValue>(&v)) {
     SequenceValue c{s->elem_type, {}, {}};
     for (const Tensor& t : s->items) c.items.push_back(deep_copy(t));
-    for (const MapValue& m : s->maps) c.maps.push_back(MapValue{deep_copy(m.keys), deep_copy(m.values)});
+    for (const MapValue& m : s->maps) c.maps.push_back(std::get<MapValue>(deep_copy(RtValue(m))));
     return c;
   }
   if (const auto* o = std::get_if<OptionalValue>(&v)) {
@@ -148,10 +148,7 @@ Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
   auto length = [&](const SequenceValue& s) {
     return static_cast<int64_t>(of_maps ? s.maps.size() : s.items.size());
   };
-  auto map_copy = [](const RtValue& v) {
-    const auto& m = std::get<MapValue>(v);
-    return MapValue{deep_copy(m.keys), deep_copy(m.values)};
-  };
+  auto map_copy = [](const RtValue& v) { return std::get<MapValue>(deep_copy(v)); };
   switch (n.attr_enum("kind")) {
     case ir::SequenceKind::Empty: *out = SequenceValue{elem, {}, {}}; return Status::ok();
     case ir::SequenceKind::Construct: {
@@ -190,7 +187,7 @@ Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
                              strfmt("position %lld outside [0, %lld)", (long long)pos, (long long)len));
       if (n.attr_enum("kind") == ir::SequenceKind::At) {
         if (of_maps) {
-          *out = map_copy(RtValue(s.maps[pos]));
+          *out = deep_copy(RtValue(s.maps[pos]));
           return Status::ok();
         }
         return put_tensor(out, deep_copy(s.items[pos]));
