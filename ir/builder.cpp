@@ -16,8 +16,6 @@ std::string build_place(const Node& n) {
   return "new " + s.substr(s.find("node"), 4) + s.substr(s.find(' ', 5));
 }
 
-Attr make_attr(std::string name, AttrValue v) { return Attr{std::move(name), std::move(v)}; }
-
 int default_num_outputs(const OpInfo& info, const std::vector<ValueId>& inputs,
                         const std::vector<Region>& regions) {
   if (info.op == Op::If) return regions.empty() ? 0 : static_cast<int>(regions[0].results.size());
@@ -45,9 +43,8 @@ Builder::Builder(Graph& g) : g_(g) {
   const_of_.assign(g_.values.size(), -1);
   for (const Node& n : g_.body.nodes)
     if (n.op == Op::Constant && n.outputs.size() == 1 && n.outputs[0] < g_.values.size()) {
-      const Attr* a = n.find_attr("value");
-      const auto* ref = a ? std::get_if<ConstRef>(&a->value) : nullptr;
-      if (ref && ref->index < g_.constants.size()) const_of_[n.outputs[0]] = ref->index;
+      Expected<ConstantAttrs> a = decode_attrs<Op::Constant>(n);
+      if (a && a->value.index < g_.constants.size()) const_of_[n.outputs[0]] = a->value.index;
     }
 }
 
@@ -147,7 +144,7 @@ std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vect
   }
   for (size_t i = 0; i < types->size(); ++i) n.outputs[i] = g_.add_value(std::move((*types)[i]));
   const_of_.resize(g_.values.size(), -1);
-  if (op == Op::Constant) const_of_[n.outputs[0]] = n.attr_const("value");
+  if (op == Op::Constant) const_of_[n.outputs[0]] = ir::attrs<Op::Constant>(n).value.index;
   std::vector<ValueId> results = n.outputs;
   current().nodes.push_back(std::move(n));
   return results;
@@ -169,7 +166,7 @@ ValueId Builder::constant(ConstantData data) {
   }
   const auto index = static_cast<uint32_t>(g_.constants.size());
   g_.constants.push_back(std::move(data));
-  return emit1(Op::Constant, {}, {make_attr("value", ConstRef{index})});
+  return emit1(ConstantAttrs{ConstRef{index}}, {});
 }
 
 ValueId Builder::const_ints(DType dt, std::vector<int64_t> dims, const std::vector<int64_t>& values) {
@@ -201,43 +198,65 @@ ValueId Builder::shape_const(const std::vector<int64_t>& dims) {
 
 // ---- ops -----------------------------------------------------------------------------------------
 
-ValueId Builder::unary(int kind, ValueId operand) {
-  return emit1(Op::Unary, {operand}, {make_attr("kind", EnumValue{kind})});
+ValueId Builder::iota(ValueId shape, DType dtype, int64_t axis) {
+  return emit1(IotaAttrs{dtype, axis}, {shape});
 }
-ValueId Builder::binary(int kind, ValueId lhs, ValueId rhs) {
-  return emit1(Op::Binary, {lhs, rhs}, {make_attr("kind", EnumValue{kind})});
+ValueId Builder::unary(UnaryKind kind, ValueId operand) { return emit1(UnaryAttrs{kind}, {operand}); }
+ValueId Builder::binary(BinaryKind kind, ValueId lhs, ValueId rhs) {
+  return emit1(BinaryAttrs{kind}, {lhs, rhs});
 }
-ValueId Builder::compare(int kind, ValueId lhs, ValueId rhs) {
-  return emit1(Op::Compare, {lhs, rhs}, {make_attr("kind", EnumValue{kind})});
+ValueId Builder::compare(CompareKind kind, ValueId lhs, ValueId rhs) {
+  return emit1(CompareAttrs{kind}, {lhs, rhs});
 }
 ValueId Builder::select(ValueId pred, ValueId on_true, ValueId on_false) {
-  return emit1(Op::Select, {pred, on_true, on_false});
+  return emit1(SelectAttrs{}, {pred, on_true, on_false});
 }
-ValueId Builder::cast(ValueId operand, DType to, bool saturate, int round) {
-  return emit1(Op::Cast, {operand},
-               {make_attr("to", to), make_attr("saturate", saturate), make_attr("round", EnumValue{round})});
+ValueId Builder::cast(ValueId operand, DType to, bool saturate, RoundMode round) {
+  return emit1(CastAttrs{to, saturate, round}, {operand});
 }
-ValueId Builder::bitcast(ValueId operand, DType to) {
-  return emit1(Op::Bitcast, {operand}, {make_attr("to", to)});
-}
-ValueId Builder::shape_of(ValueId operand) { return emit1(Op::ShapeOf, {operand}); }
-ValueId Builder::reshape(ValueId operand, ValueId shape) { return emit1(Op::Reshape, {operand, shape}); }
+ValueId Builder::bitcast(ValueId operand, DType to) { return emit1(BitcastAttrs{to}, {operand}); }
+ValueId Builder::shape_of(ValueId operand) { return emit1(ShapeOfAttrs{}, {operand}); }
+ValueId Builder::reshape(ValueId operand, ValueId shape) { return emit1(ReshapeAttrs{}, {operand, shape}); }
 ValueId Builder::broadcast(ValueId operand, ValueId shape, std::vector<int64_t> dims) {
-  return emit1(Op::Broadcast, {operand, shape}, {make_attr("dims", std::move(dims))});
+  return emit1(BroadcastAttrs{std::move(dims)}, {operand, shape});
 }
 ValueId Builder::transpose(ValueId operand, std::vector<int64_t> perm) {
-  return emit1(Op::Transpose, {operand}, {make_attr("perm", std::move(perm))});
+  return emit1(TransposeAttrs{std::move(perm)}, {operand});
+}
+ValueId Builder::slice(ValueId operand, ValueId start, ValueId limit, ValueId stride) {
+  return emit1(SliceAttrs{}, {operand, start, limit, stride});
 }
 ValueId Builder::concat(std::vector<ValueId> operands, int64_t axis) {
-  return emit1(Op::Concat, std::move(operands), {make_attr("axis", axis)});
+  return emit1(ConcatAttrs{axis}, std::move(operands));
 }
-ValueId Builder::reduce(int kind, ValueId operand, std::vector<int64_t> axes) {
-  return emit1(Op::Reduce, {operand},
-               {make_attr("kind", EnumValue{kind}), make_attr("axes", std::move(axes))});
+ValueId Builder::pad(ValueId operand, ValueId low, ValueId high, ValueId value, PadMode mode) {
+  return emit1(PadAttrs{mode}, {operand, low, high, value});
 }
-ValueId Builder::matmul(ValueId lhs, ValueId rhs, DType to) {
-  return emit1(Op::MatMul, {lhs, rhs}, {make_attr("to", to)});
+ValueId Builder::gather(GatherKind kind, ValueId operand, ValueId indices, int64_t axis, int64_t batch_dims) {
+  return emit1(GatherAttrs{kind, axis, batch_dims}, {operand, indices});
 }
+ValueId Builder::scatter(GatherKind kind, ValueId operand, ValueId indices, ValueId updates, int64_t axis,
+                         ScatterReduction reduction) {
+  return emit1(ScatterAttrs{kind, axis, reduction}, {operand, indices, updates});
+}
+std::vector<ValueId> Builder::sort(ValueId operand, int64_t axis, bool descending) {
+  return emit(SortAttrs{axis, descending}, {operand});
+}
+ValueId Builder::nonzero(ValueId operand) { return emit1(NonZeroAttrs{}, {operand}); }
+ValueId Builder::reduce(ReduceKind kind, ValueId operand, std::vector<int64_t> axes) {
+  return emit1(ReduceAttrs{kind, std::move(axes)}, {operand});
+}
+ValueId Builder::arg_reduce(ArgKind kind, ValueId operand, int64_t axis, bool select_last) {
+  return emit1(ArgReduceAttrs{kind, axis, select_last}, {operand});
+}
+ValueId Builder::scan(ReduceKind kind, ValueId operand, int64_t axis, bool exclusive, bool reverse) {
+  return emit1(ScanAttrs{kind, axis, exclusive, reverse}, {operand});
+}
+std::vector<ValueId> Builder::pool(const PoolAttrs& attrs, ValueId operand, int num_outputs) {
+  return emit(attrs, {operand}, {}, num_outputs);
+}
+ValueId Builder::matmul(ValueId lhs, ValueId rhs, DType to) { return emit1(MatMulAttrs{to}, {lhs, rhs}); }
+ValueId Builder::conv(const ConvAttrs& attrs, ValueId lhs, ValueId rhs) { return emit1(attrs, {lhs, rhs}); }
 
 // ---- regions -------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/attrs.h"
 #include "ir/graph.h"
 #include "ir/op.h"
 #include "ir/status.h"
@@ -57,6 +58,16 @@ class Builder {
                             std::vector<Region> regions = {}, int num_outputs = -1);
   // emit() for a one-result op: the result, or kNoValue.
   ValueId emit1(Op op, std::vector<ValueId> inputs, std::vector<Attr> attrs = {});
+  // The same with the op's typed attributes (ir/attrs.h), e.g. emit1(ir::GatherAttrs{...}, {x, i}).
+  template <Op O>
+  std::vector<ValueId> emit(const Attrs<O>& attrs, std::vector<ValueId> inputs,
+                            std::vector<Region> regions = {}, int num_outputs = -1) {
+    return emit(O, std::move(inputs), attr_list(attrs), std::move(regions), num_outputs);
+  }
+  template <Op O>
+  ValueId emit1(const Attrs<O>& attrs, std::vector<ValueId> inputs) {
+    return emit1(O, std::move(inputs), attr_list(attrs));
+  }
 
   // ---- constants -----------------------------------------------------------------------------------
   // Adds `data` to the constant table and emits a `constant` node for it.
@@ -71,20 +82,34 @@ class Builder {
   // An i64[rank] constant holding `dims` (the shape operand of reshape/broadcast).
   ValueId shape_const(const std::vector<int64_t>& dims);
 
-  // ---- ops (operands in ops.def order; kinds are the ops.def enum codes, e.g. BinaryKind::Add) -----
-  ValueId unary(int kind, ValueId operand);
-  ValueId binary(int kind, ValueId lhs, ValueId rhs);
-  ValueId compare(int kind, ValueId lhs, ValueId rhs);
+  // ---- ops (operands in ops.def order, attributes after them in ops.def order) ---------------------
+  ValueId iota(ValueId shape, DType dtype, int64_t axis);
+  ValueId unary(UnaryKind kind, ValueId operand);
+  ValueId binary(BinaryKind kind, ValueId lhs, ValueId rhs);
+  ValueId compare(CompareKind kind, ValueId lhs, ValueId rhs);
   ValueId select(ValueId pred, ValueId on_true, ValueId on_false);
-  ValueId cast(ValueId operand, DType to, bool saturate = false, int round = RoundMode::NearestEven);
+  ValueId cast(ValueId operand, DType to, bool saturate = false, RoundMode round = RoundMode::NearestEven);
   ValueId bitcast(ValueId operand, DType to);
   ValueId shape_of(ValueId operand);
   ValueId reshape(ValueId operand, ValueId shape);
   ValueId broadcast(ValueId operand, ValueId shape, std::vector<int64_t> dims);
   ValueId transpose(ValueId operand, std::vector<int64_t> perm);
+  ValueId slice(ValueId operand, ValueId start, ValueId limit, ValueId stride);
   ValueId concat(std::vector<ValueId> operands, int64_t axis);
-  ValueId reduce(int kind, ValueId operand, std::vector<int64_t> axes);
+  ValueId pad(ValueId operand, ValueId low, ValueId high, ValueId value, PadMode mode);
+  ValueId gather(GatherKind kind, ValueId operand, ValueId indices, int64_t axis, int64_t batch_dims = 0);
+  ValueId scatter(GatherKind kind, ValueId operand, ValueId indices, ValueId updates, int64_t axis,
+                  ScatterReduction reduction);
+  // {values, indices}
+  std::vector<ValueId> sort(ValueId operand, int64_t axis, bool descending);
+  ValueId nonzero(ValueId operand);
+  ValueId reduce(ReduceKind kind, ValueId operand, std::vector<int64_t> axes);
+  ValueId arg_reduce(ArgKind kind, ValueId operand, int64_t axis, bool select_last);
+  ValueId scan(ReduceKind kind, ValueId operand, int64_t axis, bool exclusive, bool reverse);
+  // {result} or, with num_outputs 2, {result, argmax indices}
+  std::vector<ValueId> pool(const PoolAttrs& attrs, ValueId operand, int num_outputs = 1);
   ValueId matmul(ValueId lhs, ValueId rhs, DType to);
+  ValueId conv(const ConvAttrs& attrs, ValueId lhs, ValueId rhs);
 
   // ---- regions and control flow --------------------------------------------------------------------
   // Opens a region whose parameters have `param_types` and returns the parameters; nodes emitted

@@ -5,7 +5,7 @@
 namespace plumb::ir {
 
 // The flatbuffer DType enum must list spec/dtypes.def's entries in the same order.
-#define PLUMB_DTYPE(Enum, mnemonic, bits, onnx_code, category)                            \
+#define PLUMB_DTYPE(Enum, mnemonic, bits, onnx_code, category)                      \
   static_assert(static_cast<int>(fb::DType::Enum) == static_cast<int>(DType::Enum), \
                 #Enum " drifted from spec/dtypes.def");
 #include "spec/dtypes.def"

@@ -19,10 +19,10 @@ constexpr int kNumDTypes = 0
 #include "spec/dtypes.def"
     ;
 
-std::string_view dtype_name(DType dt);                  // "f32"
+std::string_view dtype_name(DType dt);  // "f32"
 std::optional<DType> dtype_from_name(std::string_view name);
-int dtype_bits(DType dt);                               // storage bits; 0 for string
-int dtype_onnx_code(DType dt);                          // TensorProto.DataType
+int dtype_bits(DType dt);       // storage bits; 0 for string
+int dtype_onnx_code(DType dt);  // TensorProto.DataType
 std::optional<DType> dtype_from_onnx_code(int code);
 DTypeCategory dtype_category(DType dt);
 

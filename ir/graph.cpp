@@ -31,59 +31,6 @@ const Attr* Node::find_attr(std::string_view name) const {
   return nullptr;
 }
 
-namespace {
-template <typename T>
-const T* attr_get(const Node& n, std::string_view name) {
-  const Attr* a = n.find_attr(name);
-  return a ? std::get_if<T>(&a->value) : nullptr;
-}
-}  // namespace
-
-int64_t Node::attr_int(std::string_view name) const {
-  const auto* p = attr_get<int64_t>(*this, name);
-  return p ? *p : 0;
-}
-double Node::attr_float(std::string_view name) const {
-  const auto* p = attr_get<double>(*this, name);
-  return p ? *p : 0.0;
-}
-bool Node::attr_bool(std::string_view name) const {
-  const auto* p = attr_get<bool>(*this, name);
-  return p ? *p : false;
-}
-const std::vector<int64_t>& Node::attr_ints(std::string_view name) const {
-  static const std::vector<int64_t> kEmpty;
-  const auto* p = attr_get<std::vector<int64_t>>(*this, name);
-  return p ? *p : kEmpty;
-}
-const std::vector<double>& Node::attr_floats(std::string_view name) const {
-  static const std::vector<double> kEmpty;
-  const auto* p = attr_get<std::vector<double>>(*this, name);
-  return p ? *p : kEmpty;
-}
-const std::string& Node::attr_str(std::string_view name) const {
-  static const std::string kEmpty;
-  const auto* p = attr_get<std::string>(*this, name);
-  return p ? *p : kEmpty;
-}
-DType Node::attr_dtype(std::string_view name) const {
-  const auto* p = attr_get<DType>(*this, name);
-  return p ? *p : DType::F32;
-}
-int Node::attr_enum(std::string_view name) const {
-  const auto* p = attr_get<EnumValue>(*this, name);
-  return p ? p->code : 0;
-}
-uint32_t Node::attr_const(std::string_view name) const {
-  const auto* p = attr_get<ConstRef>(*this, name);
-  return p ? p->index : 0;
-}
-const Type& Node::attr_type(std::string_view name) const {
-  static const Type kNone;
-  const auto* p = attr_get<TypeAttr>(*this, name);
-  return p ? p->type : kNone;
-}
-
 ValueId Graph::add_value(Type type, std::string onnx_name) {
   values.push_back(Value{std::move(type), std::move(onnx_name)});
   return static_cast<ValueId>(values.size() - 1);

@@ -35,7 +35,7 @@ struct Provenance {
 // loaded .plumb buffer). Tensors of dtype string are stored as, per element, a little-endian u32
 // byte length followed by the bytes (spec/numerics.md "Strings").
 struct ConstantData {
-  Type type;                                   // always a static tensor type
+  Type type;  // always a static tensor type
   std::shared_ptr<const void> owner;
   const uint8_t* data = nullptr;
   uint64_t size = 0;
@@ -45,8 +45,14 @@ struct ConstantData {
 };
 
 // Attribute values, one alternative per AttrKind (ir/op.h), in that order.
+// An enum attribute's code; made from a code or from a kind of any ops.def enum class (this is the
+// untyped storage: typed code uses the structs of ir/attrs.h).
 struct EnumValue {
   int code = 0;
+  constexpr EnumValue() = default;
+  constexpr explicit EnumValue(int c) : code(c) {}
+  template <typename E, typename = std::enable_if_t<is_kind_enum<E>::value>>
+  constexpr explicit EnumValue(E e) : code(code_of(e)) {}
   bool operator==(const EnumValue& o) const { return code == o.code; }
 };
 struct ConstRef {
@@ -57,8 +63,8 @@ struct TypeAttr {
   Type type;
   bool operator==(const TypeAttr& o) const { return type == o.type; }
 };
-using AttrValue = std::variant<int64_t, double, bool, std::vector<int64_t>, std::vector<double>,
-                               std::string, DType, EnumValue, ConstRef, TypeAttr>;
+using AttrValue = std::variant<int64_t, double, bool, std::vector<int64_t>, std::vector<double>, std::string,
+                               DType, EnumValue, ConstRef, TypeAttr>;
 AttrKind attr_value_kind(const AttrValue& v);
 
 struct Attr {
@@ -81,30 +87,21 @@ struct Node {
   Op op = Op::Constant;
   std::vector<ValueId> inputs;
   std::vector<ValueId> outputs;
-  std::vector<Attr> attrs;  // exactly the op's attributes (ops.def), in ops.def order
+  std::vector<Attr> attrs;  // exactly the op's attributes (ops.def), in ops.def order; see ir/attrs.h
   std::vector<Region> regions;
   Provenance prov;
 
+  // The attribute named `name`, or nullptr: for code that walks attributes generically, by their
+  // ops.def names (the file format, the text form, the structural check). Everything else reads
+  // them typed: attrs<Op::X>(node) (ir/attrs.h).
   const Attr* find_attr(std::string_view name) const;
-  // Typed access; the verifier has checked presence and kind, so these return a default only on
-  // an unverified node.
-  int64_t attr_int(std::string_view name) const;
-  double attr_float(std::string_view name) const;
-  bool attr_bool(std::string_view name) const;
-  const std::vector<int64_t>& attr_ints(std::string_view name) const;
-  const std::vector<double>& attr_floats(std::string_view name) const;
-  const std::string& attr_str(std::string_view name) const;
-  DType attr_dtype(std::string_view name) const;
-  int attr_enum(std::string_view name) const;  // the code; compare with e.g. UnaryKind::Exp
-  uint32_t attr_const(std::string_view name) const;
-  const Type& attr_type(std::string_view name) const;
 };
 
 struct Graph {
   uint32_t core_version = kCoreVersion;
   std::vector<Value> values;
   std::vector<ConstantData> constants;
-  Region body;  // params = graph inputs, results = graph outputs
+  Region body;                            // params = graph inputs, results = graph outputs
   std::vector<std::string> input_names;   // one per body.params (the ONNX graph input names)
   std::vector<std::string> output_names;  // one per body.results
   std::string producer;                   // e.g. "plumb 0.1 from model.onnx"

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ir/attrs.h"
 #include "ir/graph.h"
 #include "ir/status.h"
 
@@ -43,7 +44,7 @@ struct InferCtx {
 template <Op op>
 Expected<std::vector<Type>> infer(const InferCtx& cx);
 #define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance) \
-  template <>                                                                        \
+  template <>                                                                          \
   Expected<std::vector<Type>> infer<Op::Enum>(const InferCtx& cx);
 #include "spec/ops.def"
 

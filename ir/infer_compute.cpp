@@ -76,16 +76,24 @@ int64_t window_out(int64_t in, int64_t in_dil, int64_t pad_lo, int64_t pad_hi, i
   return q + 1 < 0 ? -1 : static_cast<int64_t>(q + 1);
 }
 
-Status check_attr_len(const std::string& label, const Node& n, const char* name, size_t want) {
-  const std::vector<int64_t>& v = n.attr_ints(name);
+// One window attribute by name (the name is for the message).
+struct NamedInts {
+  const char* name;
+  const std::vector<int64_t>& v;
+};
+
+Status check_attr_len(const std::string& label, const NamedInts& a, size_t want) {
+  const char* name = a.name;
+  const std::vector<int64_t>& v = a.v;
   if (v.size() != want)
     return invalid_model(label, strfmt("%s %s has %zu entries, expected %zu", name, ints_to_string(v).c_str(),
                                        v.size(), want));
   return Status::ok();
 }
 
-Status check_attr_min(const std::string& label, const Node& n, const char* name, int64_t lo) {
-  const std::vector<int64_t>& v = n.attr_ints(name);
+Status check_attr_min(const std::string& label, const NamedInts& a, int64_t lo) {
+  const char* name = a.name;
+  const std::vector<int64_t>& v = a.v;
   for (int64_t x : v)
     if (x < lo)
       return invalid_model(label, strfmt("%s %s has an entry below %lld", name, ints_to_string(v).c_str(),
@@ -127,7 +135,7 @@ Expected<std::vector<Type>> infer<Op::MatMul>(const InferCtx& cx) {
     return invalid_model("matmul.C3", "contraction dims differ: lhs " + shape_to_string(lhs->shape) +
                                           " rhs " + shape_to_string(rhs->shape));
   // matmul.C4
-  const DType to = cx.node.attr_dtype("to");
+  const DType to = attrs<Op::MatMul>(cx.node).to;
   if (!contraction_dtypes_ok(lhs->dtype, rhs->dtype, to))
     return invalid_model("matmul.C4", "dtypes " + dt(lhs->dtype) + " x " + dt(rhs->dtype) + " -> " + dt(to) +
                                           " are not a legal combination");
@@ -151,16 +159,20 @@ Expected<std::vector<Type>> infer<Op::Conv>(const InferCtx& cx) {
                                         " and " +
                                         (cx.operands[1].type ? type_to_string(*cx.operands[1].type) : "?"));
   const size_t ns = static_cast<size_t>(input->rank() - 2);
+  const ConvAttrs a = attrs<Op::Conv>(n);
+  const NamedInts strides{"strides", a.strides}, dilations{"dilations", a.dilations},
+      lhs_dilations{"lhs_dilations", a.lhs_dilations}, pads_low{"pads_low", a.pads_low},
+      pads_high{"pads_high", a.pads_high};
   // conv.C2
-  for (const char* a : {"strides", "dilations", "lhs_dilations", "pads_low", "pads_high"})
-    PLUMB_RETURN_IF_ERROR(check_attr_len("conv.C2", n, a, ns));
+  for (const NamedInts& w : {strides, dilations, lhs_dilations, pads_low, pads_high})
+    PLUMB_RETURN_IF_ERROR(check_attr_len("conv.C2", w, ns));
   // conv.C3
-  for (const char* a : {"strides", "dilations", "lhs_dilations"})
-    PLUMB_RETURN_IF_ERROR(check_attr_min("conv.C3", n, a, 1));
+  for (const NamedInts& w : {strides, dilations, lhs_dilations})
+    PLUMB_RETURN_IF_ERROR(check_attr_min("conv.C3", w, 1));
   // conv.C4
-  for (const char* a : {"pads_low", "pads_high"}) PLUMB_RETURN_IF_ERROR(check_attr_min("conv.C4", n, a, 0));
+  for (const NamedInts& w : {pads_low, pads_high}) PLUMB_RETURN_IF_ERROR(check_attr_min("conv.C4", w, 0));
   // conv.C5
-  const int64_t groups = n.attr_int("groups");
+  const int64_t groups = a.groups;
   const Dim& c = input->shape[1];
   const Dim& o = weight->shape[0];
   const Dim& cg = weight->shape[1];
@@ -180,11 +192,10 @@ Expected<std::vector<Type>> infer<Op::Conv>(const InferCtx& cx) {
           "conv.C6", "kernel spatial dims of weight " + shape_to_string(weight->shape) + " must be >= 1");
   // conv.C7
   Shape shape{input->shape[0], o};
-  const auto& strides = n.attr_ints("strides");
-  const auto& dil = n.attr_ints("dilations");
-  const auto& ldil = n.attr_ints("lhs_dilations");
-  const auto& plo = n.attr_ints("pads_low");
-  const auto& phi = n.attr_ints("pads_high");
+  const auto& dil = a.dilations;
+  const auto& ldil = a.lhs_dilations;
+  const auto& plo = a.pads_low;
+  const auto& phi = a.pads_high;
   for (size_t d = 0; d < ns; ++d) {
     const Dim& in = input->shape[2 + d];
     const Dim& k = weight->shape[2 + d];
@@ -192,7 +203,7 @@ Expected<std::vector<Type>> infer<Op::Conv>(const InferCtx& cx) {
       shape.push_back(Dim::symbolic());
       continue;
     }
-    const int64_t e = window_out(in.size, ldil[d], plo[d], phi[d], k.size, dil[d], strides[d]);
+    const int64_t e = window_out(in.size, ldil[d], plo[d], phi[d], k.size, dil[d], a.strides[d]);
     if (e < 0)
       return invalid_model(
           "conv.C7",
@@ -205,7 +216,7 @@ Expected<std::vector<Type>> infer<Op::Conv>(const InferCtx& cx) {
     shape.push_back(Dim(e));
   }
   // conv.C8
-  const DType to = n.attr_dtype("to");
+  const DType to = a.to;
   if (!contraction_dtypes_ok(input->dtype, weight->dtype, to))
     return invalid_model("conv.C8", "dtypes " + dt(input->dtype) + " x " + dt(weight->dtype) + " -> " +
                                         dt(to) + " are not a legal combination");
@@ -224,20 +235,24 @@ Expected<std::vector<Type>> infer<Op::Pool>(const InferCtx& cx) {
     return invalid_model("pool.C1", "operand must be a ranked tensor, got " +
                                         (cx.operands[0].type ? type_to_string(*cx.operands[0].type) : "?"));
   const size_t r = static_cast<size_t>(operand->rank());
+  const PoolAttrs a = attrs<Op::Pool>(n);
+  const NamedInts window_{"window", a.window}, strides_{"strides", a.strides},
+      dilations{"dilations", a.dilations}, pads_low{"pads_low", a.pads_low},
+      pads_high{"pads_high", a.pads_high};
   // pool.C2
-  for (const char* a : {"window", "strides", "dilations", "pads_low", "pads_high"})
-    PLUMB_RETURN_IF_ERROR(check_attr_len("pool.C2", n, a, r));
+  for (const NamedInts& w : {window_, strides_, dilations, pads_low, pads_high})
+    PLUMB_RETURN_IF_ERROR(check_attr_len("pool.C2", w, r));
   // pool.C3
-  for (const char* a : {"window", "strides", "dilations"})
-    PLUMB_RETURN_IF_ERROR(check_attr_min("pool.C3", n, a, 1));
+  for (const NamedInts& w : {window_, strides_, dilations})
+    PLUMB_RETURN_IF_ERROR(check_attr_min("pool.C3", w, 1));
   // pool.C4
-  for (const char* a : {"pads_low", "pads_high"}) PLUMB_RETURN_IF_ERROR(check_attr_min("pool.C4", n, a, 0));
+  for (const NamedInts& w : {pads_low, pads_high}) PLUMB_RETURN_IF_ERROR(check_attr_min("pool.C4", w, 0));
   // pool.C5
-  const auto& window = n.attr_ints("window");
-  const auto& strides = n.attr_ints("strides");
-  const auto& dil = n.attr_ints("dilations");
-  const auto& plo = n.attr_ints("pads_low");
-  const auto& phi = n.attr_ints("pads_high");
+  const auto& window = a.window;
+  const auto& strides = a.strides;
+  const auto& dil = a.dilations;
+  const auto& plo = a.pads_low;
+  const auto& phi = a.pads_high;
   Shape shape;
   for (size_t d = 0; d < r; ++d) {
     const Dim& in = operand->shape[d];
@@ -262,8 +277,7 @@ Expected<std::vector<Type>> infer<Op::Pool>(const InferCtx& cx) {
   if (!is_int_nonbool(d) && !is_wide_float(d))
     return invalid_model("pool.C6", "operand dtype " + dt(d) + " is not an integer, f16, bf16, f32 or f64");
   // pool.C7
-  const int kind = n.attr_enum("kind");
-  if (n.outputs.size() == 2 && kind != PoolKind::Max)
+  if (n.outputs.size() == 2 && a.kind != PoolKind::Max)
     return invalid_model("pool.C7", "the indices result exists only for kind = max");
   // pool.C8
   PLUMB_RETURN_IF_ERROR(check_result_size("pool.C8", shape));

@@ -51,9 +51,10 @@ Status check_item(const Type& item, const Type& elem) {
 template <>
 Expected<Types> infer<Op::Sequence>(const InferCtx& cx) {
   const Node& n = cx.node;
-  const int kind = n.attr_enum("kind");
-  const int64_t axis = n.attr_int("axis");
-  const Type& elem = n.attr_type("elem");
+  const SequenceAttrs a = attrs<Op::Sequence>(n);
+  const SequenceKind kind = a.kind;
+  const int64_t axis = a.axis;
+  const Type& elem = a.elem;
   const auto& ops = cx.operands;
   const int nin = static_cast<int>(ops.size());
   // Maps are elements only of the kinds that move whole elements (ONNX ZipMap's sequence of maps).
@@ -68,9 +69,9 @@ Expected<Types> infer<Op::Sequence>(const InferCtx& cx) {
 
   auto want = [&](int count, bool at_least = false) -> Status {
     if (at_least ? nin >= count : nin == count) return Status::ok();
-    return invalid_model("sequence.C1", strfmt("sequence %s takes %s%d operands, got %d",
-                                               std::string(enum_value_name("SequenceKind", kind)).c_str(),
-                                               at_least ? "at least " : "", count, nin));
+    return invalid_model(
+        "sequence.C1", strfmt("sequence %s takes %s%d operands, got %d", std::string(enum_name(kind)).c_str(),
+                              at_least ? "at least " : "", count, nin));
   };
   auto want_seq = [&](int i) -> Status {
     if (*ops[i].type != seq)
@@ -145,17 +146,17 @@ Expected<Types> infer<Op::Sequence>(const InferCtx& cx) {
 template <>
 Expected<Types> infer<Op::Optional>(const InferCtx& cx) {
   const Node& n = cx.node;
-  const int kind = n.attr_enum("kind");
-  const Type& elem = n.attr_type("elem");
+  const OptionalAttrs a = attrs<Op::Optional>(n);
+  const OptionalKind kind = a.kind;
+  const Type& elem = a.elem;
   const auto& ops = cx.operands;
   if (elem.kind != TypeKind::Tensor && elem.kind != TypeKind::Sequence)
     return invalid_model("optional.C2", "elem must be a tensor or sequence type, got " + tstr(elem));
   const Type opt = Type::optional(elem);
   const size_t want = kind == OptionalKind::None ? 0 : 1;
   if (ops.size() != want)
-    return invalid_model(
-        "optional.C1", strfmt("optional %s takes %zu operands, got %zu",
-                              std::string(enum_value_name("OptionalKind", kind)).c_str(), want, ops.size()));
+    return invalid_model("optional.C1", strfmt("optional %s takes %zu operands, got %zu",
+                                               std::string(enum_name(kind)).c_str(), want, ops.size()));
   switch (kind) {
     case OptionalKind::None: return Types{opt};
     case OptionalKind::Wrap:
@@ -174,13 +175,12 @@ Expected<Types> infer<Op::Optional>(const InferCtx& cx) {
 
 template <>
 Expected<Types> infer<Op::Map>(const InferCtx& cx) {
-  const int kind = cx.node.attr_enum("kind");
+  const MapKind kind = attrs<Op::Map>(cx.node).kind;
   const auto& ops = cx.operands;
   const size_t want = kind == MapKind::Construct ? 2 : 1;
   if (ops.size() != want)
-    return invalid_model("map.C1",
-                         strfmt("map %s takes %zu operands, got %zu",
-                                std::string(enum_value_name("MapKind", kind)).c_str(), want, ops.size()));
+    return invalid_model("map.C1", strfmt("map %s takes %zu operands, got %zu",
+                                          std::string(enum_name(kind)).c_str(), want, ops.size()));
   if (kind == MapKind::Construct) {
     const Type& k = *ops[0].type;
     const Type& v = *ops[1].type;
@@ -202,25 +202,25 @@ Expected<Types> infer<Op::Map>(const InferCtx& cx) {
 template <>
 Expected<Types> infer<Op::String>(const InferCtx& cx) {
   const Node& n = cx.node;
-  const int kind = n.attr_enum("kind");
+  const StringAttrs sa = attrs<Op::String>(n);
+  const StringKind kind = sa.kind;
   const auto& ops = cx.operands;
   const size_t nin = kind == StringKind::Concat ? 2 : 1;
   const size_t nout = kind == StringKind::Split ? 2 : 1;
   if (ops.size() != nin || n.outputs.size() != nout)
     return invalid_model(
         "string.C1", strfmt("string %s takes %zu operands and gives %zu results, got %zu and %zu",
-                            std::string(enum_value_name("StringKind", kind)).c_str(), nin, nout, ops.size(),
-                            n.outputs.size()));
+                            std::string(enum_name(kind)).c_str(), nin, nout, ops.size(), n.outputs.size()));
   for (const Operand& o : ops)
     if (!o.type->is_tensor() || !o.type->ranked || o.type->dtype != DType::String)
       return invalid_model("string.C2", "operands must be string tensors, got " + tstr(*o.type));
   const Type& a = *ops[0].type;
   const bool uses_pattern = kind == StringKind::RegexFullMatch || kind == StringKind::Split;
-  if (!uses_pattern && !n.attr_str("pattern").empty())
+  if (!uses_pattern && !sa.pattern.empty())
     return invalid_model("string.C3", "pattern must be empty for this kind");
-  if (kind != StringKind::Split && n.attr_int("maxsplit") != -1)
+  if (kind != StringKind::Split && sa.maxsplit != -1)
     return invalid_model("string.C3", "maxsplit must be -1 for this kind");
-  if (kind == StringKind::Split && n.attr_int("maxsplit") < -1)
+  if (kind == StringKind::Split && sa.maxsplit < -1)
     return invalid_model("string.C3", "maxsplit must be >= -1");
   switch (kind) {
     case StringKind::Concat: {
@@ -255,7 +255,7 @@ Expected<Types> infer<Op::ImageDecode>(const InferCtx& cx) {
   const Type& b = *cx.operands[0].type;
   if (!b.is_tensor() || !b.ranked || b.rank() != 1 || b.dtype != DType::U8)
     return invalid_model("image_decode.C1", "operand must be u8[n], got " + tstr(b));
-  const int64_t channels = cx.node.attr_enum("format") == PixelFormat::Grayscale ? 1 : 3;
+  const int64_t channels = attrs<Op::ImageDecode>(cx.node).format == PixelFormat::Grayscale ? 1 : 3;
   return Types{Type::tensor(DType::U8, {Dim::symbolic(), Dim::symbolic(), Dim(channels)})};
 }
 

@@ -51,7 +51,7 @@ bool is_arith_float(DType dt) { return is_float(dt) && dt != DType::F8E8M0; }
 bool is_numeric(DType dt) { return is_int(dt) || is_arith_float(dt); }
 
 // spec/ops/unary.md "Dtypes".
-bool unary_allows(int kind, DType dt) {
+bool unary_allows(UnaryKind kind, DType dt) {
   switch (kind) {
     case UnaryKind::Neg:
     case UnaryKind::Abs: return is_signed_int(dt) || is_arith_float(dt);
@@ -63,7 +63,7 @@ bool unary_allows(int kind, DType dt) {
 }
 
 // spec/ops/binary.md "Dtypes".
-bool binary_allows(int kind, DType dt) {
+bool binary_allows(BinaryKind kind, DType dt) {
   switch (kind) {
     case BinaryKind::And:
     case BinaryKind::Or:
@@ -76,7 +76,7 @@ bool binary_allows(int kind, DType dt) {
 }
 
 // spec/ops/compare.md "Dtypes".
-bool compare_allows(int kind, DType dt) {
+bool compare_allows(CompareKind kind, DType dt) {
   if (kind == CompareKind::Eq || kind == CompareKind::Ne) return true;
   return is_int(dt) || is_float(dt);
 }
@@ -89,12 +89,12 @@ template <>
 Expected<std::vector<Type>> infer<Op::Unary>(const InferCtx& cx) {
   PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "unary.C1"));  // unary.C1
   const Type& operand = *cx.operands[0].type;
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = attrs<Op::Unary>(cx.node).kind;
   // unary.C2: the dtype table of the kind
   if (!unary_allows(kind, operand.dtype))
-    return invalid_model("unary.C2", strfmt("unary %s is not defined for %s",
-                                            std::string(enum_value_name("UnaryKind", kind)).c_str(),
-                                            dt_str(operand.dtype).c_str()));
+    return invalid_model("unary.C2",
+                         strfmt("unary %s is not defined for %s", std::string(enum_name(kind)).c_str(),
+                                dt_str(operand.dtype).c_str()));
   return std::vector<Type>{operand};
 }
 
@@ -103,7 +103,7 @@ Expected<std::vector<Type>> infer<Op::Binary>(const InferCtx& cx) {
   PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "binary.C1"));  // binary.C1
   const Type& lhs = *cx.operands[0].type;
   const Type& rhs = *cx.operands[1].type;
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = attrs<Op::Binary>(cx.node).kind;
   // binary.C2: one dtype (no implicit promotion)
   if (lhs.dtype != rhs.dtype)
     return invalid_model("binary.C2",
@@ -112,9 +112,9 @@ Expected<std::vector<Type>> infer<Op::Binary>(const InferCtx& cx) {
   PLUMB_ASSIGN_OR_RETURN(Shape shape, same_shape(lhs.shape, rhs.shape, "binary.C3", "lhs and rhs"));
   // binary.C4: the dtype table of the kind
   if (!binary_allows(kind, lhs.dtype))
-    return invalid_model("binary.C4", strfmt("binary %s is not defined for %s",
-                                             std::string(enum_value_name("BinaryKind", kind)).c_str(),
-                                             dt_str(lhs.dtype).c_str()));
+    return invalid_model("binary.C4",
+                         strfmt("binary %s is not defined for %s", std::string(enum_name(kind)).c_str(),
+                                dt_str(lhs.dtype).c_str()));
   return std::vector<Type>{Type::tensor(lhs.dtype, std::move(shape))};
 }
 
@@ -123,7 +123,7 @@ Expected<std::vector<Type>> infer<Op::Compare>(const InferCtx& cx) {
   PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "compare.C1"));  // compare.C1
   const Type& lhs = *cx.operands[0].type;
   const Type& rhs = *cx.operands[1].type;
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = attrs<Op::Compare>(cx.node).kind;
   // compare.C2
   if (lhs.dtype != rhs.dtype)
     return invalid_model("compare.C2",
@@ -132,9 +132,9 @@ Expected<std::vector<Type>> infer<Op::Compare>(const InferCtx& cx) {
   PLUMB_ASSIGN_OR_RETURN(Shape shape, same_shape(lhs.shape, rhs.shape, "compare.C3", "lhs and rhs"));
   // compare.C4: ordering kinds need an ordered (numeric) dtype
   if (!compare_allows(kind, lhs.dtype))
-    return invalid_model("compare.C4", strfmt("compare %s is not defined for %s",
-                                              std::string(enum_value_name("CompareKind", kind)).c_str(),
-                                              dt_str(lhs.dtype).c_str()));
+    return invalid_model("compare.C4",
+                         strfmt("compare %s is not defined for %s", std::string(enum_name(kind)).c_str(),
+                                dt_str(lhs.dtype).c_str()));
   return std::vector<Type>{Type::tensor(DType::Bool, std::move(shape))};
 }
 
@@ -162,11 +162,11 @@ template <>
 Expected<std::vector<Type>> infer<Op::Cast>(const InferCtx& cx) {
   PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "cast.C1"));  // cast.C1
   const Type& operand = *cx.operands[0].type;
-  const DType to = cx.node.attr_dtype("to");
-  const int round = cx.node.attr_enum("round");
+  const DType to = attrs<Op::Cast>(cx.node).to;
+  const auto round = attrs<Op::Cast>(cx.node).round;
   // cast.C2: a directed rounding mode only for f8e8m0 results
   if (round != RoundMode::NearestEven && to != DType::F8E8M0)
-    return invalid_model("cast.C2", "round = " + std::string(enum_value_name("RoundMode", round)) +
+    return invalid_model("cast.C2", "round = " + std::string(enum_name(round)) +
                                         " applies only to f8e8m0 results, not " + dt_str(to));
   return std::vector<Type>{Type::tensor(to, operand.shape)};
 }
@@ -175,7 +175,7 @@ template <>
 Expected<std::vector<Type>> infer<Op::Bitcast>(const InferCtx& cx) {
   PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "bitcast.C1"));  // bitcast.C1
   const Type& operand = *cx.operands[0].type;
-  const DType to = cx.node.attr_dtype("to");
+  const DType to = attrs<Op::Bitcast>(cx.node).to;
   // bitcast.C2: neither side is a string
   if (is_string(operand.dtype) || is_string(to))
     return invalid_model("bitcast.C2", "bitcast from " + dt_str(operand.dtype) + " to " + dt_str(to) +

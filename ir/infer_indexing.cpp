@@ -54,15 +54,14 @@ Expected<std::vector<Type>> infer<Op::Gather>(const InferCtx& cx) {
     return fail("gather.C1", "operand must be a ranked tensor and indices a ranked i32 or i64 tensor, got " +
                                  (operand ? tstr(*operand) : "?") + " and " +
                                  (indices ? tstr(*indices) : "?"));
-  const int kind = cx.node.attr_enum("kind");
-  const int64_t axis = cx.node.attr_int("axis");
-  const int64_t batch_dims = cx.node.attr_int("batch_dims");
+  const auto kind = attrs<Op::Gather>(cx.node).kind;
+  const int64_t axis = attrs<Op::Gather>(cx.node).axis;
+  const int64_t batch_dims = attrs<Op::Gather>(cx.node).batch_dims;
   const int64_t r = operand->rank(), q = indices->rank();
   // gather.C2
   if (kind != GatherKind::Nd && batch_dims != 0)
-    return fail("gather.C2",
-                strfmt("batch_dims must be 0 for kind %s, got %lld",
-                       std::string(enum_value_name("GatherKind", kind)).c_str(), (long long)batch_dims));
+    return fail("gather.C2", strfmt("batch_dims must be 0 for kind %s, got %lld",
+                                    std::string(enum_name(kind)).c_str(), (long long)batch_dims));
   if (kind == GatherKind::Nd && axis != 0)
     return fail("gather.C2", strfmt("axis must be 0 for kind nd, got %lld", (long long)axis));
   if (kind != GatherKind::Nd) {
@@ -119,9 +118,9 @@ Expected<std::vector<Type>> infer<Op::Scatter>(const InferCtx& cx) {
                 "tensor, got " +
                     (operand ? tstr(*operand) : "?") + ", " + (indices ? tstr(*indices) : "?") + ", " +
                     (updates ? tstr(*updates) : "?"));
-  const int kind = cx.node.attr_enum("kind");
-  const int64_t axis = cx.node.attr_int("axis");
-  const int reduction = cx.node.attr_enum("reduction");
+  const auto kind = attrs<Op::Scatter>(cx.node).kind;
+  const int64_t axis = attrs<Op::Scatter>(cx.node).axis;
+  const auto reduction = attrs<Op::Scatter>(cx.node).reduction;
   const int64_t r = operand->rank(), q = indices->rank();
   // scatter.C2
   if (kind == GatherKind::Axis)
@@ -162,8 +161,8 @@ Expected<std::vector<Type>> infer<Op::Scatter>(const InferCtx& cx) {
   const bool arith = reduction == ScatterReduction::Add || reduction == ScatterReduction::Mul;
   const bool order = reduction == ScatterReduction::Max || reduction == ScatterReduction::Min;
   if ((arith && !is_numeric(dt)) || (order && !is_numeric(dt) && !is_bool(dt)))
-    return fail("scatter.C5", "reduction " + std::string(enum_value_name("ScatterReduction", reduction)) +
-                                  " is not defined for " + std::string(dtype_name(dt)));
+    return fail("scatter.C5", "reduction " + std::string(enum_name(reduction)) + " is not defined for " +
+                                  std::string(dtype_name(dt)));
   return std::vector<Type>{*operand};
 }
 
@@ -175,7 +174,7 @@ Expected<std::vector<Type>> infer<Op::Sort>(const InferCtx& cx) {
   if (!is_ranked_tensor(operand))
     return fail("sort.C1", "operand must be a ranked tensor, got " + (operand ? tstr(*operand) : "?"));
   // sort.C2
-  const int64_t axis = cx.node.attr_int("axis");
+  const int64_t axis = attrs<Op::Sort>(cx.node).axis;
   if (!axis_in_range(axis, operand->rank()))
     return fail("sort.C2",
                 strfmt("axis %lld out of range [0, %lld)", (long long)axis, (long long)operand->rank()));
@@ -203,7 +202,7 @@ Expected<std::vector<Type>> infer<Op::Reduce>(const InferCtx& cx) {
     return fail("reduce.C1", "operand must be a ranked bool, integer or float tensor, got " +
                                  (operand ? tstr(*operand) : "?"));
   // reduce.C2
-  const std::vector<int64_t>& axes = cx.node.attr_ints("axes");
+  const std::vector<int64_t>& axes = attrs<Op::Reduce>(cx.node).axes;
   for (size_t i = 0; i < axes.size(); ++i) {
     if (!axis_in_range(axes[i], operand->rank()))
       return fail("reduce.C2",
@@ -213,10 +212,9 @@ Expected<std::vector<Type>> infer<Op::Reduce>(const InferCtx& cx) {
                                       (long long)axes[i], (long long)axes[i - 1]));
   }
   // reduce.C3
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = attrs<Op::Reduce>(cx.node).kind;
   if (is_bool(operand->dtype) && (kind == ReduceKind::Sum || kind == ReduceKind::Prod))
-    return fail("reduce.C3",
-                "reduce " + std::string(enum_value_name("ReduceKind", kind)) + " is not defined for bool");
+    return fail("reduce.C3", "reduce " + std::string(enum_name(kind)) + " is not defined for bool");
   return std::vector<Type>{Type::tensor(operand->dtype, drop_axes(operand->shape, axes))};
 }
 
@@ -229,7 +227,7 @@ Expected<std::vector<Type>> infer<Op::ArgReduce>(const InferCtx& cx) {
     return fail("arg_reduce.C1", "operand must be a ranked bool, integer or float tensor, got " +
                                      (operand ? tstr(*operand) : "?"));
   // arg_reduce.C2
-  const int64_t axis = cx.node.attr_int("axis");
+  const int64_t axis = attrs<Op::ArgReduce>(cx.node).axis;
   if (!axis_in_range(axis, operand->rank()))
     return fail("arg_reduce.C2",
                 strfmt("axis %lld out of range [0, %lld)", (long long)axis, (long long)operand->rank()));
@@ -249,15 +247,14 @@ Expected<std::vector<Type>> infer<Op::Scan>(const InferCtx& cx) {
     return fail("scan.C1",
                 "operand must be a ranked integer or float tensor, got " + (operand ? tstr(*operand) : "?"));
   // scan.C2
-  const int64_t axis = cx.node.attr_int("axis");
+  const int64_t axis = attrs<Op::Scan>(cx.node).axis;
   if (!axis_in_range(axis, operand->rank()))
     return fail("scan.C2",
                 strfmt("axis %lld out of range [0, %lld)", (long long)axis, (long long)operand->rank()));
   // scan.C3
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = attrs<Op::Scan>(cx.node).kind;
   if (kind != ReduceKind::Sum && kind != ReduceKind::Prod)
-    return fail("scan.C3",
-                "scan kind must be sum or prod, got " + std::string(enum_value_name("ReduceKind", kind)));
+    return fail("scan.C3", "scan kind must be sum or prod, got " + std::string(enum_name(kind)));
   return std::vector<Type>{*operand};
 }
 

@@ -142,7 +142,7 @@ static bool constant_bytes_match(const ConstantData& c, std::string* why) {
 
 template <>
 Expected<std::vector<Type>> infer<Op::Constant>(const InferCtx& cx) {
-  const uint32_t index = cx.node.attr_const("value");
+  const uint32_t index = attrs<Op::Constant>(cx.node).value.index;
   // constant.C1
   if (index >= cx.graph.constants.size())
     return invalid_model("constant.C1", strfmt("value refers to constant %u, the graph has %zu",
@@ -166,13 +166,13 @@ Expected<std::vector<Type>> infer<Op::Constant>(const InferCtx& cx) {
 template <>
 Expected<std::vector<Type>> infer<Op::Iota>(const InferCtx& cx) {
   PLUMB_ASSIGN_OR_RETURN(Shape shape, shape_operand(cx, 0, "C1", "C4", "R1"));
-  const int64_t axis = cx.node.attr_int("axis");
+  const int64_t axis = attrs<Op::Iota>(cx.node).axis;
   // iota.C2
   if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
     return invalid_model("iota.C2",
                          strfmt("axis %lld out of range for rank %zu", (long long)axis, shape.size()));
   // iota.C3
-  const DType dt = cx.node.attr_dtype("dtype");
+  const DType dt = attrs<Op::Iota>(cx.node).dtype;
   if (!is_int(dt) && !is_float(dt))
     return invalid_model("iota.C3",
                          "dtype " + std::string(dtype_name(dt)) + " is not an integer or float dtype");
@@ -232,7 +232,7 @@ Expected<std::vector<Type>> infer<Op::Broadcast>(const InferCtx& cx) {
     return invalid_model("broadcast.C1",
                          "operand " + type_str(cx.operands[0].type) + " is not a ranked tensor");
   PLUMB_ASSIGN_OR_RETURN(Shape shape, shape_operand(cx, 1, "C1", "C3", "R1"));
-  const std::vector<int64_t>& dims = cx.node.attr_ints("dims");
+  const std::vector<int64_t>& dims = attrs<Op::Broadcast>(cx.node).dims;
   const int64_t rank = static_cast<int64_t>(shape.size());
   // broadcast.C2
   if (static_cast<int64_t>(dims.size()) != operand->rank())
@@ -266,7 +266,7 @@ Expected<std::vector<Type>> infer<Op::Transpose>(const InferCtx& cx) {
   if (!operand)
     return invalid_model("transpose.C1",
                          "operand " + type_str(cx.operands[0].type) + " is not a ranked tensor");
-  const std::vector<int64_t>& perm = cx.node.attr_ints("perm");
+  const std::vector<int64_t>& perm = attrs<Op::Transpose>(cx.node).perm;
   const int64_t rank = operand->rank();
   // transpose.C2
   std::vector<bool> seen(static_cast<size_t>(rank), false);
@@ -338,7 +338,7 @@ Expected<std::vector<Type>> infer<Op::Concat>(const InferCtx& cx) {
                  i, type_str(cx.operands[i].type).c_str(), type_str(cx.operands[0].type).c_str()));
   }
   const int64_t rank = first->rank();
-  const int64_t axis = cx.node.attr_int("axis");
+  const int64_t axis = attrs<Op::Concat>(cx.node).axis;
   // concat.C2
   if (axis < 0 || axis >= rank)
     return invalid_model("concat.C2",
@@ -398,7 +398,7 @@ Expected<std::vector<Type>> infer<Op::Pad>(const InferCtx& cx) {
           return data_error(
               cx, "C2", "R1",
               strfmt("%s %s has a negative entry", v == low ? "low" : "high", ints_str(*v).c_str()));
-  const int mode = cx.node.attr_enum("mode");
+  const auto mode = attrs<Op::Pad>(cx.node).mode;
   Shape shape = operand->shape;
   for (int64_t d = 0; d < rank; ++d) {
     const Dim& dim = operand->shape[d];

@@ -1,7 +1,8 @@
 // check_node_structure: what every op shares (ops.def): arity, region count, and exactly the op's
-// attributes with the right kinds and in-range enum codes.
+// attributes, in ops.def order, that decode into its typed struct (right kinds, in-range codes).
 #include <string>
 
+#include "ir/attrs.h"
 #include "ir/infer.h"
 
 namespace plumb::ir {
@@ -15,7 +16,8 @@ std::string count_range(int lo, int hi) {
 }  // namespace
 
 Status check_node_structure(const Node& n) {
-  if (static_cast<int>(n.op) >= kNumOps) return invalid_model("", "unknown op code " + std::to_string(int(n.op)));
+  if (static_cast<int>(n.op) >= kNumOps)
+    return invalid_model("", "unknown op code " + std::to_string(int(n.op)));
   const OpInfo& info = op_info(n.op);
   const std::string op(info.mnemonic);
   const int nin = static_cast<int>(n.inputs.size());
@@ -39,29 +41,13 @@ Status check_node_structure(const Node& n) {
         return invalid_model(op + ".attrs", "unexpected attribute '" + a.name + "'");
     return invalid_model(op + ".attrs", "duplicate attribute");
   }
-  for (int i = 0; i < info.num_attrs; ++i) {
-    const AttrSpec& spec = info.attrs[i];
-    const Attr& a = n.attrs[i];
-    if (a.name != spec.name)
-      return invalid_model(op + ".attrs", "attribute " + std::to_string(i) + " is '" + a.name + "', expected '" +
-                                              std::string(spec.name) + "' (ops.def order)");
-    if (attr_value_kind(a.value) != spec.kind)
-      return invalid_model(op + ".attrs", "attribute '" + a.name + "' is " +
-                                              std::string(attr_kind_name(attr_value_kind(a.value))) + ", expected " +
-                                              std::string(attr_kind_name(spec.kind)));
-    if (spec.kind == AttrKind::Enum) {
-      const int code = std::get<EnumValue>(a.value).code;
-      if (code < 0 || code >= enum_size(spec.enum_type))
-        return invalid_model(op + ".attrs", strfmt("attribute '%s': %d is not a %s value", a.name.c_str(), code,
-                                                   std::string(spec.enum_type).c_str()));
-    }
-    if (spec.kind == AttrKind::DType) {
-      const int code = static_cast<int>(std::get<DType>(a.value));
-      if (code < 0 || code >= kNumDTypes)
-        return invalid_model(op + ".attrs", strfmt("attribute '%s': dtype code %d out of range", a.name.c_str(), code));
-    }
-  }
-  return Status::ok();
+  for (int i = 0; i < info.num_attrs; ++i)
+    if (n.attrs[i].name != info.attrs[i].name)
+      return invalid_model(op + ".attrs", "attribute " + std::to_string(i) + " is '" + n.attrs[i].name +
+                                              "', expected '" + std::string(info.attrs[i].name) +
+                                              "' (ops.def order)");
+  // Kinds and enum/dtype ranges: decoding into the op's typed struct (ir/attrs.h) checks them.
+  return check_attrs(n);
 }
 
 }  // namespace plumb::ir

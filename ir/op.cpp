@@ -5,8 +5,8 @@
 namespace plumb::ir {
 
 // The flatbuffer Opcode enum must list spec/ops.def's ops in the same order.
-#define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance)   \
-  static_assert(static_cast<int>(fb::Opcode::Enum) == static_cast<int>(Op::Enum), \
+#define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance) \
+  static_assert(static_cast<int>(fb::Opcode::Enum) == static_cast<int>(Op::Enum),      \
                 #Enum " drifted from spec/ops.def");
 #include "spec/ops.def"
 
@@ -46,9 +46,17 @@ constexpr bool attrs_contiguous() {
 static_assert(attrs_contiguous(), "spec/ops.def: an op's PLUMB_ATTR lines must be consecutive");
 
 constexpr OpInfo kOpTable[] = {
-#define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance)          \
-  {Op::Enum, mnemonic, min_in, max_in, min_out, max_out, regions, ToleranceClass::tolerance, \
-   kAttrSpecs + first_attr(Op::Enum), count_attrs(Op::Enum)},
+#define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance) \
+  {Op::Enum,                                                                           \
+   mnemonic,                                                                           \
+   min_in,                                                                             \
+   max_in,                                                                             \
+   min_out,                                                                            \
+   max_out,                                                                            \
+   regions,                                                                            \
+   ToleranceClass::tolerance,                                                          \
+   kAttrSpecs + first_attr(Op::Enum),                                                  \
+   count_attrs(Op::Enum)},
 #include "spec/ops.def"
 };
 static_assert(sizeof(kOpTable) / sizeof(kOpTable[0]) == kNumOps);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 namespace plumb::ir {
 
@@ -73,11 +74,40 @@ constexpr int enum_code(std::string_view type, std::string_view enumerator) {
 }
 }  // namespace detail
 
-// namespace UnaryKind { inline constexpr int Exp = 8; } ... one namespace per enum type.
-#define PLUMB_ENUM(EnumT, Enumerator, mnemonic, tolerance) \
-  namespace EnumT {                                         \
-  inline constexpr int Enumerator = detail::enum_code(#EnumT, #Enumerator); \
+// enum class UnaryKind : int { Neg, Abs, ... }: one scoped enum per PLUMB_ENUM_TYPE, whose values
+// are the codes (so a unary kind cannot be passed where a binary kind is expected).
+enum class EnumChainStart_ : int {  // opens the chain; each PLUMB_ENUM_TYPE closes one and opens the next
+#define PLUMB_ENUM_TYPE(EnumT) \
+  }                            \
+  ;                            \
+  enum class EnumT : int {
+#define PLUMB_ENUM(EnumT, Enumerator, mnemonic, tolerance) Enumerator,
+#include "spec/ops.def"
+};
+#define PLUMB_ENUM(EnumT, Enumerator, mnemonic, tolerance)                                     \
+  static_assert(static_cast<int>(EnumT::Enumerator) == detail::enum_code(#EnumT, #Enumerator), \
+                "spec/ops.def: " #EnumT "'s PLUMB_ENUM lines must follow its PLUMB_ENUM_TYPE line");
+#include "spec/ops.def"
+
+// The ops.def name of each enum type, e.g. enum_type_name<UnaryKind>() == "UnaryKind".
+template <typename E>
+constexpr std::string_view enum_type_name();
+#define PLUMB_ENUM_TYPE(EnumT)                         \
+  template <>                                          \
+  constexpr std::string_view enum_type_name<EnumT>() { \
+    return #EnumT;                                     \
   }
+#include "spec/ops.def"
+template <typename E>
+constexpr int code_of(E e) {
+  return static_cast<int>(e);
+}
+// True for the ops.def enum classes (not for DType).
+template <typename T>
+struct is_kind_enum : std::false_type {};
+#define PLUMB_ENUM_TYPE(EnumT) \
+  template <>                  \
+  struct is_kind_enum<EnumT> : std::true_type {};
 #include "spec/ops.def"
 
 bool enum_type_exists(std::string_view type);
@@ -85,6 +115,12 @@ int enum_size(std::string_view type);
 std::string_view enum_value_name(std::string_view type, int code);  // "" when out of range
 std::optional<int> enum_value_from_name(std::string_view type, std::string_view mnemonic);
 ToleranceClass enum_value_tolerance(std::string_view type, int code);
+
+// The mnemonic of a kind, e.g. enum_name(UnaryKind::Exp) == "exp".
+template <typename E>
+std::string_view enum_name(E e) {
+  return enum_value_name(enum_type_name<E>(), code_of(e));
+}
 
 // The tolerance class of one node: the op's, or for PerKind ops that of its `kind` value.
 ToleranceClass tolerance_of(Op op, int kind_code);

@@ -46,9 +46,10 @@ std::string render_op_table_markdown() {
                std::string(tolerance_name(enum_value_tolerance(kind->enum_type, k)));
       }
     }
-    s += "| " + std::to_string(i) + " | [`" + std::string(info.mnemonic) + "`](ops/" + std::string(info.mnemonic) +
-         ".md) | " + count(info.min_inputs, info.max_inputs) + " | " + count(info.min_outputs, info.max_outputs) +
-         " | " + std::to_string(info.regions) + " | " + attrs + " | " + tol + " |\n";
+    s += "| " + std::to_string(i) + " | [`" + std::string(info.mnemonic) + "`](ops/" +
+         std::string(info.mnemonic) + ".md) | " + count(info.min_inputs, info.max_inputs) + " | " +
+         count(info.min_outputs, info.max_outputs) + " | " + std::to_string(info.regions) + " | " + attrs +
+         " | " + tol + " |\n";
   }
   return s;
 }

@@ -55,7 +55,9 @@ std::string strfmt(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 inline Status invalid_model(std::string label, std::string message) {
   return Status(ErrorCode::kInvalidModel, std::move(message), std::move(label));
 }
-inline Status invalid_input(std::string message) { return Status(ErrorCode::kInvalidInput, std::move(message)); }
+inline Status invalid_input(std::string message) {
+  return Status(ErrorCode::kInvalidInput, std::move(message));
+}
 inline Status unsupported(std::string message) { return Status(ErrorCode::kUnsupported, std::move(message)); }
 inline Status runtime_error(std::string label, std::string message) {
   return Status(ErrorCode::kRuntimeError, std::move(message), std::move(label));
@@ -66,8 +68,8 @@ inline Status internal_error(std::string message) { return Status(ErrorCode::kIn
 template <typename T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}                // NOLINT: implicit by design
-  Expected(Status status) : v_(std::move(status)) {}         // NOLINT: implicit by design
+  Expected(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Expected(Status status) : v_(std::move(status)) {}  // NOLINT: implicit by design
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
   T& value() & { return std::get<0>(v_); }
@@ -92,9 +94,9 @@ class [[nodiscard]] Expected {
 #define PLUMB_CONCAT(a, b) PLUMB_CONCAT_INNER(a, b)
 
 // Return the Status if it is an error.
-#define PLUMB_RETURN_IF_ERROR(expr)                  \
-  do {                                               \
-    ::plumb::Status plumb_status_ = (expr);          \
+#define PLUMB_RETURN_IF_ERROR(expr)                   \
+  do {                                                \
+    ::plumb::Status plumb_status_ = (expr);           \
     if (!plumb_status_.is_ok()) return plumb_status_; \
   } while (0)
 

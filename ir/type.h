@@ -41,9 +41,9 @@ enum class TypeKind : uint8_t { Tensor, Sequence, Optional, Map };
 
 struct Type {
   TypeKind kind = TypeKind::Tensor;
-  DType dtype = DType::F32;  // tensor element type; for a map, the key type
-  bool ranked = true;        // tensor: false only for a sequence/optional element of unknown rank
-  Shape shape;               // tensor
+  DType dtype = DType::F32;          // tensor element type; for a map, the key type
+  bool ranked = true;                // tensor: false only for a sequence/optional element of unknown rank
+  Shape shape;                       // tensor
   std::shared_ptr<const Type> elem;  // sequence/optional: element type; map: value type
 
   static Type tensor(DType dt, Shape shape) {

@@ -168,7 +168,8 @@ Status Verifier::visit_node(const Node& n, int depth, std::vector<ValueId>& scop
   // Results are defined after the node and its regions, in the enclosing region's scope.
   for (size_t i = 0; i < n.outputs.size(); ++i)
     PLUMB_RETURN_IF_ERROR(define(n.outputs[i], "result " + std::to_string(i), place, scope));
-  if (n.op == Op::Constant && n.outputs.size() == 1) const_of_[n.outputs[0]] = n.attr_const("value");
+  if (n.op == Op::Constant && n.outputs.size() == 1)
+    const_of_[n.outputs[0]] = attrs<Op::Constant>(n).value.index;
   return Status::ok();
 }
 

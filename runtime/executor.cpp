@@ -4,6 +4,7 @@
 #include <new>
 #include <type_traits>
 
+#include "ir/attrs.h"
 #include "ir/infer.h"
 #include "runtime/cpu/ref/dispatch.h"
 
@@ -205,7 +206,7 @@ Status Executor::run_region(const ir::Region& r, BufferTable& b) {
     } else if (n.op == ir::Op::While) {
       PLUMB_RETURN_IF_ERROR(run_while(n, b));
     } else if (n.op == ir::Op::Constant) {
-      const uint32_t ci = n.attr_const("value");
+      const uint32_t ci = ir::attrs<ir::Op::Constant>(n).value.index;
       if (ci >= g_.constants.size() || n.outputs.size() != 1)
         return with_place(invalid_model("", "constant index out of range"), n);
       auto t = constant_tensor(g_.constants[ci]);
@@ -344,8 +345,7 @@ ir::Node make_cast(ir::ValueId from, ir::ValueId to, ir::DType dt, const ir::Pro
   c.op = ir::Op::Cast;
   c.inputs = {from};
   c.outputs = {to};
-  c.attrs = {ir::Attr{"to", dt}, ir::Attr{"saturate", false},
-             ir::Attr{"round", ir::EnumValue{ir::RoundMode::NearestEven}}};
+  c.attrs = ir::attr_list(ir::CastAttrs{dt, false, ir::RoundMode::NearestEven});
   c.prov = prov;
   c.prov.step = "precise";
   return c;

@@ -5,6 +5,7 @@
 #include <map>
 #include <type_traits>
 
+#include "ir/attrs.h"
 #include "ir/infer.h"
 #include "runtime/cpu/ref/dispatch.h"
 
@@ -296,7 +297,7 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
     }
 
     if (n.op == ir::Op::Constant) {
-      const uint32_t ci = n.attr_const("value");
+      const uint32_t ci = ir::attrs<ir::Op::Constant>(n).value.index;
       if (ci >= g.constants.size() || n.outputs.size() != 1)
         return invalid_model("", "constant index out of range").with_place(place());
       auto t = constant_tensor(g.constants[ci]);

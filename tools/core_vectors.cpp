@@ -6,6 +6,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "ir/attrs.h"
 #include "ir/dtype.h"
 #include "ir/op.h"
 #include "ir/text.h"
@@ -67,12 +68,7 @@ ir::ToleranceClass loosest_tolerance(const ir::Graph& g) {
   collect_nodes(g.body, nodes);
   ir::ToleranceClass worst = ir::ToleranceClass::Exact;
   for (const ir::Node* n : nodes) {
-    const ir::Attr* kind = n->find_attr("kind");
-    int code = 0;
-    if (kind) {
-      if (auto* e = std::get_if<ir::EnumValue>(&kind->value)) code = e->code;
-    }
-    const ir::ToleranceClass t = ir::tolerance_of(n->op, code);
+    const ir::ToleranceClass t = ir::tolerance_of(*n);
     if (static_cast<int>(t) > static_cast<int>(worst)) worst = t;
   }
   return worst;
@@ -101,8 +97,9 @@ Status check_cell_claim(const ir::Graph& g, const std::string& cell) {
     const ir::OpInfo& info = ir::op_info(n->op);
     for (int a = 0; a < info.num_attrs && !kind_ok; ++a) {
       if (info.attrs[a].kind != ir::AttrKind::Enum) continue;
-      const int code = n->attr_enum(info.attrs[a].name);
-      kind_ok = ir::enum_value_name(info.attrs[a].enum_type, code) == kind;
+      const ir::Attr* at = n->find_attr(info.attrs[a].name);
+      const auto* e = at ? std::get_if<ir::EnumValue>(&at->value) : nullptr;
+      kind_ok = e && ir::enum_value_name(info.attrs[a].enum_type, e->code) == kind;
     }
     if (!kind_ok) continue;
     bool all = true;

@@ -10,9 +10,9 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
-namespace CK = ir::CompareKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
+using CK = ir::CompareKind;
 
 namespace {
 
@@ -26,7 +26,7 @@ struct Ops {
   ValueId div(ValueId a, ValueId b) { return cx.b.binary(BK::Div, a, b); }
   ValueId max(ValueId a, ValueId b) { return cx.b.binary(BK::Max, a, b); }
   ValueId min(ValueId a, ValueId b) { return cx.b.binary(BK::Min, a, b); }
-  ValueId un(int k, ValueId a) { return cx.b.unary(k, a); }
+  ValueId un(ir::UnaryKind k, ValueId a) { return cx.b.unary(k, a); }
   ValueId lt(ValueId a, ValueId b) { return cx.b.compare(CK::Lt, a, b); }
   ValueId gt(ValueId a, ValueId b) { return cx.b.compare(CK::Gt, a, b); }
   ValueId sel(ValueId p, ValueId a, ValueId b) { return cx.b.select(p, a, b); }
@@ -234,8 +234,8 @@ Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
     // [prod(d[:axis]), prod(d[axis:])] computed from the shape (works for symbolic dims).
     ValueId shape = cx.b.shape_of(x);
     auto part = [&](int64_t from, int64_t to) {
-      ValueId s = cx.b.emit1(ir::Op::Slice, {shape, cx.b.shape_const({from}), cx.b.shape_const({to - from}),
-                                             cx.b.shape_const({1})});
+      ValueId s =
+          cx.b.slice(shape, cx.b.shape_const({from}), cx.b.shape_const({to - from}), cx.b.shape_const({1}));
       return cx.b.reshape(cx.b.reduce(ir::ReduceKind::Prod, s, {0}), cx.b.shape_const({1}));
     };
     v = cx.b.reshape(x, cx.b.concat({part(0, axis), part(axis, r)}, 0));
@@ -249,10 +249,8 @@ Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
   auto back = [&](ValueId reduced) { return cx.b.broadcast(reduced, vshape, keep); };
   ValueId y;
   if (kind == NormExp::kHardmax) {
-    ValueId am =
-        cx.b.emit1(ir::Op::ArgReduce, {v},
-                   {{"kind", ir::EnumValue{ir::ArgKind::Max}}, {"axis", axis}, {"select_last", false}});
-    ValueId io = cx.b.emit1(ir::Op::Iota, {vshape}, {{"dtype", ir::DType::I64}, {"axis", axis}});
+    ValueId am = cx.b.arg_reduce(ir::ArgKind::Max, v, axis, false);
+    ValueId io = cx.b.iota(vshape, ir::DType::I64, axis);
     ValueId hot = cx.b.compare(CK::Eq, io, back(am));
     y = cx.b.cast(hot, dt);
   } else {

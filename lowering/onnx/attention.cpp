@@ -35,14 +35,13 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
-namespace CK = ir::CompareKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
+using CK = ir::CompareKind;
 
 namespace {
 
 using attn::DimV;
-using attn::f64;
 using attn::fill;
 using attn::kNegInf;
 using attn::known_ne;
@@ -146,11 +145,11 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
 
   // Scores [B, Hq, S, T] in f64.
   const int64_t rep = Hq / Hkv;
-  ValueId k64 = attn::repeat_heads(cx, dm, f64(cx, k), B, Hkv, rep, T, D);
-  ValueId v64 = attn::repeat_heads(cx, dm, f64(cx, v), B, Hkv, rep, T, Dv);
+  ValueId k64 = attn::repeat_heads(cx, dm, to_f64(cx, k), B, Hkv, rep, T, D);
+  ValueId v64 = attn::repeat_heads(cx, dm, to_f64(cx, v), B, Hkv, rep, T, Dv);
   PLUMB_ASSIGN_OR_RETURN(double scale, attn::float_attr(n, "scale", 1.0 / std::sqrt(static_cast<double>(D))));
   const ValueId shape = dm.shape({B, dm.c(Hq), S, T});
-  ValueId s = cx.b.matmul(f64(cx, q), cx.b.transpose(k64, {0, 1, 3, 2}), DType::F64);
+  ValueId s = cx.b.matmul(to_f64(cx, q), cx.b.transpose(k64, {0, 1, 3, 2}), DType::F64);
   s = cx.b.binary(BK::Mul, s, fill(cx, scale, shape));
   if (softcap > 0) {
     ValueId c = fill(cx, softcap, shape);
@@ -174,8 +173,8 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
     if (mdt != DType::Bool && mdt != dt) return cx.invalid("Attention attn_mask must be bool or Q's dtype");
     const ValueId mshape = dm.shape({B, dm.c(Hq), S, tm});
     ValueId mb = broadcast_to(cx, m, mshape, 4);
-    ValueId t =
-        mdt == DType::Bool ? cx.b.select(mb, fill(cx, 0.0, mshape), fill(cx, kNegInf, mshape)) : f64(cx, mb);
+    ValueId t = mdt == DType::Bool ? cx.b.select(mb, fill(cx, 0.0, mshape), fill(cx, kNegInf, mshape))
+                                   : to_f64(cx, mb);
     // A shorter mask is padded on the right with masked positions (the ONNX reference).
     if (!(tm.n >= 0 && T.n >= 0 && tm.n == T.n))
       t = cx.b.concat({t, fill(cx, kNegInf, dm.shape({B, dm.c(Hq), S, dm.sub(T, tm)}))}, 3);
@@ -191,9 +190,9 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
     if (nt.dtype != DType::I64) np = cx.b.cast(np, DType::I64);
     nonpad = cx.b.broadcast(np, shape, {0});
   }
-  ValueId jj = cx.b.emit1(ir::Op::Iota, {shape}, {{"dtype", DType::I64}, {"axis", int64_t{3}}});
+  ValueId jj = cx.b.iota(shape, DType::I64, 3);
   if (is_causal) {
-    ValueId ii = cx.b.emit1(ir::Op::Iota, {shape}, {{"dtype", DType::I64}, {"axis", int64_t{2}}});
+    ValueId ii = cx.b.iota(shape, DType::I64, 2);
     ValueId lim;
     if (has_past_k || nonpad == ir::kNoValue) {
       lim = cx.b.binary(BK::Add, ii, cx.b.broadcast(dm.scalar(past), shape, {}));

@@ -4,15 +4,14 @@ namespace plumb::lower::attn {
 
 using ir::DType;
 using ir::ValueId;
-namespace BK = ir::BinaryKind;
-namespace CK = ir::CompareKind;
+using BK = ir::BinaryKind;
+using CK = ir::CompareKind;
 
 DimV Dims::of(ValueId x, int64_t axis) {
   const ir::Dim d = cx.type(x).shape[static_cast<size_t>(axis)];
   if (d.is_static()) return c(d.size);
   ValueId sh = cx.b.shape_of(x);
-  return {-1, cx.b.emit1(ir::Op::Slice,
-                         {sh, cx.b.shape_const({axis}), cx.b.shape_const({1}), cx.b.shape_const({1})})};
+  return {-1, cx.b.slice(sh, cx.b.shape_const({axis}), cx.b.shape_const({1}), cx.b.shape_const({1}))};
 }
 
 DimV Dims::add(DimV a, DimV b) {
@@ -50,8 +49,6 @@ Expected<double> float_attr(const onnx::OnnxNode& n, const char* name, double df
   if (!v.has_value()) return v.status();
   return n.has_attr(name) ? static_cast<double>(*v) : dflt;
 }
-
-ValueId f64(LowerCtx& cx, ValueId v) { return cx.type(v).dtype == DType::F64 ? v : cx.b.cast(v, DType::F64); }
 
 ValueId fill(LowerCtx& cx, double v, ValueId shape) {
   return cx.b.broadcast(cx.b.scalar_float(DType::F64, v), shape, {});

@@ -45,7 +45,6 @@ Expected<int64_t> static_dim(LowerCtx& cx, ir::ValueId v, int64_t axis, const st
 // A float attribute widened to double, or `dflt` when absent.
 Expected<double> float_attr(const onnx::OnnxNode& n, const char* name, double dflt);
 
-ir::ValueId f64(LowerCtx& cx, ir::ValueId v);
 // A f64 constant `v` broadcast to the i64[r] shape `shape`.
 ir::ValueId fill(LowerCtx& cx, double v, ir::ValueId shape);
 

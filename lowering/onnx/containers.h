@@ -16,9 +16,10 @@
 
 namespace plumb::lower {
 
-ir::ValueId seq_op(LowerCtx& cx, int kind, std::vector<ir::ValueId> operands, const ir::Type& elem,
-                   int64_t axis = 0);
-ir::ValueId opt_op(LowerCtx& cx, int kind, std::vector<ir::ValueId> operands, const ir::Type& elem);
+ir::ValueId seq_op(LowerCtx& cx, ir::SequenceKind kind, std::vector<ir::ValueId> operands,
+                   const ir::Type& elem, int64_t axis = 0);
+ir::ValueId opt_op(LowerCtx& cx, ir::OptionalKind kind, std::vector<ir::ValueId> operands,
+                   const ir::Type& elem);
 
 // The least type both refine: dims equal in both kept, others anonymous symbolic; tensors of
 // different ranks give an unranked tensor (as `if` and `while` join, ir/infer_control.cpp).

@@ -34,7 +34,7 @@ ir::ValueId LowerCtx::constant_value(const onnx::Tensor& t) { return b.constant(
 
 ir::ValueId LowerCtx::input(const onnx::OnnxNode& n, size_t i) {
   if (!has_input(n, i)) {
-    fail(invalid_model("", strfmt("required input %zu is missing", i)));
+    record(invalid_model("", strfmt("required input %zu is missing", i)));
     return ir::kNoValue;
   }
   const std::string& name = n.inputs[i];
@@ -52,8 +52,7 @@ ir::ValueId LowerCtx::input(const onnx::OnnxNode& n, size_t i) {
       return v;
     }
   }
-  fail(invalid_model("",
-                     "input '" + name + "' is not produced by any earlier node, initializer or graph input"));
+  record_invalid("input '" + name + "' is not produced by any earlier node, initializer or graph input");
   return ir::kNoValue;
 }
 

@@ -79,6 +79,10 @@ class LowerCtx {
   Status fail(Status s);
   Status unsupported(const std::string& what) { return fail(plumb::unsupported(what)); }
   Status invalid(const std::string& what) { return fail(invalid_model("", what)); }
+  // For helpers that return a placeholder (kNoValue, 0) instead of a Status: records the error the
+  // same way; the rule's caller sees it through status() (the driver checks it after every rule).
+  void record(Status s) { (void)fail(std::move(s)); }
+  void record_invalid(const std::string& what) { record(invalid_model("", what)); }
   const Status& status() const { return status_; }
   void reset_status() { status_ = Status::ok(); }
 

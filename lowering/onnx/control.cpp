@@ -31,21 +31,14 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace CK = ir::CompareKind;
-namespace SK = ir::SequenceKind;
-namespace OK = ir::OptionalKind;
+using BK = ir::BinaryKind;
+using CK = ir::CompareKind;
+using SK = ir::SequenceKind;
+using OK = ir::OptionalKind;
 
 namespace {
 
 constexpr int kMaxTypeRounds = 6;
-
-// gather(operand, index, axis) with a scalar index: the slice at `index` with the axis removed.
-ValueId take(LowerCtx& cx, ValueId operand, ValueId index, int64_t axis) {
-  return cx.b.emit1(
-      ir::Op::Gather, {operand, index},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
-}
 
 ValueId i64_scalar(LowerCtx& cx, int64_t v) { return cx.b.scalar_int(ir::DType::I64, v); }
 
@@ -58,7 +51,7 @@ ValueId as_scalar(LowerCtx& cx, ValueId v) {
 ValueId extent(LowerCtx& cx, ValueId v, int64_t axis) {
   const ir::Type t = cx.type(v);
   if (axis < t.rank() && t.shape[axis].is_static()) return i64_scalar(cx, t.shape[axis].size);
-  return take(cx, shape_value(cx, v), i64_scalar(cx, axis), 0);
+  return cx.b.gather(ir::GatherKind::Axis, shape_value(cx, v), i64_scalar(cx, axis), 0);
 }
 
 // A zero-length scan output: elem's dims with 0 inserted at `axis` (symbolic dims, which no
@@ -347,7 +340,7 @@ Expected<std::vector<ValueId>> emit_scan(LowerCtx& cx, const onnx::OnnxGraph& bo
     std::vector<ValueId> args(p.begin() + 1, p.end());
     for (size_t j = 0; j < nx; ++j) {
       ValueId t = spec.in_reverse[j] ? b.binary(BK::Sub, last, p[0]) : p[0];
-      args.push_back(take(cx, xs[j], t, spec.in_axes[j]));
+      args.push_back(cx.b.gather(ir::GatherKind::Axis, xs[j], t, spec.in_axes[j]));
     }
     PLUMB_ASSIGN_OR_RETURN(auto outs, lower_subgraph(cx, body, args));
     Iteration it;
@@ -445,8 +438,8 @@ Status lower_scan8(LowerCtx& cx, const OnnxNode& n) {
   CondFn cond_fn = [&](const std::vector<ValueId>& p) { return b.compare(CK::Lt, p[0], batch); };
   BodyFn body_fn = [&](const std::vector<ValueId>& p) -> Expected<Iteration> {
     std::vector<ValueId> st, x;
-    for (ValueId s : states) st.push_back(take(cx, s, p[0], 0));
-    for (ValueId v : xs) x.push_back(take(cx, v, p[0], 0));
+    for (ValueId s : states) st.push_back(cx.b.gather(ir::GatherKind::Axis, s, p[0], 0));
+    for (ValueId v : xs) x.push_back(cx.b.gather(ir::GatherKind::Axis, v, p[0], 0));
     PLUMB_ASSIGN_OR_RETURN(auto res, emit_scan(cx, *body, st, x, spec));
     Iteration it;
     it.next.push_back(b.binary(BK::Add, p[0], i64_scalar(cx, 1)));

@@ -15,8 +15,8 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
 
 namespace {
 
@@ -26,14 +26,6 @@ using Ints = std::vector<int64_t>;
 // (products of one of each) cannot overflow; the core ops refuse extents above 2^62 anyway.
 constexpr int64_t kMaxWindow = int64_t{1} << 20;
 constexpr int64_t kMaxExtent = int64_t{1} << 40;
-
-ValueId to_f64(LowerCtx& cx, ValueId v) {
-  return cx.type(v).dtype == ir::DType::F64 ? v : cx.b.cast(v, ir::DType::F64);
-}
-
-ValueId from_f64(LowerCtx& cx, ValueId v, ir::DType dt) {
-  return dt == ir::DType::F64 ? v : cx.b.cast(v, dt, /*saturate=*/true);
-}
 
 // The static spatial dims of x ([N, C, D...]), or nullopt when one is symbolic.
 std::optional<Ints> static_spatial(LowerCtx& cx, ValueId x) {
@@ -117,8 +109,8 @@ Ints ceil_extra(const Ints& in, const Window& w) {
 }
 
 // A core pool over [N, C, D...] with window 1 on N and C.
-std::vector<ValueId> emit_pool(LowerCtx& cx, int kind, ValueId x, const Window& w, const Ints& extra_hi,
-                               int num_outputs) {
+std::vector<ValueId> emit_pool(LowerCtx& cx, ir::PoolKind kind, ValueId x, const Window& w,
+                               const Ints& extra_hi, int num_outputs) {
   Ints win{1, 1}, st{1, 1}, dil{1, 1}, lo{0, 0}, hi{0, 0};
   for (size_t i = 0; i < w.kernel.size(); ++i) {
     win.push_back(w.kernel[i]);
@@ -127,14 +119,7 @@ std::vector<ValueId> emit_pool(LowerCtx& cx, int kind, ValueId x, const Window& 
     lo.push_back(w.lo[i]);
     hi.push_back(w.hi[i] + (extra_hi.empty() ? 0 : extra_hi[i]));
   }
-  return cx.b.emit(ir::Op::Pool, {x},
-                   {{"kind", ir::EnumValue{kind}},
-                    {"window", win},
-                    {"strides", st},
-                    {"dilations", dil},
-                    {"pads_low", lo},
-                    {"pads_high", hi}},
-                   {}, num_outputs);
+  return cx.b.emit(ir::PoolAttrs{kind, win, st, dil, lo, hi}, {x}, {}, num_outputs);
 }
 
 // Common front of the pooling ops: the input, its window and (for ceil_mode) extra padding.
@@ -266,8 +251,8 @@ Status lower_lp_pool(LowerCtx& cx, const OnnxNode& n) {
 // [N, C, 1...]: the reduced spatial dims put back.
 ValueId keep_spatial(LowerCtx& cx, ValueId y, ValueId x) {
   const int64_t r = rank_of(cx, x);
-  ValueId nc = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({0}), cx.b.shape_const({2}),
-                                          cx.b.shape_const({1})});
+  ValueId nc =
+      cx.b.slice(shape_value(cx, x), cx.b.shape_const({0}), cx.b.shape_const({2}), cx.b.shape_const({1}));
   ValueId ones = cx.b.const_ints(ir::DType::I64, {r - 2}, Ints(static_cast<size_t>(r - 2), 1));
   return cx.b.reshape(y, cx.b.concat({nc, ones}, 0));
 }
@@ -345,10 +330,7 @@ Status lower_max_unpool(LowerCtx& cx, const OnnxNode& n) {
     if (total > kMaxExtent) return cx.invalid("MaxUnpool output too large");
   }
   ValueId zeros = cx.b.broadcast(scalar_like(cx, 0, x), cx.b.shape_const({total}), {});
-  ValueId y = cx.b.emit1(ir::Op::Scatter, {zeros, flat_i, flat_x},
-                         {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
-                          {"axis", int64_t{0}},
-                          {"reduction", ir::EnumValue{ir::ScatterReduction::None}}});
+  ValueId y = cx.b.scatter(ir::GatherKind::Elements, zeros, flat_i, flat_x, 0, ir::ScatterReduction::None);
   y = cx.b.reshape(y, cx.b.shape_const(out));
   if (cx.has_input(n, 2)) {
     ValueId os = cx.input(n, 2);
@@ -357,8 +339,7 @@ Status lower_max_unpool(LowerCtx& cx, const OnnxNode& n) {
       return cx.invalid("MaxUnpool output_shape must be an i64[rank] tensor");
     if (ot.dtype != ir::DType::I64) os = cx.b.cast(os, ir::DType::I64);
     ValueId high = cx.b.binary(BK::Sub, os, cx.b.shape_const(out));
-    y = cx.b.emit1(ir::Op::Pad, {y, cx.b.shape_const(Ints(s + 2, 0)), high, scalar_like(cx, 0, x)},
-                   {{"mode", ir::EnumValue{ir::PadMode::Constant}}});
+    y = cx.b.pad(y, cx.b.shape_const(Ints(s + 2, 0)), high, scalar_like(cx, 0, x), ir::PadMode::Constant);
   }
   cx.set_output(n, 0, y);
   return Status::ok();
@@ -381,20 +362,12 @@ ValueId crop_spatial(LowerCtx& cx, ValueId y, const Ints& crop_lo, const Ints& c
     start[i + 2] = crop_lo[i];
     size[i + 2] = std::max<int64_t>(0, size[i + 2] - crop_lo[i] - crop_hi[i]);
   }
-  return cx.b.emit1(ir::Op::Slice,
-                    {y, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
+  return cx.b.slice(y, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride));
 }
 
 ValueId emit_conv(LowerCtx& cx, ValueId x, ValueId w, ir::DType to, const Window& win, const Ints& lhs_dil,
                   int64_t groups) {
-  return cx.b.emit1(ir::Op::Conv, {x, w},
-                    {{"to", to},
-                     {"strides", win.strides},
-                     {"dilations", win.dilations},
-                     {"lhs_dilations", lhs_dil},
-                     {"pads_low", win.lo},
-                     {"pads_high", win.hi},
-                     {"groups", groups}});
+  return cx.b.emit1(ir::ConvAttrs{to, win.strides, win.dilations, lhs_dil, win.lo, win.hi, groups}, {x, w});
 }
 
 // The core conv for ONNX Conv/ConvInteger attributes (kernel_shape, auto_pad, pads, strides,
@@ -530,8 +503,8 @@ Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
   if (cx.has_input(n, 3)) {
     past = cx.input(n, 3);
   } else {
-    ValueId bc = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({0}), cx.b.shape_const({2}),
-                                            cx.b.shape_const({1})});
+    ValueId bc =
+        cx.b.slice(shape_value(cx, x), cx.b.shape_const({0}), cx.b.shape_const({2}), cx.b.shape_const({1}));
     past = cx.b.broadcast(scalar_like(cx, 0, x), cx.b.concat({bc, cx.b.shape_const({K - 1})}, 0), {});
   }
   ValueId seq = cx.b.concat({past, x}, 2);
@@ -554,13 +527,12 @@ Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
   if (cx.wants_output(n, 1)) {
     // seq[:, :, L : L + K - 1], L = the input length.
     ValueId sshape = shape_value(cx, seq);
-    ValueId len = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({2}), cx.b.shape_const({1}),
-                                             cx.b.shape_const({1})});
+    ValueId len =
+        cx.b.slice(shape_value(cx, x), cx.b.shape_const({2}), cx.b.shape_const({1}), cx.b.shape_const({1}));
     ValueId start = cx.b.concat({cx.b.shape_const({0, 0}), len}, 0);
-    ValueId bc = cx.b.emit1(ir::Op::Slice,
-                            {sshape, cx.b.shape_const({0}), cx.b.shape_const({2}), cx.b.shape_const({1})});
+    ValueId bc = cx.b.slice(sshape, cx.b.shape_const({0}), cx.b.shape_const({2}), cx.b.shape_const({1}));
     ValueId size = cx.b.concat({bc, cx.b.shape_const({K - 1})}, 0);
-    cx.set_output(n, 1, cx.b.emit1(ir::Op::Slice, {seq, start, size, cx.b.shape_const({1, 1, 1})}));
+    cx.set_output(n, 1, cx.b.slice(seq, start, size, cx.b.shape_const({1, 1, 1})));
   }
   return Status::ok();
 }
@@ -646,8 +618,7 @@ Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
     fstart.push_back(kernel[i] - 1);
     fstride.push_back(-1);
   }
-  wr = cx.b.emit1(ir::Op::Slice,
-                  {wr, cx.b.shape_const(fstart), cx.b.shape_const(merged), cx.b.shape_const(fstride)});
+  wr = cx.b.slice(wr, cx.b.shape_const(fstart), cx.b.shape_const(merged), cx.b.shape_const(fstride));
   Window win;
   win.kernel = kernel;
   win.strides = Ints(s, 1);

@@ -27,23 +27,14 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace CK = ir::CompareKind;
-namespace UK = ir::UnaryKind;
+using BK = ir::BinaryKind;
+using CK = ir::CompareKind;
+using UK = ir::UnaryKind;
 
 namespace {
 
-ValueId gather(LowerCtx& cx, int kind, ValueId x, ValueId idx, int64_t axis) {
-  return cx.b.emit1(ir::Op::Gather, {x, idx},
-                    {{"kind", ir::EnumValue{kind}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
-}
-
-ValueId iota(LowerCtx& cx, ValueId shape, DType dt, int64_t axis) {
-  return cx.b.emit1(ir::Op::Iota, {shape}, {{"dtype", dt}, {"axis", axis}});
-}
-
-ValueId bin(LowerCtx& cx, int kind, ValueId a, ValueId b) { return cx.b.binary(kind, a, b); }
-ValueId cmp(LowerCtx& cx, int kind, ValueId a, ValueId b) { return cx.b.compare(kind, a, b); }
+ValueId bin(LowerCtx& cx, ir::BinaryKind kind, ValueId a, ValueId b) { return cx.b.binary(kind, a, b); }
+ValueId cmp(LowerCtx& cx, ir::CompareKind kind, ValueId a, ValueId b) { return cx.b.compare(kind, a, b); }
 ValueId land(LowerCtx& cx, ValueId a, ValueId b) { return cx.b.binary(BK::And, a, b); }
 
 // The scalar behind an optional 1-element input (reshaped to rank 0), or nullopt when absent or
@@ -105,7 +96,7 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
     n_scalar = cx.b.reshape(static_slice(cx, bcn, {2}, {1}), cx.b.shape_const({}));
   }
   auto coord = [&](int64_t k) {
-    return gather(cx, ir::GatherKind::Axis, bx, cx.b.scalar_int(DType::I64, k), 2);
+    return cx.b.gather(ir::GatherKind::Axis, bx, cx.b.scalar_int(DType::I64, k), 2);
   };
   ValueId y1, x1, y2, x2;
   if (center == 0) {
@@ -122,7 +113,7 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
   ValueId area = bin(cx, BK::Mul, bin(cx, BK::Sub, x2, x1), bin(cx, BK::Sub, y2, y1));
   ValueId valid = score_thr ? cmp(cx, CK::Gt, sc, cx.b.broadcast(cx.b.cast(*score_thr, st.dtype), bcn, {}))
                             : cx.b.broadcast(cx.b.const_ints(DType::Bool, {}, {1}), bcn, {});
-  auto sorted = cx.b.emit(ir::Op::Sort, {sc}, {{"axis", int64_t{2}}, {"descending", true}});
+  auto sorted = cx.b.emit(ir::SortAttrs{2, true}, {sc});
   if (sorted.size() < 2) return Status::ok();
   const ValueId perm = sorted[1];  // [B, C, N] box index at each sorted position
 
@@ -137,14 +128,14 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
   auto p = cx.b.begin_region(carried);
   {
     ValueId k = p[0], sup = p[1], sel = p[2], cnt = p[3];
-    ValueId pk = gather(cx, ir::GatherKind::Axis, perm, k, 2);  // [B, C]
+    ValueId pk = cx.b.gather(ir::GatherKind::Axis, perm, k, 2);  // [B, C]
     ValueId pk3 = cx.b.reshape(pk, bc1);
-    ValueId valid_k = cx.b.reshape(gather(cx, ir::GatherKind::Elements, valid, pk3, 2), bc);
-    ValueId sup_k = cx.b.reshape(gather(cx, ir::GatherKind::Elements, sup, pk3, 2), bc);
+    ValueId valid_k = cx.b.reshape(cx.b.gather(ir::GatherKind::Elements, valid, pk3, 2), bc);
+    ValueId sup_k = cx.b.reshape(cx.b.gather(ir::GatherKind::Elements, sup, pk3, 2), bc);
     ValueId take = land(cx, land(cx, valid_k, cx.b.unary(UK::Not, sup_k)),
                         cmp(cx, CK::Lt, cnt, cx.b.broadcast(maxv, bc, {})));
     auto at_k = [&](ValueId q) {  // q[b, pk[b, c]] broadcast over N
-      return cx.b.broadcast(gather(cx, ir::GatherKind::Elements, q, pk, 1), bcn, {0, 1});
+      return cx.b.broadcast(cx.b.gather(ir::GatherKind::Elements, q, pk, 1), bcn, {0, 1});
     };
     auto all = [&](ValueId q) { return cx.b.broadcast(q, bcn, {0, 2}); };
     ValueId ix1 = bin(cx, BK::Max, at_k(x1), all(x1)), ix2 = bin(cx, BK::Min, at_k(x2), all(x2));
@@ -160,7 +151,7 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
     supp = land(cx, supp, cmp(cx, CK::Gt, uni, zero));
     supp = land(cx, supp, cmp(cx, CK::Gt, bin(cx, BK::Div, inter, uni), cx.b.broadcast(thr, bcn, {})));
     ValueId take3 = cx.b.broadcast(take, bcn, {0, 1});
-    ValueId one_hot = cmp(cx, CK::Eq, iota(cx, bcn, DType::I64, 2), cx.b.broadcast(pk, bcn, {0, 1}));
+    ValueId one_hot = cmp(cx, CK::Eq, cx.b.iota(bcn, DType::I64, 2), cx.b.broadcast(pk, bcn, {0, 1}));
     ValueId sup2 = cx.b.binary(BK::Or, sup, land(cx, take3, supp));
     ValueId sel2 = cx.b.binary(BK::Or, sel, land(cx, take3, one_hot));
     ValueId cnt2 = bin(cx, BK::Add, cnt, cx.b.cast(take, DType::I64));
@@ -172,16 +163,13 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
         std::move(cond), std::move(body));
     if (res.size() < 4) return Status::ok();
     // Selected boxes in sorted order; nonzero lists (b, c, position) row-major = the ONNX order.
-    ValueId sel_sorted = gather(cx, ir::GatherKind::Elements, res[2], perm, 2);
-    ValueId nz = cx.b.emit1(ir::Op::NonZero, {sel_sorted});  // [3, K]
-    ValueId rows = cx.b.transpose(nz, {1, 0});               // [K, 3]
-    ValueId box = cx.b.emit1(
-        ir::Op::Gather, {perm, rows},
-        {{"kind", ir::EnumValue{ir::GatherKind::Nd}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}});
+    ValueId sel_sorted = cx.b.gather(ir::GatherKind::Elements, res[2], perm, 2);
+    ValueId nz = cx.b.nonzero(sel_sorted);      // [3, K]
+    ValueId rows = cx.b.transpose(nz, {1, 0});  // [K, 3]
+    ValueId box = cx.b.gather(ir::GatherKind::Nd, perm, rows, 0);
     ValueId kk = static_slice(cx, cx.b.shape_of(rows), {0}, {1});
-    ValueId bc_cols =
-        cx.b.emit1(ir::Op::Slice, {rows, cx.b.shape_const({0, 0}),
-                                   cx.b.concat({kk, cx.b.shape_const({2})}, 0), cx.b.shape_const({1, 1})});
+    ValueId bc_cols = cx.b.slice(rows, cx.b.shape_const({0, 0}), cx.b.concat({kk, cx.b.shape_const({2})}, 0),
+                                 cx.b.shape_const({1, 1}));
     ValueId out = cx.b.concat({bc_cols, cx.b.reshape(box, cx.b.concat({kk, cx.b.shape_const({1})}, 0))}, 1);
     cx.set_output(n, 0, out);
   }
@@ -203,8 +191,8 @@ AxisSamples axis_samples(LowerCtx& cx, ValueId start, ValueId binsz, ValueId g, 
                       : cx.b.concat({cx.b.shape_const({r, out}), cx.b.reshape(g, cx.b.shape_const({1}))}, 0);
   auto b3 = [&](ValueId v) { return cx.b.broadcast(v, shape, {0}); };
   auto s3 = [&](double v) { return cx.b.broadcast(cx.b.scalar_float(ct, v), shape, {}); };
-  ValueId pf = cx.b.cast(iota(cx, shape, DType::I64, 1), ct);
-  ValueId jf = cx.b.cast(iota(cx, shape, DType::I64, 2), ct);
+  ValueId pf = cx.b.cast(cx.b.iota(shape, DType::I64, 1), ct);
+  ValueId jf = cx.b.cast(cx.b.iota(shape, DType::I64, 2), ct);
   ValueId gf = cx.b.broadcast(cx.b.cast(g, ct), shape, {});
   ValueId bn = b3(binsz);
   ValueId c = bin(cx, BK::Add, bin(cx, BK::Add, b3(start), bin(cx, BK::Mul, pf, bn)),
@@ -260,7 +248,7 @@ ValueId roi_align_block(LowerCtx& cx, const RoiAlignAttrs& at, ValueId xt, int64
   ValueId wv = cx.b.broadcast(cx.b.scalar_int(DType::I64, w), s5, {});
   auto corner = [&](ValueId yi, ValueId xi) {
     ValueId flat = bin(cx, BK::Add, bin(cx, BK::Mul, bin(cx, BK::Add, base, by(yi)), wv), bx(xi));
-    return gather(cx, ir::GatherKind::Axis, xt, cx.b.select(invalid, zero_i, flat), 0);
+    return cx.b.gather(ir::GatherKind::Axis, xt, cx.b.select(invalid, zero_i, flat), 0);
   };
   ValueId s6c = static_g ? cx.b.shape_const({r, at.oh, *static_g, at.ow, *static_g, c})
                          : cx.b.concat({s5, cx.b.shape_const({c})}, 0);
@@ -363,8 +351,8 @@ Status lower_roi_align(LowerCtx& cx, const OnnxNode& n) {
     ir::Region cond = cx.b.end_region({cmp(cx, CK::Lt, cp[0], cx.b.scalar_int(DType::I64, r))});
     auto p = cx.b.begin_region({tk, ty});
     ValueId k1 = cx.b.reshape(p[0], cx.b.shape_const({1}));
-    ValueId roi = gather(cx, ir::GatherKind::Axis, rc, k1, 0);  // [1, 4]
-    ValueId b1 = gather(cx, ir::GatherKind::Axis, bi, k1, 0);   // [1]
+    ValueId roi = cx.b.gather(ir::GatherKind::Axis, rc, k1, 0);  // [1, 4]
+    ValueId b1 = cx.b.gather(ir::GatherKind::Axis, bi, k1, 0);   // [1]
     RoiGeometry g = roi_geometry(cx, at, roi, 1, ct);
     auto grid = [&](ValueId extent, int64_t out) {
       ValueId q = cx.b.unary(UK::Ceil, bin(cx, BK::Div, extent, splat(cx, static_cast<double>(out), extent)));
@@ -373,10 +361,8 @@ Status lower_roi_align(LowerCtx& cx, const OnnxNode& n) {
     };
     ValueId one = roi_align_block(cx, at, xhwc, h, w, c, g.x1, g.y1, g.bin_w, g.bin_h, b1,
                                   grid(g.roi_h, at.oh), grid(g.roi_w, at.ow), std::nullopt, 1, ct);
-    ValueId acc = cx.b.emit1(ir::Op::Scatter, {p[1], cx.b.reshape(p[0], cx.b.shape_const({1, 1})), one},
-                             {{"kind", ir::EnumValue{ir::GatherKind::Nd}},
-                              {"axis", int64_t{0}},
-                              {"reduction", ir::EnumValue{ir::ScatterReduction::None}}});
+    ValueId acc = cx.b.scatter(ir::GatherKind::Nd, p[1], cx.b.reshape(p[0], cx.b.shape_const({1, 1})), one, 0,
+                               ir::ScatterReduction::None);
     ir::Region body = cx.b.end_region({bin(cx, BK::Add, p[0], cx.b.scalar_int(DType::I64, 1)), acc});
     ValueId init = cx.b.broadcast(cx.b.scalar_float(ct, 0), cx.b.shape_const({r, c, at.oh, at.ow}), {});
     auto res = cx.b.while_({cx.b.scalar_int(DType::I64, 0), init}, std::move(cond), std::move(body));
@@ -432,7 +418,7 @@ Status lower_max_roi_pool(LowerCtx& cx, const OnnxNode& n) {
     ValueId binsz = bin(cx, BK::Div, cx.b.cast(size, DType::F32),
                         splat(cx, static_cast<double>(p), cx.b.cast(size, DType::F32)));
     ValueId binb = cx.b.broadcast(binsz, rp, {0});
-    ValueId pi = cx.b.cast(iota(cx, rp, DType::I64, 1), DType::F32);
+    ValueId pi = cx.b.cast(cx.b.iota(rp, DType::I64, 1), DType::F32);
     ValueId lo = cx.b.cast(cx.b.unary(UK::Floor, bin(cx, BK::Mul, pi, binb)), DType::I64);
     ValueId hi = cx.b.cast(
         cx.b.unary(UK::Ceil, bin(cx, BK::Mul, bin(cx, BK::Add, pi, splat(cx, 1, pi)), binb)), DType::I64);
@@ -446,14 +432,14 @@ Status lower_max_roi_pool(LowerCtx& cx, const OnnxNode& n) {
     hi = clip(hi);
     *empty = cmp(cx, CK::Le, hi, lo);
     ValueId rpe = cx.b.shape_const({r, p, extent});
-    ValueId e = iota(cx, rpe, DType::I64, 2);
+    ValueId e = cx.b.iota(rpe, DType::I64, 2);
     *mask = land(cx, cmp(cx, CK::Ge, e, cx.b.broadcast(lo, rpe, {0, 1})),
                  cmp(cx, CK::Lt, e, cx.b.broadcast(hi, rpe, {0, 1})));
   };
   ValueId hmask, hempty, wmask, wempty;
   bins(scaled(2), scaled(4), ph, h, &hmask, &hempty);
   bins(scaled(1), scaled(3), pw, w, &wmask, &wempty);
-  ValueId xg = gather(cx, ir::GatherKind::Axis, to_compute(cx, x), batch, 0);  // [R, C, H, W]
+  ValueId xg = cx.b.gather(ir::GatherKind::Axis, to_compute(cx, x), batch, 0);  // [R, C, H, W]
   const double ninf = -std::numeric_limits<double>::infinity();
   ValueId s1 = cx.b.shape_const({r, c, h, pw, w});
   ValueId t1 = cx.b.select(cx.b.broadcast(wmask, s1, {0, 3, 4}), cx.b.broadcast(xg, s1, {0, 1, 2, 4}),

@@ -27,7 +27,7 @@ std::vector<ValueId> binary_operands(LowerCtx& cx, const OnnxNode& n) {
   const int64_t ra = rank_of(cx, a), rb = rank_of(cx, b);
   auto axis = n.attr_int("axis", ra - rb);
   if (!axis.has_value() || *axis < 0 || *axis + rb > ra) {
-    cx.invalid("legacy broadcast axis out of range");
+    cx.record_invalid("legacy broadcast axis out of range");
     return {a, b};
   }
   std::vector<int64_t> dims;
@@ -35,28 +35,28 @@ std::vector<ValueId> binary_operands(LowerCtx& cx, const OnnxNode& n) {
   return {a, cx.b.broadcast(b, shape_value(cx, a), dims)};
 }
 
-template <int Kind>
+template <ir::BinaryKind Kind>
 Status lower_binary(LowerCtx& cx, const OnnxNode& n) {
   auto v = binary_operands(cx, n);
   cx.set_output(n, 0, cx.b.binary(Kind, v[0], v[1]));
   return Status::ok();
 }
 
-template <int Kind>
+template <ir::CompareKind Kind>
 Status lower_compare(LowerCtx& cx, const OnnxNode& n) {
   auto v = binary_operands(cx, n);
   cx.set_output(n, 0, cx.b.compare(Kind, v[0], v[1]));
   return Status::ok();
 }
 
-template <int Kind>
+template <ir::UnaryKind Kind>
 Status lower_unary(LowerCtx& cx, const OnnxNode& n) {
   cx.set_output(n, 0, cx.b.unary(Kind, cx.input(n, 0)));
   return Status::ok();
 }
 
 // Max, Min, Sum, Mean (variadic, broadcasting). Mean divides the sum by the operand count.
-template <int Kind>
+template <ir::BinaryKind Kind>
 Status lower_variadic(LowerCtx& cx, const OnnxNode& n, bool mean) {
   std::vector<ValueId> xs;
   for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(cx.input(n, i));
@@ -170,7 +170,7 @@ Status lower_where(LowerCtx& cx, const OnnxNode& n) {
 Status cast_to(LowerCtx& cx, const OnnxNode& n, ValueId x, ir::DType to) {
   PLUMB_ASSIGN_OR_RETURN(int64_t saturate, n.attr_int("saturate", 1));
   PLUMB_ASSIGN_OR_RETURN(std::string round_mode, n.attr_string("round_mode", "up"));
-  int round = ir::RoundMode::Up;
+  ir::RoundMode round = ir::RoundMode::Up;
   if (round_mode == "nearest")
     round = ir::RoundMode::NearestEven;
   else if (round_mode == "down")
@@ -182,7 +182,8 @@ Status cast_to(LowerCtx& cx, const OnnxNode& n, ValueId x, ir::DType to) {
   // narrowing; the core's float -> int cast refuses out-of-range values (cast.R1), so go through
   // i32 (exact for the truncated value) and let the integer narrowing wrap.
   const ir::DType from = cx.type(x).dtype;
-  const bool tiny_int = to == ir::DType::I4 || to == ir::DType::U4 || to == ir::DType::I2 || to == ir::DType::U2;
+  const bool tiny_int =
+      to == ir::DType::I4 || to == ir::DType::U4 || to == ir::DType::I2 || to == ir::DType::U2;
   if (tiny_int && ir::is_float(from)) x = cx.b.cast(x, ir::DType::I32);
   cx.set_output(n, 0, cx.b.cast(x, to, saturate != 0, round));
   return Status::ok();

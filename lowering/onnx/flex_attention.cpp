@@ -36,12 +36,11 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
+using BK = ir::BinaryKind;
 
 namespace {
 
 using attn::DimV;
-using attn::f64;
 using attn::known_ne;
 
 Expected<int64_t> static_dim(LowerCtx& cx, ValueId v, int64_t axis, const char* what) {
@@ -96,7 +95,7 @@ Expected<ValueId> apply_modifier(LowerCtx& cx, const OnnxNode& n, const char* na
           "", what + " changes the shape " + ir::type_to_string(in_t) + " to " + ir::type_to_string(t));
   // Symbolic dims the subgraph could not relate to the input's are checked when the graph runs.
   if (t.shape != in_t.shape) y = broadcast_to(cx, y, shape, 4);
-  return f64(cx, y);
+  return to_f64(cx, y);
 }
 
 Status lower_flex_attention(LowerCtx& cx, const OnnxNode& n) {
@@ -137,9 +136,9 @@ Status lower_flex_attention(LowerCtx& cx, const OnnxNode& n) {
   // Scores [B, Hq, L, S] in f64.
   PLUMB_ASSIGN_OR_RETURN(double scale, attn::float_attr(n, "scale", 1.0 / std::sqrt(static_cast<double>(E))));
   const ValueId shape = dm.shape({B, dm.c(Hq), L, S});
-  ValueId k64 = attn::repeat_heads(cx, dm, f64(cx, k), B, Hkv, rep, S, E);
-  ValueId v64 = attn::repeat_heads(cx, dm, f64(cx, v), B, Hkv, rep, S, Ev);
-  ValueId s = cx.b.matmul(f64(cx, q), cx.b.transpose(k64, {0, 1, 3, 2}), DType::F64);
+  ValueId k64 = attn::repeat_heads(cx, dm, to_f64(cx, k), B, Hkv, rep, S, E);
+  ValueId v64 = attn::repeat_heads(cx, dm, to_f64(cx, v), B, Hkv, rep, S, Ev);
+  ValueId s = cx.b.matmul(to_f64(cx, q), cx.b.transpose(k64, {0, 1, 3, 2}), DType::F64);
   // With E = 0 every score is an empty sum, 0, whatever the scale (the default one is then inf,
   // and 0 * inf would make it NaN).
   if (E > 0) s = cx.b.binary(BK::Mul, s, attn::fill(cx, scale, shape));

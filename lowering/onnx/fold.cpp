@@ -94,7 +94,7 @@ std::optional<onnx::Tensor> Folder::fold(const ir::Graph& g, ir::ValueId v, cons
     ir::Node cn;
     cn.op = ir::Op::Constant;
     cn.outputs = {value_in_sub(x)};
-    cn.attrs = {ir::Attr{"value", ir::ConstRef{static_cast<uint32_t>(sub.constants.size())}}};
+    cn.attrs = ir::attr_list(ir::ConstantAttrs{ir::ConstRef{static_cast<uint32_t>(sub.constants.size())}});
     sub.constants.push_back(t->to_constant());
     sub.body.nodes.push_back(std::move(cn));
   }
@@ -110,7 +110,7 @@ std::optional<onnx::Tensor> Folder::fold(const ir::Graph& g, ir::ValueId v, cons
       ir::Node cn;
       cn.op = ir::Op::Constant;
       cn.outputs = {value_in_sub(n.outputs[0])};
-      cn.attrs = {ir::Attr{"value", ir::ConstRef{static_cast<uint32_t>(sub.constants.size())}}};
+      cn.attrs = ir::attr_list(ir::ConstantAttrs{ir::ConstRef{static_cast<uint32_t>(sub.constants.size())}});
       sub.constants.push_back(std::move(c));
       sub.body.nodes.push_back(std::move(cn));
       continue;
@@ -119,7 +119,7 @@ std::optional<onnx::Tensor> Folder::fold(const ir::Graph& g, ir::ValueId v, cons
     for (ir::ValueId& x : copy.inputs) x = value_in_sub(x);
     for (ir::ValueId& x : copy.outputs) x = value_in_sub(x);
     if (copy.op == ir::Op::Constant) {
-      const uint32_t src = copy.attr_const("value");
+      const uint32_t src = ir::attrs<ir::Op::Constant>(copy).value.index;
       if (src >= g.constants.size()) return std::nullopt;
       for (ir::Attr& a : copy.attrs)
         if (a.name == "value") a.value = ir::ConstRef{static_cast<uint32_t>(sub.constants.size())};

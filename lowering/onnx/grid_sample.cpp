@@ -26,9 +26,9 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace CK = ir::CompareKind;
-namespace UK = ir::UnaryKind;
+using BK = ir::BinaryKind;
+using CK = ir::CompareKind;
+using UK = ir::UnaryKind;
 
 namespace {
 
@@ -44,8 +44,8 @@ struct Sampler {
   ValueId like;  // an f64 [N, P] value: the shape of every per-dim array
 
   ValueId k(double v) { return splat(cx, v, like); }
-  ValueId bin(int kind, ValueId a, ValueId b) { return cx.b.binary(kind, a, b); }
-  ValueId cmp(int kind, ValueId a, ValueId b) { return cx.b.compare(kind, a, b); }
+  ValueId bin(ir::BinaryKind kind, ValueId a, ValueId b) { return cx.b.binary(kind, a, b); }
+  ValueId cmp(ir::CompareKind kind, ValueId a, ValueId b) { return cx.b.compare(kind, a, b); }
 
   // _gs_reflect: reflect x by the near border until it lies in [lo, hi] (values inside unchanged).
   ValueId reflect(ValueId x, double lo, double hi) {
@@ -131,18 +131,7 @@ Taps dim_taps(Sampler& s, ValueId g, int64_t d, Interp interp, Padding pad, bool
 
 // f64 -> integer dtype `dt`: saturated, then truncated toward zero (ONNX: "cast to integer at the end").
 ValueId f64_to_int_trunc(LowerCtx& cx, ValueId v, ir::DType dt) {
-  double lo = 0, hi = 0;
-  switch (dt) {
-    case ir::DType::I8: lo = -128, hi = 127; break;
-    case ir::DType::U8: lo = 0, hi = 255; break;
-    case ir::DType::I16: lo = -32768, hi = 32767; break;
-    case ir::DType::U16: lo = 0, hi = 65535; break;
-    case ir::DType::I32: lo = -2147483648.0, hi = 2147483647.0; break;
-    case ir::DType::U32: lo = 0, hi = 4294967295.0; break;
-    case ir::DType::I64: lo = -9223372036854775808.0, hi = 9223372036854774784.0; break;
-    case ir::DType::U64: lo = 0, hi = 18446744073709549568.0; break;
-    default: break;
-  }
+  const auto [lo, hi] = f64_int_range(dt);
   v = cx.b.binary(BK::Max, v, splat(cx, lo, v));
   v = cx.b.binary(BK::Min, v, splat(cx, hi, v));
   return cx.b.cast(v, dt);
@@ -213,8 +202,8 @@ Status lower_grid_sample(LowerCtx& cx, const OnnxNode& n) {
   Sampler s{cx, ir::kNoValue};
   std::vector<Taps> taps(static_cast<size_t>(r));
   for (int64_t i = 0; i < r; ++i) {
-    ValueId comp = cx.b.emit1(ir::Op::Slice, {g, cx.b.shape_const({0, 0, r - 1 - i}),
-                                              cx.b.shape_const({N, P, 1}), cx.b.shape_const({1, 1, 1})});
+    ValueId comp = cx.b.slice(g, cx.b.shape_const({0, 0, r - 1 - i}), cx.b.shape_const({N, P, 1}),
+                              cx.b.shape_const({1, 1, 1}));
     comp = cx.b.reshape(comp, cx.b.shape_const({N, P}));
     s.like = comp;
     taps[i] = dim_taps(s, comp, spatial[i], interp, pad, align);
@@ -245,10 +234,7 @@ Status lower_grid_sample(LowerCtx& cx, const OnnxNode& n) {
       if (interp != Interp::Nearest)
         w = i == 0 ? taps[i].weight[j] : cx.b.binary(BK::Mul, w, taps[i].weight[j]);
     }
-    ValueId got = cx.b.emit1(ir::Op::Gather, {xs, spread(flat)},
-                             {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
-                              {"axis", int64_t{2}},
-                              {"batch_dims", int64_t{0}}});
+    ValueId got = cx.b.gather(ir::GatherKind::Elements, xs, spread(flat), 2);
     if (interp != Interp::Nearest) got = cx.b.binary(BK::Mul, spread(w), got);
     got = cx.b.select(spread(ok), got, zero);
     acc = c == 0 ? got : cx.b.binary(BK::Add, acc, got);

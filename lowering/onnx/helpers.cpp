@@ -67,8 +67,8 @@ std::vector<ir::ValueId> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> va
         const int64_t e = s[i].size;
         if (e == 1) continue;
         if (d != 1 && d != e) {
-          cx.invalid("operand shapes " + ir::shape_to_string(cx.type(vals[0]).shape) + " and " +
-                     ir::shape_to_string(s) + " cannot be broadcast together");
+          cx.record_invalid("operand shapes " + ir::shape_to_string(cx.type(vals[0]).shape) + " and " +
+                            ir::shape_to_string(s) + " cannot be broadcast together");
           return vals;
         }
         d = e;
@@ -97,7 +97,7 @@ std::vector<ir::ValueId> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> va
 
 int64_t normalize_axis(LowerCtx& cx, int64_t axis, int64_t rank, const char* what) {
   if (axis < -rank || axis >= rank) {
-    cx.invalid(strfmt("%s %lld out of range for rank %lld", what, (long long)axis, (long long)rank));
+    cx.record_invalid(strfmt("%s %lld out of range for rank %lld", what, (long long)axis, (long long)rank));
     return 0;
   }
   return axis < 0 ? axis + rank : axis;
@@ -116,6 +116,28 @@ ir::ValueId to_compute(LowerCtx& cx, ir::ValueId v) {
 
 ir::ValueId from_compute(LowerCtx& cx, ir::ValueId v, ir::DType original) {
   return cx.type(v).dtype == original ? v : cx.b.cast(v, original, /*saturate=*/true);
+}
+
+ir::ValueId to_f64(LowerCtx& cx, ir::ValueId v) {
+  return cx.type(v).dtype == ir::DType::F64 ? v : cx.b.cast(v, ir::DType::F64);
+}
+
+ir::ValueId from_f64(LowerCtx& cx, ir::ValueId v, ir::DType dt) {
+  return dt == ir::DType::F64 ? v : cx.b.cast(v, dt, /*saturate=*/true);
+}
+
+F64Range f64_int_range(ir::DType dt) {
+  switch (dt) {
+    case ir::DType::I8: return {-128, 127};
+    case ir::DType::U8: return {0, 255};
+    case ir::DType::I16: return {-32768, 32767};
+    case ir::DType::U16: return {0, 65535};
+    case ir::DType::I32: return {-2147483648.0, 2147483647.0};
+    case ir::DType::U32: return {0, 4294967295.0};
+    case ir::DType::I64: return {-9223372036854775808.0, 9223372036854774784.0};
+    case ir::DType::U64: return {0, 18446744073709549568.0};
+    default: return {};
+  }
 }
 
 ir::ValueId scalar_like(LowerCtx& cx, double v, ir::ValueId like) {
@@ -141,8 +163,8 @@ std::vector<int64_t> static_dims(const ir::Type& t) {
 
 ir::ValueId static_slice(LowerCtx& cx, ir::ValueId x, std::vector<int64_t> start, std::vector<int64_t> size) {
   std::vector<int64_t> stride(start.size(), 1);
-  return cx.b.emit1(ir::Op::Slice, {x, cx.b.shape_const(std::move(start)), cx.b.shape_const(std::move(size)),
-                                    cx.b.shape_const(std::move(stride))});
+  return cx.b.slice(x, cx.b.shape_const(std::move(start)), cx.b.shape_const(std::move(size)),
+                    cx.b.shape_const(std::move(stride)));
 }
 
 }  // namespace plumb::lower

@@ -31,6 +31,16 @@ ir::ValueId splat(LowerCtx& cx, double v, ir::ValueId like);
 ir::DType compute_dtype(ir::DType dt);
 ir::ValueId to_compute(LowerCtx& cx, ir::ValueId v);
 ir::ValueId from_compute(LowerCtx& cx, ir::ValueId v, ir::DType original);
+// f64 composites (evaluated in f64 and rounded once): `v` as f64 (no node when it is already), and
+// an f64 result back to `dt` (saturating, as the ONNX reference's astype does for floats).
+ir::ValueId to_f64(LowerCtx& cx, ir::ValueId v);
+ir::ValueId from_f64(LowerCtx& cx, ir::ValueId v, ir::DType dt);
+// The range of integer dtype `dt` as the f64 values nearest inside it (the largest doubles below
+// 2^63 and 2^64: the limits themselves do not fit); {0, 0} for other dtypes.
+struct F64Range {
+  double lo = 0, hi = 0;
+};
+F64Range f64_int_range(ir::DType dt);
 
 int64_t rank_of(LowerCtx& cx, ir::ValueId v);
 

@@ -30,7 +30,7 @@ Status lower_image_decoder(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type t = cx.type(bytes);
   if (t.dtype != ir::DType::U8 || t.rank() != 1)
     return cx.invalid("ImageDecoder input must be a 1-D uint8 tensor");
-  cx.set_output(n, 0, cx.b.emit1(ir::Op::ImageDecode, {bytes}, {{"format", ir::EnumValue{format}}}));
+  cx.set_output(n, 0, cx.b.emit1(ir::ImageDecodeAttrs{format}, {bytes}));
   return Status::ok();
 }
 

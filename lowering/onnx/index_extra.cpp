@@ -20,27 +20,18 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace CK = ir::CompareKind;
+using BK = ir::BinaryKind;
+using CK = ir::CompareKind;
 
 namespace {
 
-ValueId gather0(LowerCtx& cx, ValueId x, ValueId idx) {
-  return cx.b.emit1(
-      ir::Op::Gather, {x, idx},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}});
-}
+ValueId gather0(LowerCtx& cx, ValueId x, ValueId idx) { return cx.b.gather(ir::GatherKind::Axis, x, idx, 0); }
 
-ValueId iota(LowerCtx& cx, ValueId shape, int64_t axis) {
-  return cx.b.emit1(ir::Op::Iota, {shape}, {{"dtype", DType::I64}, {"axis", axis}});
-}
+ValueId iota(LowerCtx& cx, ValueId shape, int64_t axis) { return cx.b.iota(shape, DType::I64, axis); }
 
 // result[indices[i]] = updates[i] along axis 0 of `operand` (rank 1), reduction as given.
 ValueId scatter1(LowerCtx& cx, ValueId operand, ValueId indices, ValueId updates, int reduction) {
-  return cx.b.emit1(ir::Op::Scatter, {operand, indices, updates},
-                    {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
-                     {"axis", int64_t{0}},
-                     {"reduction", ir::EnumValue{reduction}}});
+  return cx.b.scatter(ir::GatherKind::Elements, operand, indices, updates, 0, reduction);
 }
 
 // a and b "the same" for Unique: equal, or both NaN (floats).
@@ -93,7 +84,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
     for (int64_t j = width - 1; j >= 0; --j) {
       ValueId col = cx.b.reshape(static_slice(cx, rows, {0, j}, {count, 1}), n_shape);
       ValueId key = width == 1 ? col : gather0(cx, col, order);
-      auto s = cx.b.emit(ir::Op::Sort, {key}, {{"axis", int64_t{0}}, {"descending", false}});
+      auto s = cx.b.emit(ir::SortAttrs{0, false}, {key});
       if (s.size() < 2) return Status::ok();
       order = width == 1 ? s[1] : gather0(cx, order, s[1]);
     }
@@ -115,18 +106,14 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
       first = cx.b.concat({head, cx.b.compare(CK::Gt, nd, splat(cx, 0, nd))}, 0);
     }
   }
-  ValueId nz = cx.b.emit1(ir::Op::NonZero, {first});  // [1, K]
+  ValueId nz = cx.b.nonzero(first);  // [1, K]
   ValueId k_shape = static_slice(cx, cx.b.shape_of(nz), {1}, {1});
   ValueId starts = cx.b.reshape(nz, k_shape);    // [K] positions in sorted order
   ValueId y_rows = gather0(cx, v, starts);       // [K, width]
   ValueId indices = gather0(cx, order, starts);  // first occurrences (stable sort)
-  ValueId group = cx.b.binary(BK::Sub,
-                              cx.b.emit1(ir::Op::Scan, {cx.b.cast(first, DType::I64)},
-                                         {{"kind", ir::EnumValue{ir::ReduceKind::Sum}},
-                                          {"axis", int64_t{0}},
-                                          {"exclusive", false},
-                                          {"reverse", false}}),
-                              cx.b.broadcast(cx.b.scalar_int(DType::I64, 1), n_shape, {}));
+  ValueId group =
+      cx.b.binary(BK::Sub, cx.b.scan(ir::ReduceKind::Sum, cx.b.cast(first, DType::I64), 0, false, false),
+                  cx.b.broadcast(cx.b.scalar_int(DType::I64, 1), n_shape, {}));
   ValueId zeros_n = cx.b.broadcast(cx.b.scalar_int(DType::I64, 0), n_shape, {});
   ValueId inverse = scatter1(cx, zeros_n, order, group, ir::ScatterReduction::None);
   ValueId zeros_k = cx.b.broadcast(cx.b.scalar_int(DType::I64, 0), k_shape, {});
@@ -134,7 +121,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
                             ir::ScatterReduction::Add);
   if (sorted == 0) {
     // Groups in order of first occurrence; rank[q[j]] = j renumbers the inverse map.
-    auto s = cx.b.emit(ir::Op::Sort, {indices}, {{"axis", int64_t{0}}, {"descending", false}});
+    auto s = cx.b.emit(ir::SortAttrs{0, false}, {indices});
     if (s.size() < 2) return Status::ok();
     ValueId q = s[1];
     y_rows = gather0(cx, y_rows, q);
@@ -220,10 +207,7 @@ Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
     idx = cx.b.binary(BK::Rem, cx.b.binary(BK::Add, cx.b.binary(BK::Rem, idx, mb), mb), mb);
   }
   cx.set_output(n, 0,
-                cx.b.emit1(ir::Op::Scatter, {past, idx, update},
-                           {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
-                            {"axis", axis},
-                            {"reduction", ir::EnumValue{ir::ScatterReduction::None}}}));
+                cx.b.scatter(ir::GatherKind::Elements, past, idx, update, axis, ir::ScatterReduction::None));
   return Status::ok();
 }
 

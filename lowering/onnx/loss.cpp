@@ -23,9 +23,9 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
-namespace CK = ir::CompareKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
+using CK = ir::CompareKind;
 
 namespace {
 
@@ -37,10 +37,6 @@ Expected<Reduction> reduction_attr(const OnnxNode& n) {
   if (s == "sum") return Reduction::kSum;
   if (s == "mean") return Reduction::kMean;
   return invalid_model("", "reduction '" + s + "' is not one of none, sum, mean");
-}
-
-ValueId to_f64(LowerCtx& cx, ValueId v) {
-  return cx.type(v).dtype == ir::DType::F64 ? v : cx.b.cast(v, ir::DType::F64);
 }
 
 // [N, d1..dk] -> [N, 1, d1..dk] (static when the target's shape is, else from shape_of).
@@ -57,8 +53,7 @@ ValueId insert_class_dim(LowerCtx& cx, ValueId t) {
   }
   ValueId shape = cx.b.shape_of(t);
   auto part = [&](int64_t from, int64_t len) {
-    return cx.b.emit1(ir::Op::Slice,
-                      {shape, cx.b.shape_const({from}), cx.b.shape_const({len}), cx.b.shape_const({1})});
+    return cx.b.slice(shape, cx.b.shape_const({from}), cx.b.shape_const({len}), cx.b.shape_const({1}));
   };
   std::vector<ValueId> pieces = {part(0, 1), cx.b.shape_const({1})};
   if (q > 1) pieces.push_back(part(1, q - 1));
@@ -109,16 +104,12 @@ ValueId nll(LowerCtx& cx, ValueId lp, ValueId t, std::optional<ValueId> w, std::
     ignored = cx.b.compare(CK::Eq, t, ii);
     safe = cx.b.select(ignored, splat(cx, 0, t), t);
   }
-  ValueId picked = cx.b.emit1(
-      ir::Op::Gather, {lp, insert_class_dim(cx, safe)},
-      {{"kind", ir::EnumValue{ir::GatherKind::Elements}}, {"axis", int64_t{1}}, {"batch_dims", int64_t{0}}});
+  ValueId picked = cx.b.gather(ir::GatherKind::Elements, lp, insert_class_dim(cx, safe), 1);
   ValueId loss = cx.b.unary(UK::Neg, cx.b.reshape(picked, shape_value(cx, t)));
   // Per-position weight: weight[target] (or 1), and 0 where ignored.
   ValueId pw = ir::kNoValue;
   if (w) {
-    pw = cx.b.emit1(
-        ir::Op::Gather, {*w, safe},
-        {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}});
+    pw = cx.b.gather(ir::GatherKind::Axis, *w, safe, 0);
     loss = cx.b.binary(BK::Mul, loss, pw);
   } else if (red == Reduction::kMean) {
     pw = splat(cx, 1, loss);

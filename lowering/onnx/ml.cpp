@@ -31,10 +31,10 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
-namespace CK = ir::CompareKind;
-namespace RK = ir::ReduceKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
+using CK = ir::CompareKind;
+using RK = ir::ReduceKind;
 
 namespace {
 
@@ -46,23 +46,10 @@ const char* const kMl = "ai.onnx.ml";
 
 // ---- small builders ------------------------------------------------------------------------------
 
-ValueId f64(LowerCtx& cx, ValueId v) { return cx.type(v).dtype == kF64 ? v : cx.b.cast(v, kF64); }
-ValueId round_to(LowerCtx& cx, ValueId v, DType dt) { return dt == kF64 ? v : cx.b.cast(v, dt, true); }
-ValueId bin(LowerCtx& cx, int k, ValueId a, ValueId b) { return cx.b.binary(k, a, b); }
+ValueId bin(LowerCtx& cx, ir::BinaryKind k, ValueId a, ValueId b) { return cx.b.binary(k, a, b); }
 
-ValueId gather_axis(LowerCtx& cx, ValueId x, ValueId idx, int64_t axis) {
-  return cx.b.emit1(
-      ir::Op::Gather, {x, idx},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
-}
-ValueId gather_elements(LowerCtx& cx, ValueId x, ValueId idx, int64_t axis) {
-  return cx.b.emit1(
-      ir::Op::Gather, {x, idx},
-      {{"kind", ir::EnumValue{ir::GatherKind::Elements}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
-}
-ValueId arg_reduce(LowerCtx& cx, int kind, ValueId x, int64_t axis, bool last) {
-  return cx.b.emit1(ir::Op::ArgReduce, {x},
-                    {{"kind", ir::EnumValue{kind}}, {"axis", axis}, {"select_last", last}});
+ValueId arg_reduce(LowerCtx& cx, ir::ArgKind kind, ValueId x, int64_t axis, bool last) {
+  return cx.b.arg_reduce(kind, x, axis, last);
 }
 
 ValueId string_const(LowerCtx& cx, Ints dims, const Strings& values) {
@@ -109,8 +96,8 @@ Expected<ValueId> as_2d(LowerCtx& cx, const OnnxNode& n, ValueId x) {
 ValueId rows_by(LowerCtx& cx, ValueId x2, int64_t k) {
   const ir::Dim d = cx.type(x2).shape[0];
   if (d.is_static()) return cx.b.shape_const({d.size, k});
-  ValueId n = cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(x2), cx.b.shape_const({0}), cx.b.shape_const({1}),
-                                         cx.b.shape_const({1})});
+  ValueId n =
+      cx.b.slice(cx.b.shape_of(x2), cx.b.shape_const({0}), cx.b.shape_const({1}), cx.b.shape_const({1}));
   return cx.b.concat({n, cx.b.shape_const({k})}, 0);
 }
 
@@ -263,7 +250,7 @@ ValueId lookup(LowerCtx& cx, ValueId x, ValueId keys, int64_t count, ValueId val
   }
   ValueId found = cx.b.reduce(RK::Max, eq, {r});
   ValueId at = arg_reduce(cx, ir::ArgKind::Max, eq, r, /*last=*/true);
-  return cx.b.select(found, gather_axis(cx, values, at, 0), dflt_full);
+  return cx.b.select(found, cx.b.gather(ir::GatherKind::Axis, values, at, 0), dflt_full);
 }
 
 // A typed 1-D table: numbers (as doubles, stored in `dtype`) or strings.
@@ -416,7 +403,7 @@ Status lower_binarizer(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(float th, n.attr_float("threshold", 0.0f));
   const DType dt = cx.type(x).dtype;
   if (ir::is_string(dt) || ir::is_bool(dt)) return cx.invalid("Binarizer input must be numeric");
-  ValueId gt = cx.b.compare(CK::Gt, f64(cx, x), splat(cx, th, f64(cx, x)));
+  ValueId gt = cx.b.compare(CK::Gt, to_f64(cx, x), splat(cx, th, to_f64(cx, x)));
   cx.set_output(n, 0, cx.b.select(gt, splat(cx, 1.0, x), splat(cx, 0.0, x)));
   return Status::ok();
 }
@@ -441,10 +428,10 @@ Status lower_scaler(LowerCtx& cx, const OnnxNode& n) {
   Doubles offset = attr_doubles(n, "offset"), scale = attr_doubles(n, "scale");
   if (offset.empty()) offset = {0.0};
   if (scale.empty()) scale = {1.0};
-  ValueId xf = f64(cx, x);
+  ValueId xf = to_f64(cx, x);
   PLUMB_ASSIGN_OR_RETURN(ValueId off, per_feature(cx, n, offset, xf, "offset"));
   PLUMB_ASSIGN_OR_RETURN(ValueId sc, per_feature(cx, n, scale, xf, "scale"));
-  cx.set_output(n, 0, round_to(cx, bin(cx, BK::Mul, bin(cx, BK::Sub, xf, off), sc), DType::F32));
+  cx.set_output(n, 0, from_f64(cx, bin(cx, BK::Mul, bin(cx, BK::Sub, xf, off), sc), DType::F32));
   return Status::ok();
 }
 
@@ -469,11 +456,11 @@ Status lower_imputer(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("Imputer input must be numeric");
   }
   if (values.empty()) return cx.invalid("Imputer: imputed_value_* for the input's dtype is missing");
-  ValueId xf = f64(cx, x);
+  ValueId xf = to_f64(cx, x);
   ValueId hit =
       std::isnan(replaced) ? cx.b.compare(CK::Ne, xf, xf) : cx.b.compare(CK::Eq, xf, splat(cx, replaced, xf));
   PLUMB_ASSIGN_OR_RETURN(ValueId imp, per_feature(cx, n, values, xf, "imputed_value"));
-  cx.set_output(n, 0, cx.b.select(hit, round_to(cx, imp, dt), x));
+  cx.set_output(n, 0, cx.b.select(hit, from_f64(cx, imp, dt), x));
   return Status::ok();
 }
 
@@ -485,7 +472,7 @@ Status lower_normalizer(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(std::string norm, n.attr_string("norm", "MAX"));
   const int64_t r = rank_of(cx, x0);
   if (r != 1 && r != 2) return cx.invalid("Normalizer input must be [C] or [N, C]");
-  ValueId x = f64(cx, x0);
+  ValueId x = to_f64(cx, x0);
   ValueId d;
   if (norm == "MAX") {
     d = cx.b.reduce(RK::Max, cx.b.unary(UK::Abs, x), {r - 1});
@@ -498,7 +485,7 @@ Status lower_normalizer(LowerCtx& cx, const OnnxNode& n) {
   }
   d = cx.b.select(cx.b.compare(CK::Eq, d, splat(cx, 0.0, d)), splat(cx, 1.0, d), d);
   ValueId db = r == 1 ? spread(cx, d, shape_value(cx, x), {}) : spread(cx, d, shape_value(cx, x), {0});
-  cx.set_output(n, 0, round_to(cx, bin(cx, BK::Div, x, db), DType::F32));
+  cx.set_output(n, 0, from_f64(cx, bin(cx, BK::Div, x, db), DType::F32));
   return Status::ok();
 }
 
@@ -523,7 +510,7 @@ Status lower_one_hot_encoder(LowerCtx& cx, const OnnxNode& n) {
     Ints cats = attr_ints(n, "cats_int64s");
     k = static_cast<int64_t>(cats.size());
     keys = f64_const(cx, {k}, Doubles(cats.begin(), cats.end()));
-    xk = f64(cx, x);
+    xk = to_f64(cx, x);
     if (ir::is_float(dt)) {
       ValueId neg = cx.b.compare(CK::Lt, xk, splat(cx, 0.0, xk));
       xk = cx.b.select(neg, cx.b.unary(UK::Ceil, xk), cx.b.unary(UK::Floor, xk));
@@ -541,7 +528,7 @@ Status lower_one_hot_encoder(LowerCtx& cx, const OnnxNode& n) {
     ValueId found = cx.b.reduce(RK::Max, eq, {r});
     ValueId idx = cx.b.select(found, splat(cx, 0.0, cx.b.cast(found, DType::I64)),
                               splat(cx, 1.0, cx.b.cast(found, DType::I64)));
-    ValueId probe = gather_axis(cx, cx.b.const_floats(DType::F32, {1}, {0.0}), idx, 0);
+    ValueId probe = cx.b.gather(ir::GatherKind::Axis, cx.b.const_floats(DType::F32, {1}, {0.0}), idx, 0);
     // y + 0 * probe[.., None]: ties the check into the result.
     y = bin(cx, BK::Add, y, bin(cx, BK::Mul, splat(cx, 0.0, y), spread(cx, probe, wide, leading(r))));
   }
@@ -565,7 +552,7 @@ Status lower_array_feature_extractor(LowerCtx& cx, const OnnxNode& n) {
     flat = cx.b.reshape(
         idx, cx.b.reshape(cx.b.reduce(RK::Prod, shape_value(cx, idx), {0}), cx.b.shape_const({1})));
   }
-  ValueId z = gather_axis(cx, x, flat, r - 1);
+  ValueId z = cx.b.gather(ir::GatherKind::Axis, x, flat, r - 1);
   if (r == 1) {
     ValueId s =
         count >= 0 ? cx.b.shape_const({1, count}) : cx.b.concat({cx.b.shape_const({1}), cx.b.shape_of(z)}, 0);
@@ -580,21 +567,18 @@ Status lower_array_feature_extractor(LowerCtx& cx, const OnnxNode& n) {
 Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   Ints dims = attr_ints(n, "inputdimensions");
   auto pad_right = [&](ValueId v, int64_t k) {
-    return cx.b.emit1(
-        ir::Op::Pad,
-        {v, cx.b.shape_const({0, 0}), cx.b.shape_const({0, k}), cx.b.scalar_float(DType::F32, 0.0)},
-        {{"mode", ir::EnumValue{ir::PadMode::Constant}}});
+    return cx.b.pad(v, cx.b.shape_const({0, 0}), cx.b.shape_const({0, k}), cx.b.scalar_float(DType::F32, 0.0),
+                    ir::PadMode::Constant);
   };
   auto first_cols = [&](ValueId v, int64_t k) {
-    return cx.b.emit1(ir::Op::Slice,
-                      {v, cx.b.shape_const({0, 0}), rows_by(cx, v, k), cx.b.shape_const({1, 1})});
+    return cx.b.slice(v, cx.b.shape_const({0, 0}), rows_by(cx, v, k), cx.b.shape_const({1, 1}));
   };
   std::vector<ValueId> parts;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     ValueId x = cx.input(n, i);
     if (!cx.b.ok()) return Status::ok();
     PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
-    ValueId xf = round_to(cx, f64(cx, x2), DType::F32);
+    ValueId xf = from_f64(cx, to_f64(cx, x2), DType::F32);
     if (i < dims.size() && !cx.type(x2).shape[1].is_static()) {
       // A symbolic width: pad by `want` zeros, then keep the first `want` columns (a cut or a
       // zero pad, whichever the run-time width asks for).
@@ -626,7 +610,7 @@ Expected<ValueId> linear_scores(LowerCtx& cx, const OnnxNode& n, ValueId x2, con
   Doubles ct(coef.size());  // [C, E]
   for (int64_t i = 0; i < e; ++i)
     for (int64_t j = 0; j < c; ++j) ct[j * e + i] = coef[i * c + j];
-  ValueId s = cx.b.matmul(f64(cx, x2), f64_const(cx, {c, e}, ct), kF64);
+  ValueId s = cx.b.matmul(to_f64(cx, x2), f64_const(cx, {c, e}, ct), kF64);
   if (!intercepts.empty()) {
     if (static_cast<int64_t>(intercepts.size()) != e && intercepts.size() != 1)
       return cx.invalid(n.op_type + ": " + std::to_string(intercepts.size()) + " intercepts for " +
@@ -644,8 +628,10 @@ Expected<ValueId> linear_scores(LowerCtx& cx, const OnnxNode& n, ValueId x2, con
 ValueId label_at_argmax(LowerCtx& cx, ValueId s, const Ints& ints, const Strings& strs) {
   ValueId am = arg_reduce(cx, ir::ArgKind::Max, s, 1, false);
   if (!strs.empty())
-    return gather_axis(cx, string_const(cx, {static_cast<int64_t>(strs.size())}, strs), am, 0);
-  if (!ints.empty()) return gather_axis(cx, i64_const(cx, {static_cast<int64_t>(ints.size())}, ints), am, 0);
+    return cx.b.gather(ir::GatherKind::Axis, string_const(cx, {static_cast<int64_t>(strs.size())}, strs), am,
+                       0);
+  if (!ints.empty())
+    return cx.b.gather(ir::GatherKind::Axis, i64_const(cx, {static_cast<int64_t>(ints.size())}, ints), am, 0);
   return am;
 }
 
@@ -680,7 +666,7 @@ Status lower_linear_classifier(LowerCtx& cx, const OnnxNode& n) {
     }
   }
   cx.set_output(n, 0, label);
-  if (cx.wants_output(n, 1)) cx.set_output(n, 1, round_to(cx, s, DType::F32));
+  if (cx.wants_output(n, 1)) cx.set_output(n, 1, from_f64(cx, s, DType::F32));
   return Status::ok();
 }
 
@@ -697,7 +683,7 @@ Status lower_linear_regressor(LowerCtx& cx, const OnnxNode& n) {
   if (e != targets)
     return cx.invalid("LinearRegressor: coefficients give " + std::to_string(e) +
                       " targets, targets = " + std::to_string(targets));
-  cx.set_output(n, 0, round_to(cx, post_transform(cx, s, post), DType::F32));
+  cx.set_output(n, 0, from_f64(cx, post_transform(cx, s, post), DType::F32));
   return Status::ok();
 }
 
@@ -776,7 +762,7 @@ Expected<ValueId> forest_leaves(LowerCtx& cx, const Forest& f, ValueId x) {
   ValueId pos = spread(cx, i64_const(cx, {t}, f.roots), nt, {1});
   if (m > 0 && depth > 0) {
     // cond [N, M]: the outcome of every interior node for every row.
-    ValueId xf = gather_axis(cx, x, i64_const(cx, {m}, f.feature), 1);
+    ValueId xf = cx.b.gather(ir::GatherKind::Axis, x, i64_const(cx, {m}, f.feature), 1);
     ValueId nm = shape_value(cx, xf);
     ValueId thr = spread(cx, f64_const(cx, {m}, f.split), nm, {1});
     std::set<int> used(f.mode.begin(), f.mode.end());
@@ -798,7 +784,7 @@ Expected<ValueId> forest_leaves(LowerCtx& cx, const Forest& f, ValueId x) {
         } else {
           inc.assign(static_cast<size_t>(p * m), 0.0);
           for (int64_t q = 0; q < p; ++q) inc[q * m + pn[q]] = 1.0;
-          ValueId xp = gather_axis(cx, x, i64_const(cx, {p}, pf), 1);
+          ValueId xp = cx.b.gather(ir::GatherKind::Axis, x, i64_const(cx, {p}, pf), 1);
           ValueId eq = cx.b.compare(CK::Eq, xp, spread(cx, f64_const(cx, {p}, pv), shape_value(cx, xp), {1}));
           ValueId cnt = cx.b.matmul(cx.b.cast(eq, kF64), f64_const(cx, {p, m}, inc), kF64);
           c = cx.b.compare(CK::Gt, cnt, splat(cx, 0.0, cnt));
@@ -826,8 +812,9 @@ Expected<ValueId> forest_leaves(LowerCtx& cx, const Forest& f, ValueId x) {
     ValueId tch = i64_const(cx, {m + f.leaves}, f.tchild), fch = i64_const(cx, {m + f.leaves}, f.fchild);
     ValueId last = spread(cx, cx.b.scalar_int(DType::I64, m - 1), nt, {});
     for (int64_t s = 0; s < depth; ++s) {
-      ValueId c = gather_elements(cx, cond, bin(cx, BK::Min, pos, last), 1);
-      pos = cx.b.select(c, gather_axis(cx, tch, pos, 0), gather_axis(cx, fch, pos, 0));
+      ValueId c = cx.b.gather(ir::GatherKind::Elements, cond, bin(cx, BK::Min, pos, last), 1);
+      pos = cx.b.select(c, cx.b.gather(ir::GatherKind::Axis, tch, pos, 0),
+                        cx.b.gather(ir::GatherKind::Axis, fch, pos, 0));
     }
   }
   return bin(cx, BK::Sub, pos, spread(cx, cx.b.scalar_int(DType::I64, m), nt, {}));
@@ -848,8 +835,8 @@ ValueId forest_aggregate(LowerCtx& cx, const Forest& f, ValueId leaf, int64_t k,
       double& c = w[i * k + tgt];
       c = agg == Agg::kMin ? std::min(c, wt) : agg == Agg::kMax ? std::max(c, wt) : c + wt;
     }
-  ValueId per_tree = gather_axis(cx, f64_const(cx, {l, k}, w), leaf, 0);  // [N, T, K]
-  const int kind = agg == Agg::kMin ? RK::Min : agg == Agg::kMax ? RK::Max : RK::Sum;
+  ValueId per_tree = cx.b.gather(ir::GatherKind::Axis, f64_const(cx, {l, k}, w), leaf, 0);  // [N, T, K]
+  const ir::ReduceKind kind = agg == Agg::kMin ? RK::Min : agg == Agg::kMax ? RK::Max : RK::Sum;
   ValueId r = cx.b.reduce(kind, per_tree, {1});
   if (agg == Agg::kAverage) r = bin(cx, BK::Div, r, splat(cx, static_cast<double>(t), r));
   return r;
@@ -948,11 +935,11 @@ Status lower_tree_ensemble(LowerCtx& cx, const OnnxNode& n) {
     const bool leaf = tl[root] && fl[root] && tn[root] == fn[root];
     f.roots.push_back(leaf ? m + tn[root] : root);
   }
-  ValueId x = f64(cx, x0);
+  ValueId x = to_f64(cx, x0);
   PLUMB_ASSIGN_OR_RETURN(ValueId leaf, forest_leaves(cx, f, x));
   ValueId y = forest_aggregate(cx, f, leaf, k, agg, dtype_max(dt), x);
   y = post_transform(cx, y, static_cast<Post>(post_i));
-  cx.set_output(n, 0, round_to(cx, y, dt));
+  cx.set_output(n, 0, from_f64(cx, y, dt));
   return Status::ok();
 }
 
@@ -1074,11 +1061,11 @@ Status lower_tree_regressor(LowerCtx& cx, const OnnxNode& n) {
   if (agg == kAgg.end()) return cx.invalid("TreeEnsembleRegressor: aggregate_function '" + agg_s + "'");
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
   const DType dt = cx.type(x2).dtype;
-  ValueId x = f64(cx, x2);
+  ValueId x = to_f64(cx, x2);
   PLUMB_ASSIGN_OR_RETURN(ValueId leaf, forest_leaves(cx, o.f, x));
   ValueId y = forest_aggregate(cx, o.f, leaf, k, agg->second, dtype_max(dt == kF64 ? kF64 : DType::F32), x);
   PLUMB_ASSIGN_OR_RETURN(y, add_base(cx, n, y, k));
-  cx.set_output(n, 0, round_to(cx, post_transform(cx, y, post), DType::F32));
+  cx.set_output(n, 0, from_f64(cx, post_transform(cx, y, post), DType::F32));
   return Status::ok();
 }
 
@@ -1101,14 +1088,15 @@ Status lower_tree_classifier(LowerCtx& cx, const OnnxNode& n) {
   const Ints class_ids = attr_ints(n, "class_ids");
   const std::set<int64_t> classes(class_ids.begin(), class_ids.end());
   // Integer features are compared as f32 values (the reference casts X to float32).
-  ValueId x = cx.type(x2).dtype == kF64 ? x2 : f64(cx, cx.b.cast(x2, DType::F32));
+  ValueId x = cx.type(x2).dtype == kF64 ? x2 : to_f64(cx, cx.b.cast(x2, DType::F32));
   PLUMB_ASSIGN_OR_RETURN(ValueId leaf, forest_leaves(cx, o.f, x));
   ValueId s = forest_aggregate(cx, o.f, leaf, k, Agg::kSum, 0.0, x);
   PLUMB_ASSIGN_OR_RETURN(s, add_base(cx, n, s, k));
   if (classes.size() == 1 && k <= 2) {
     // The score of the voted column (column 0 when k == 1: the reference copies column 0).
-    ValueId col = k == 1 ? cx.b.reduce(RK::Sum, s, {1})
-                         : cx.b.reduce(RK::Sum, gather_axis(cx, s, i64_const(cx, {1}, {0}), 1), {1});
+    ValueId col =
+        k == 1 ? cx.b.reduce(RK::Sum, s, {1})
+               : cx.b.reduce(RK::Sum, cx.b.gather(ir::GatherKind::Axis, s, i64_const(cx, {1}, {0}), 1), {1});
     ValueId other = post == Post::kNone || post == Post::kProbit ? bin(cx, BK::Sub, splat(cx, 1.0, col), col)
                                                                  : cx.b.unary(UK::Neg, col);
     ValueId two = rows_by(cx, x2, 1);
@@ -1124,7 +1112,7 @@ Status lower_tree_classifier(LowerCtx& cx, const OnnxNode& n) {
     label = label_at_argmax(cx, s, ints, strs);
   }
   cx.set_output(n, 0, label);
-  if (cx.wants_output(n, 1)) cx.set_output(n, 1, round_to(cx, s, DType::F32));
+  if (cx.wants_output(n, 1)) cx.set_output(n, 1, from_f64(cx, s, DType::F32));
   return Status::ok();
 }
 
@@ -1181,7 +1169,7 @@ Status lower_svm_regressor(LowerCtx& cx, const OnnxNode& n) {
       int64_t f,
       feature_count(cx, n, x2, ns > 0 ? exact_quotient(sv.size(), ns) : exact_quotient(coef.size(), 1)));
   if (rho.empty()) return cx.invalid("SVMRegressor: rho is required");
-  ValueId x = f64(cx, x2);
+  ValueId x = to_f64(cx, x2);
   ValueId kv;
   int64_t v = 0;
   if (ns > 0) {
@@ -1199,7 +1187,7 @@ Status lower_svm_regressor(LowerCtx& cx, const OnnxNode& n) {
   y = bin(cx, BK::Add, y, splat(cx, rho[0], y));
   if (one_class)
     y = cx.b.select(cx.b.compare(CK::Gt, y, splat(cx, 0.0, y)), splat(cx, 1.0, y), splat(cx, -1.0, y));
-  cx.set_output(n, 0, round_to(cx, post_transform(cx, y, post), DType::F32));
+  cx.set_output(n, 0, from_f64(cx, post_transform(cx, y, post), DType::F32));
   return Status::ok();
 }
 
@@ -1230,7 +1218,7 @@ ValueId svm_probabilities(LowerCtx& cx, ValueId scores, int64_t c, const Doubles
   std::vector<std::vector<ValueId>> r(c, std::vector<ValueId>(c, ir::kNoValue)), q = r;
   for (int64_t i = 0, p = 0; i < c; ++i)
     for (int64_t j = i + 1; j < c; ++j, ++p) {
-      r[i][j] = gather_axis(cx, r2, i64_const(cx, {1}, {p}), 1);  // [N, 1]
+      r[i][j] = cx.b.gather(ir::GatherKind::Axis, r2, i64_const(cx, {1}, {p}), 1);  // [N, 1]
       r[j][i] = bin(cx, BK::Sub, k(1.0, r[i][j]), r[i][j]);
     }
   for (int64_t i = 0; i < c; ++i) {
@@ -1320,7 +1308,7 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
       int64_t f,
       feature_count(cx, n, x2, v > 0 ? exact_quotient(sv.size(), v) : exact_quotient(coef.size(), c)));
   const bool all_positive = *std::min_element(coef.begin(), coef.end()) >= 0;
-  ValueId x = f64(cx, x2);
+  ValueId x = to_f64(cx, x2);
   // prob_a/prob_b count only in SVC mode (the reference ignores them for the linear mode).
   const Doubles prob_a = attr_doubles(n, "prob_a"), prob_b = attr_doubles(n, "prob_b");
   const bool has_proba = v > 0 && !prob_a.empty();
@@ -1377,15 +1365,17 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
       // Positive class 1 when max > 0, else 0 (labels are then the numbers themselves; with
       // string labels the strings "1" and "0", as onnxruntime writes them).
       ValueId one = cx.b.cast(cx.b.compare(CK::Gt, maxw, splat(cx, 0.0, maxw)), DType::I64);
-      cx.set_output(n, 0, strs.empty() ? one : gather_axis(cx, string_const(cx, {2}, {"0", "1"}), one, 0));
+      cx.set_output(
+          n, 0,
+          strs.empty() ? one : cx.b.gather(ir::GatherKind::Axis, string_const(cx, {2}, {"0", "1"}), one, 0));
       idx = ir::kNoValue;
     }
   }
   if (idx != ir::kNoValue) {
     if (!strs.empty()) {
-      cx.set_output(n, 0, gather_axis(cx, string_const(cx, {labels}, strs), idx, 0));
+      cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Axis, string_const(cx, {labels}, strs), idx, 0));
     } else if (!ints.empty()) {
-      cx.set_output(n, 0, gather_axis(cx, i64_const(cx, {labels}, ints), idx, 0));
+      cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Axis, i64_const(cx, {labels}, ints), idx, 0));
     } else {
       cx.set_output(n, 0, idx);
     }
@@ -1411,15 +1401,13 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
   } else {
     scores = post_transform(cx, scores, post);
   }
-  if (cx.wants_output(n, 1)) cx.set_output(n, 1, round_to(cx, scores, DType::F32));
+  if (cx.wants_output(n, 1)) cx.set_output(n, 1, from_f64(cx, scores, DType::F32));
   return Status::ok();
 }
 
 // ---- maps ----------------------------------------------------------------------------------------
 
-ValueId map_part(LowerCtx& cx, ValueId m, int kind) {
-  return cx.b.emit1(ir::Op::Map, {m}, {{"kind", ir::EnumValue{kind}}});
-}
+ValueId map_part(LowerCtx& cx, ValueId m, ir::MapKind kind) { return cx.b.emit1(ir::MapAttrs{kind}, {m}); }
 
 // y[i] = the value of the map entry whose key equals probe[i], else dflt; probe 1-D.
 ValueId map_lookup(LowerCtx& cx, ValueId probe, ValueId keys, ValueId vals, ValueId dflt) {
@@ -1430,7 +1418,8 @@ ValueId map_lookup(LowerCtx& cx, ValueId probe, ValueId keys, ValueId vals, Valu
   // An empty map finds nothing; index 0 into an empty value list would be gather.R1, so the
   // gather reads a copy with one default appended.
   ValueId padded = cx.b.concat({vals, cx.b.reshape(dflt, cx.b.shape_const({1}))}, 0);
-  return cx.b.select(found, gather_axis(cx, padded, at, 0), spread(cx, dflt, shape_value(cx, probe), {}));
+  return cx.b.select(found, cx.b.gather(ir::GatherKind::Axis, padded, at, 0),
+                     spread(cx, dflt, shape_value(cx, probe), {}));
 }
 
 ValueId zero_of(LowerCtx& cx, DType dt) {
@@ -1466,8 +1455,8 @@ Status lower_zipmap(LowerCtx& cx, const OnnxNode& n) {
   auto cp = cx.b.begin_region(carried);
   ir::Region cond = cx.b.end_region({cx.b.compare(CK::Lt, cp[0], rows)});
   auto bp = cx.b.begin_region(carried);
-  ValueId row = gather_axis(cx, x, bp[0], 0);
-  ValueId m = cx.b.emit1(ir::Op::Map, {keys, row}, {{"kind", ir::EnumValue{ir::MapKind::Construct}}});
+  ValueId row = cx.b.gather(ir::GatherKind::Axis, x, bp[0], 0);
+  ValueId m = cx.b.emit1(ir::MapAttrs{ir::MapKind::Construct}, {keys, row});
   ValueId len = seq_op(cx, ir::SequenceKind::Length, {bp[1]}, elem);
   ValueId grown = seq_op(cx, ir::SequenceKind::Insert, {bp[1], m, len}, elem);
   ir::Region body = cx.b.end_region({bin(cx, BK::Add, bp[0], cx.b.scalar_int(DType::I64, 1)), grown});
@@ -1516,12 +1505,11 @@ Status lower_maps(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("CastMap: cast_to '" + cast_to + "'");
   ValueId y;
   if (form == "DENSE") {
-    auto sorted = cx.b.emit(ir::Op::Sort, {keys}, {{"axis", int64_t{0}}, {"descending", false}});
-    y = gather_axis(cx, vals, sorted[1], 0);
+    auto sorted = cx.b.emit(ir::SortAttrs{0, false}, {keys});
+    y = cx.b.gather(ir::GatherKind::Axis, vals, sorted[1], 0);
   } else if (form == "SPARSE") {
     if (max_map < 0) return cx.invalid("CastMap: max_map must be >= 0");
-    ValueId probe = cx.b.emit1(ir::Op::Iota, {cx.b.shape_const({max_map})},
-                               {{"dtype", DType::I64}, {"axis", int64_t{0}}});
+    ValueId probe = cx.b.iota(cx.b.shape_const({max_map}), DType::I64, 0);
     y = map_lookup(cx, probe, keys, vals, zero_of(cx, vdt));
   } else {
     return cx.invalid("CastMap: map_form '" + form + "'");

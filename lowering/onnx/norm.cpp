@@ -15,21 +15,15 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
 
 namespace {
 
 using Ints = std::vector<int64_t>;
 constexpr ir::DType kF64 = ir::DType::F64;
 
-ValueId to_f64(LowerCtx& cx, ValueId v) { return cx.type(v).dtype == kF64 ? v : cx.b.cast(v, kF64); }
-
-ValueId from_f64(LowerCtx& cx, ValueId v, ir::DType dt) {
-  return dt == kF64 ? v : cx.b.cast(v, dt, /*saturate=*/true);
-}
-
-ValueId bin(LowerCtx& cx, int k, ValueId a, ValueId b) { return cx.b.binary(k, a, b); }
+ValueId bin(LowerCtx& cx, ir::BinaryKind k, ValueId a, ValueId b) { return cx.b.binary(k, a, b); }
 
 // Broadcasts `v` (whose dims are `like`'s dims `dims`) to `like`'s shape.
 ValueId expand(LowerCtx& cx, ValueId v, ValueId like, const Ints& dims) {
@@ -132,7 +126,7 @@ Status lower_instance_norm(LowerCtx& cx, const OnnxNode& n) {
 }
 
 // Numpy (multidirectional) broadcast of f64 a and b, then `k`.
-ValueId bcast_bin(LowerCtx& cx, int k, ValueId a, ValueId b) {
+ValueId bcast_bin(LowerCtx& cx, ir::BinaryKind k, ValueId a, ValueId b) {
   std::vector<ValueId> v = broadcast_all(cx, {a, b});
   return bin(cx, k, v[0], v[1]);
 }
@@ -186,9 +180,8 @@ Status lower_layer_norm(LowerCtx& cx, const OnnxNode& n) {
     }
     auto stat = [&](ValueId full) -> ValueId {
       if (!known) return ir::kNoValue;
-      ValueId s = cx.b.emit1(
-          ir::Op::Slice, {full, cx.b.shape_const(Ints(static_cast<size_t>(r), 0)),
-                          cx.b.shape_const(kept_shape), cx.b.shape_const(Ints(static_cast<size_t>(r), 1))});
+      ValueId s = cx.b.slice(full, cx.b.shape_const(Ints(static_cast<size_t>(r), 0)),
+                             cx.b.shape_const(kept_shape), cx.b.shape_const(Ints(static_cast<size_t>(r), 1)));
       return from_f64(cx, s, stash);
     };
     if (cx.wants_output(n, 1) || cx.wants_output(n, 2)) {
@@ -253,13 +246,8 @@ Status lower_lrn(LowerCtx& cx, const OnnxNode& n) {
   win[1] = size;
   lo[1] = (size - 1) / 2;
   hi[1] = size - 1 - lo[1];
-  ValueId sq = cx.b.emit1(ir::Op::Pool, {bin(cx, BK::Mul, xf, xf)},
-                          {{"kind", ir::EnumValue{ir::PoolKind::Sum}},
-                           {"window", win},
-                           {"strides", ones},
-                           {"dilations", ones},
-                           {"pads_low", lo},
-                           {"pads_high", hi}});
+  ValueId sq =
+      cx.b.emit1(ir::PoolAttrs{ir::PoolKind::Sum, win, ones, ones, lo, hi}, {bin(cx, BK::Mul, xf, xf)});
   ValueId d =
       bin(cx, BK::Add, splat(cx, bias, sq),
           bin(cx, BK::Mul, splat(cx, static_cast<double>(alpha) / static_cast<double>(size), sq), sq));

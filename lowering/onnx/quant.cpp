@@ -25,8 +25,8 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
 
 namespace {
 
@@ -136,9 +136,7 @@ Expected<ValueId> expand_param(LowerCtx& cx, const OnnxNode& n, ValueId p, Value
   }
   Ints idx(static_cast<size_t>(D));
   for (int64_t i = 0; i < D; ++i) idx[static_cast<size_t>(i)] = i / block_size;
-  return cx.b.emit1(
-      ir::Op::Gather, {p, cx.b.const_ints(DType::I64, {D}, idx)},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
+  return cx.b.gather(ir::GatherKind::Axis, p, cx.b.const_ints(DType::I64, {D}, idx), axis);
 }
 
 // The dtype the division x / y_scale is evaluated in (see the file comment).
@@ -321,8 +319,7 @@ Expected<ValueId> np_matmul(LowerCtx& cx, ValueId a, ValueId b, DType to) {
   const ir::Type at = cx.type(a), bt = cx.type(b);
   const int64_t ra = at.rank(), rb = bt.rank(), r = std::max(ra, rb);
   auto slice = [&](ValueId shape, int64_t start, int64_t len) {
-    return cx.b.emit1(ir::Op::Slice,
-                      {shape, cx.b.shape_const({start}), cx.b.shape_const({len}), cx.b.shape_const({1})});
+    return cx.b.slice(shape, cx.b.shape_const({start}), cx.b.shape_const({len}), cx.b.shape_const({1}));
   };
   if (r > 2) {
     bool static_batch = true;

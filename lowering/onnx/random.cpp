@@ -33,9 +33,9 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
-namespace CK = ir::CompareKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
+using CK = ir::CompareKind;
 
 namespace {
 
@@ -68,10 +68,7 @@ Expected<Key> rng_key(const OnnxNode& n, bool int_seed = false) {
 
 // u32 random bits of shape `shape` (i64[r]).
 ValueId bits(LowerCtx& cx, ValueId shape, const Key& k) {
-  return cx.b.emit1(ir::Op::Rng, {shape},
-                    {{"algorithm", ir::EnumValue{ir::RngAlgorithm::Philox4x32x10}},
-                     {"seed", k.seed},
-                     {"stream", k.stream}});
+  return cx.b.emit1(ir::RngAttrs{ir::RngAlgorithm::Philox4x32x10, k.seed, k.stream}, {shape});
 }
 
 // `shape` followed by one more dim of size `w`.
@@ -82,9 +79,7 @@ ValueId with_last(LowerCtx& cx, ValueId shape, int64_t w) {
 // Word j of the trailing dim of `v` [.., w], as [..].
 ValueId word(LowerCtx& cx, ValueId v, int64_t j) {
   const int64_t r = rank_of(cx, v);
-  ValueId g = cx.b.emit1(
-      ir::Op::Gather, {v, cx.b.scalar_int(DType::I64, j)},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", r - 1}, {"batch_dims", int64_t{0}}});
+  ValueId g = cx.b.gather(ir::GatherKind::Axis, v, cx.b.scalar_int(DType::I64, j), r - 1);
   return g;
 }
 
@@ -220,15 +215,10 @@ Status lower_multinomial(LowerCtx& cx, const OnnxNode& n) {
   ValueId xs = shape_value(cx, xf);
   ValueId mx = cx.b.broadcast(cx.b.reduce(ir::ReduceKind::Max, xf, {1}), xs, {0});
   ValueId e = cx.b.unary(UK::Exp, cx.b.binary(BK::Sub, xf, mx));
-  ValueId cdf = cx.b.emit1(ir::Op::Scan, {e},
-                           {{"kind", ir::EnumValue{ir::ReduceKind::Sum}},
-                            {"axis", int64_t{1}},
-                            {"exclusive", false},
-                            {"reverse", false}});
+  ValueId cdf = cx.b.scan(ir::ReduceKind::Sum, e, 1, false, false);
   ValueId total = cx.b.reduce(ir::ReduceKind::Sum, e, {1});  // [B]
   // [B, S] shape from x's batch dim.
-  ValueId batch =
-      cx.b.emit1(ir::Op::Slice, {xs, cx.b.shape_const({0}), cx.b.shape_const({1}), cx.b.shape_const({1})});
+  ValueId batch = cx.b.slice(xs, cx.b.shape_const({0}), cx.b.shape_const({1}), cx.b.shape_const({1}));
   ValueId bs = cx.b.concat({batch, cx.b.shape_const({samples})}, 0);
   ValueId u = uniform01(cx, bs, k, false);
   ValueId target = cx.b.binary(BK::Mul, u, cx.b.broadcast(total, bs, {0}));

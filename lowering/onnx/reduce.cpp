@@ -9,8 +9,8 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
 
 namespace {
 
@@ -90,7 +90,7 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
     pre = cx.b.unary(UK::Exp,
                      cx.b.binary(BK::Sub, v, axes.empty() ? m : cx.b.broadcast(m, shape_value(cx, v), keep)));
   }
-  int rk = ir::ReduceKind::Sum;
+  ir::ReduceKind rk = ir::ReduceKind::Sum;
   if (kind == Red::kMax) rk = ir::ReduceKind::Max;
   if (kind == Red::kMin) rk = ir::ReduceKind::Min;
   if (kind == Red::kProd) rk = ir::ReduceKind::Prod;
@@ -106,7 +106,8 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
         count *= s[a].size;
     }
     // The count of a symbolic extent is read at run time: the sum of ones over the same axes.
-    ValueId c = known ? splat(cx, static_cast<double>(count), y) : cx.b.reduce(ir::ReduceKind::Sum, splat(cx, 1.0, v), axes);
+    ValueId c = known ? splat(cx, static_cast<double>(count), y)
+                      : cx.b.reduce(ir::ReduceKind::Sum, splat(cx, 1.0, v), axes);
     y = cx.b.binary(BK::Div, y, c);
   }
   if (kind == Red::kL2) y = cx.b.unary(UK::Sqrt, y);
@@ -118,7 +119,7 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
   return Status::ok();
 }
 
-template <int Kind>
+template <ir::ArgKind Kind>
 Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
@@ -126,15 +127,14 @@ Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t last, n.attr_int("select_last_index", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
-  ValueId y = cx.b.emit1(ir::Op::ArgReduce, {x},
-                         {{"kind", ir::EnumValue{Kind}}, {"axis", axis}, {"select_last", last != 0}});
+  ValueId y = cx.b.arg_reduce(Kind, x, axis, last != 0);
   if (keepdims) y = keep_dims(cx, y, x, {axis});
   cx.set_output(n, 0, y);
   return Status::ok();
 }
 
 // CumSum-11 / CumProd-26: axis is a scalar input; exclusive, reverse attributes.
-template <int Kind>
+template <ir::ReduceKind Kind>
 Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
@@ -143,12 +143,7 @@ Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t exclusive, n.attr_int("exclusive", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t reverse, n.attr_int("reverse", 0));
   const int64_t axis = normalize_axis(cx, (*axis_v)[0], rank_of(cx, x));
-  cx.set_output(n, 0,
-                cx.b.emit1(ir::Op::Scan, {x},
-                           {{"kind", ir::EnumValue{Kind}},
-                            {"axis", axis},
-                            {"exclusive", exclusive != 0},
-                            {"reverse", reverse != 0}}));
+  cx.set_output(n, 0, cx.b.scan(Kind, x, axis, exclusive != 0, reverse != 0));
   return Status::ok();
 }
 

@@ -29,8 +29,8 @@ void register_grid_sample(Registry& r);  // grid_sample.cpp
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
 
 namespace {
 
@@ -197,9 +197,7 @@ bool is_identity(const AxisPlan& a) {
 
 ValueId gather_axis(LowerCtx& cx, ValueId x, const Ints& idx, int64_t axis) {
   ValueId indices = cx.b.const_ints(ir::DType::I64, {static_cast<int64_t>(idx.size())}, idx);
-  return cx.b.emit1(
-      ir::Op::Gather, {x, indices},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
+  return cx.b.gather(ir::GatherKind::Axis, x, indices, axis);
 }
 
 // A [out] constant broadcast along `axis` of `like`.
@@ -228,19 +226,7 @@ ValueId apply_axis(LowerCtx& cx, const Params& p, ValueId x, const AxisPlan& a, 
 
 // f64 -> an integer dtype: round half to even, then saturate (the ONNX reference's saturate_cast).
 ValueId f64_to_int(LowerCtx& cx, ValueId v, ir::DType dt) {
-  double lo = 0, hi = 0;
-  switch (dt) {
-    case ir::DType::I8: lo = -128, hi = 127; break;
-    case ir::DType::U8: lo = 0, hi = 255; break;
-    case ir::DType::I16: lo = -32768, hi = 32767; break;
-    case ir::DType::U16: lo = 0, hi = 65535; break;
-    case ir::DType::I32: lo = -2147483648.0, hi = 2147483647.0; break;
-    case ir::DType::U32: lo = 0, hi = 4294967295.0; break;
-    // The largest doubles below 2^63 and 2^64 (the limits themselves do not fit).
-    case ir::DType::I64: lo = -9223372036854775808.0, hi = 9223372036854774784.0; break;
-    case ir::DType::U64: lo = 0, hi = 18446744073709549568.0; break;
-    default: lo = 0, hi = 0; break;
-  }
+  const auto [lo, hi] = f64_int_range(dt);
   ValueId r = cx.b.unary(UK::Round, v);
   r = cx.b.binary(BK::Max, r, splat(cx, lo, r));
   r = cx.b.binary(BK::Min, r, splat(cx, hi, r));

@@ -45,9 +45,9 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
-namespace CK = ir::CompareKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
+using CK = ir::CompareKind;
 
 namespace {
 
@@ -133,7 +133,7 @@ struct Lower {
   double clip = 0;
 
   ir::Builder& b() { return cx.b; }
-  ValueId bin(int k, ValueId x, ValueId y) { return cx.b.binary(k, x, y); }
+  ValueId bin(ir::BinaryKind k, ValueId x, ValueId y) { return cx.b.binary(k, x, y); }
   ValueId add(ValueId x, ValueId y) { return bin(BK::Add, x, y); }
   ValueId mul(ValueId x, ValueId y) { return bin(BK::Mul, x, y); }
   std::map<double, ValueId> fulls;  // one node per constant (the graph has no regions here)
@@ -147,9 +147,7 @@ struct Lower {
   }
   // x[.., idx, ..] with the axis removed.
   ValueId take(ValueId x, int64_t axis, int64_t idx) {
-    return cx.b.emit1(
-        ir::Op::Gather, {x, cx.b.scalar_int(DType::I64, idx)},
-        {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
+    return cx.b.gather(ir::GatherKind::Axis, x, cx.b.scalar_int(DType::I64, idx), axis);
   }
   // Rows [start, start + size) of a static 2-D or 1-D value, along axis 0.
   ValueId rows(ValueId x, int64_t start, int64_t size) {
@@ -158,7 +156,7 @@ struct Lower {
     for (const ir::Dim& d : t.shape) sz.push_back(d.size);
     st[0] = start;
     sz[0] = size;
-    return cx.b.emit1(ir::Op::Slice, {x, cx.b.shape_const(st), cx.b.shape_const(sz), cx.b.shape_const(one)});
+    return cx.b.slice(x, cx.b.shape_const(st), cx.b.shape_const(sz), cx.b.shape_const(one));
   }
   // A vector [H] broadcast to [B, H].
   ValueId over_batch(ValueId v) { return cx.b.broadcast(v, bh, {1}); }
@@ -167,7 +165,7 @@ struct Lower {
     if (has_clip) x = bin(BK::Max, bin(BK::Min, x, full(clip)), full(-clip));
     const std::string& k = a.name;
     auto c = [&](double v) { return full(v); };
-    auto un = [&](int kind, ValueId v) { return cx.b.unary(kind, v); };
+    auto un = [&](ir::UnaryKind kind, ValueId v) { return cx.b.unary(kind, v); };
     auto lt = [&](ValueId p, ValueId q) { return cx.b.compare(CK::Lt, p, q); };
     if (k == "Relu") return bin(BK::Max, x, c(0));
     if (k == "Tanh") return un(UK::Tanh, x);
@@ -306,8 +304,8 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   if (batch >= 0) {
     L.bh = cx.b.shape_const({batch, H});
   } else {
-    ValueId bv = cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(x), cx.b.shape_const({1}), cx.b.shape_const({1}),
-                                            cx.b.shape_const({1})});
+    ValueId bv =
+        cx.b.slice(cx.b.shape_of(x), cx.b.shape_const({1}), cx.b.shape_const({1}), cx.b.shape_const({1}));
     L.bh = cx.b.concat({bv, cx.b.shape_const({H})}, 0);
   }
   // sequence_lens: a constant with every length >= T masks nothing.
@@ -322,8 +320,8 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   ValueId w_c = cast_to(cx, w, cdt), r_c = cast_to(cx, r, cdt);
   // T as an i64[1] value and the [T, I, H] shape Wg^T is broadcast to.
   const ValueId t_v = T >= 0 ? cx.b.shape_const({T})
-                             : cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(x), cx.b.shape_const({0}),
-                                                          cx.b.shape_const({1}), cx.b.shape_const({1})});
+                             : cx.b.slice(cx.b.shape_of(x), cx.b.shape_const({0}), cx.b.shape_const({1}),
+                                          cx.b.shape_const({1}));
   const ValueId t_i_h =
       T >= 0 ? cx.b.shape_const({T, I, H}) : cx.b.concat({t_v, cx.b.shape_const({I, H})}, 0);
   // [n.., B, H] as a shape value: a constant when the batch size is static.
@@ -371,12 +369,7 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
     };
     // One step at time index t (an i64 scalar): updates h (and c) and returns Y's row [B, H].
     auto step = [&](ValueId t, ValueId& h, ValueId& c) -> ValueId {
-      auto xw_t = [&](int64_t g) {
-        return cx.b.emit1(ir::Op::Gather, {gates[g].xw, t},
-                          {{"kind", ir::EnumValue{ir::GatherKind::Axis}},
-                           {"axis", int64_t{0}},
-                           {"batch_dims", int64_t{0}}});
-      };
+      auto xw_t = [&](int64_t g) { return cx.b.gather(ir::GatherKind::Axis, gates[g].xw, t, 0); };
       auto hr = [&](int64_t g, ValueId hv) { return cx.b.matmul(hv, gates[g].rt, cdt); };
       ValueId ones = L.full(1);
       ValueId h_new, c_new = ir::kNoValue;

@@ -18,21 +18,20 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace CK = ir::CompareKind;
-namespace SK = ir::SequenceKind;
-namespace OK = ir::OptionalKind;
+using BK = ir::BinaryKind;
+using CK = ir::CompareKind;
+using SK = ir::SequenceKind;
+using OK = ir::OptionalKind;
 
 // ---- shared helpers (lowering/onnx/containers.h) ------------------------------------------------
 
-ValueId seq_op(LowerCtx& cx, int kind, std::vector<ValueId> operands, const ir::Type& elem, int64_t axis) {
-  return cx.b.emit1(ir::Op::Sequence, std::move(operands),
-                    {{"kind", ir::EnumValue{kind}}, {"axis", axis}, {"elem", ir::TypeAttr{elem}}});
+ValueId seq_op(LowerCtx& cx, ir::SequenceKind kind, std::vector<ValueId> operands, const ir::Type& elem,
+               int64_t axis) {
+  return cx.b.emit1(ir::SequenceAttrs{kind, axis, ir::TypeAttr{elem}}, std::move(operands));
 }
 
-ValueId opt_op(LowerCtx& cx, int kind, std::vector<ValueId> operands, const ir::Type& elem) {
-  return cx.b.emit1(ir::Op::Optional, std::move(operands),
-                    {{"kind", ir::EnumValue{kind}}, {"elem", ir::TypeAttr{elem}}});
+ValueId opt_op(LowerCtx& cx, ir::OptionalKind kind, std::vector<ValueId> operands, const ir::Type& elem) {
+  return cx.b.emit1(ir::OptionalAttrs{kind, ir::TypeAttr{elem}}, std::move(operands));
 }
 
 ir::Type join_types(const ir::Type& a, const ir::Type& b) {
@@ -241,17 +240,13 @@ ValueId split_squeezed(LowerCtx& cx, ValueId x, int64_t axis) {
   const ir::Type elem = ir::Type::tensor(xt.dtype, es);
   const ir::Type seq_t = ir::Type::sequence(elem);
   const ir::Type i64 = ir::Type::tensor(ir::DType::I64, {});
-  ValueId extent = b.reshape(
-      b.emit1(
-          ir::Op::Gather, {shape_value(cx, x), b.scalar_int(ir::DType::I64, axis)},
-          {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}}),
-      b.shape_const({}));
+  ValueId extent =
+      b.reshape(b.gather(ir::GatherKind::Axis, shape_value(cx, x), b.scalar_int(ir::DType::I64, axis), 0),
+                b.shape_const({}));
   std::vector<ValueId> p = b.begin_region({i64, seq_t});
   ir::Region cond = b.end_region({b.compare(CK::Lt, p[0], extent)});
   p = b.begin_region({i64, seq_t});
-  ValueId piece =
-      b.emit1(ir::Op::Gather, {x, p[0]},
-              {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
+  ValueId piece = b.gather(ir::GatherKind::Axis, x, p[0], axis);
   ValueId next = seq_op(cx, SK::Insert, {p[1], piece, p[0]}, elem);
   ir::Region body = b.end_region({b.binary(BK::Add, p[0], b.scalar_int(ir::DType::I64, 1)), next});
   std::vector<ValueId> r = b.while_({b.scalar_int(ir::DType::I64, 0), seq_op(cx, SK::Empty, {}, elem)},
@@ -274,9 +269,8 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
   ir::Shape es = xt.shape;
   es[axis] = ir::Dim::symbolic();
   const ir::Type elem = ir::Type::tensor(xt.dtype, es);
-  ValueId extent = b.emit1(
-      ir::Op::Gather, {shape_value(cx, x), b.const_ints(ir::DType::I64, {1}, {axis})},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}});
+  ValueId extent =
+      b.gather(ir::GatherKind::Axis, shape_value(cx, x), b.const_ints(ir::DType::I64, {1}, {axis}), 0);
   ValueId sizes;
   if (!cx.has_input(n, 1)) {
     if (keepdims == 0) {
@@ -295,7 +289,7 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
       ValueId one = b.scalar_int(ir::DType::I64, 1);
       ValueId count = b.binary(BK::Div, b.binary(BK::Sub, b.binary(BK::Add, d, split), one), split);
       ValueId count_shape = b.reshape(count, b.shape_const({1}));
-      ValueId j = b.emit1(ir::Op::Iota, {count_shape}, {{"dtype", ir::DType::I64}, {"axis", int64_t{0}}});
+      ValueId j = b.iota(count_shape, ir::DType::I64, 0);
       ValueId rest = b.binary(BK::Sub, b.broadcast(d, count_shape, {}),
                               b.binary(BK::Mul, j, b.broadcast(split, count_shape, {})));
       sizes = b.binary(BK::Min, rest, b.broadcast(split, count_shape, {}));

@@ -18,7 +18,7 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
+using BK = ir::BinaryKind;
 
 namespace {
 
@@ -301,9 +301,7 @@ Status lower_stft(LowerCtx& cx, const OnnxNode& n) {
     for (int64_t j = 0; j < fl; ++j) idx.push_back(f * step + j);
   const ir::DType dt = cx.type(x).dtype;
   ValueId xc = to_compute(cx, x);
-  ValueId fr = cx.b.emit1(
-      ir::Op::Gather, {xc, cx.b.const_ints(ir::DType::I64, {frames, fl}, idx)},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{1}}, {"batch_dims", int64_t{0}}});
+  ValueId fr = cx.b.gather(ir::GatherKind::Axis, xc, cx.b.const_ints(ir::DType::I64, {frames, fl}, idx), 1);
   const Ints fdims = {dims[0], frames, fl, c};
   if (window != ir::kNoValue) {
     ValueId wv = to_compute(cx, window);

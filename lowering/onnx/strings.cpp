@@ -3,6 +3,7 @@
 // removal is compare + nonzero + gather; TfIdfVectorizer counts n-grams with static slices and
 // compares against its (attribute) pool.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,16 +15,14 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace CK = ir::CompareKind;
+using BK = ir::BinaryKind;
+using CK = ir::CompareKind;
 
 namespace {
 
-ValueId string_op(LowerCtx& cx, int kind, std::vector<ValueId> operands, const std::string& pattern = "",
-                  int64_t maxsplit = -1, int num_outputs = 1) {
-  auto r = cx.b.emit(ir::Op::String, std::move(operands),
-                     {{"kind", ir::EnumValue{kind}}, {"pattern", pattern}, {"maxsplit", maxsplit}}, {},
-                     num_outputs);
+ValueId string_op(LowerCtx& cx, ir::StringKind kind, std::vector<ValueId> operands,
+                  const std::string& pattern = "", int64_t maxsplit = -1, int num_outputs = 1) {
+  auto r = cx.b.emit(ir::StringAttrs{kind, pattern, maxsplit}, std::move(operands), {}, num_outputs);
   return r.empty() ? ir::kNoValue : r[0];
 }
 
@@ -58,10 +57,7 @@ Status lower_string_split(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(std::string delimiter, n.attr_string("delimiter", ""));
   PLUMB_ASSIGN_OR_RETURN(int64_t maxsplit, n.attr_int("maxsplit", -1));
   if (maxsplit < 0) maxsplit = -1;
-  auto r = cx.b.emit(
-      ir::Op::String, {x},
-      {{"kind", ir::EnumValue{ir::StringKind::Split}}, {"pattern", delimiter}, {"maxsplit", maxsplit}}, {},
-      2);
+  auto r = cx.b.emit(ir::StringAttrs{ir::StringKind::Split, delimiter, maxsplit}, {x}, {}, 2);
   if (r.size() < 2) return Status::ok();
   cx.set_output(n, 0, r[0]);
   cx.set_output(n, 1, r[1]);
@@ -81,7 +77,7 @@ Status lower_string_normalizer(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t case_sensitive, n.attr_int("is_case_sensitive", 0));
   std::vector<std::string> stopwords;
   if (const auto* a = n.attr("stopwords")) stopwords = a->strings;
-  int kind = -1;
+  std::optional<ir::StringKind> kind;  // none: NONE
   if (action == "LOWER")
     kind = ir::StringKind::Lower;
   else if (action == "UPPER")
@@ -94,7 +90,7 @@ Status lower_string_normalizer(LowerCtx& cx, const OnnxNode& n) {
   if (r != 1 && !(r == 2 && xt.shape[0].is_static() && xt.shape[0].size == 1))
     return cx.invalid("StringNormalizer input must have shape [C] or [1, C]");
   if (stopwords.empty()) {
-    cx.set_output(n, 0, kind < 0 ? x : string_op(cx, kind, {x}));
+    cx.set_output(n, 0, !kind ? x : string_op(cx, *kind, {x}));
     return Status::ok();
   }
   // Flatten to [C] (static or read from the shape).
@@ -120,12 +116,10 @@ Status lower_string_normalizer(LowerCtx& cx, const OnnxNode& n) {
       cx.b.reshape(cx.b.compare(CK::Eq, kept, cx.b.scalar_int(DType::I64, 0)), cx.b.shape_const({1}));
   ValueId cand = cx.b.concat({flat, string_const(cx, {""}, {1})}, 0);
   ValueId mask = cx.b.concat({keep, none}, 0);
-  ValueId nz = cx.b.emit1(ir::Op::NonZero, {mask});  // [1, K]
+  ValueId nz = cx.b.nonzero(mask);  // [1, K]
   ValueId pos = cx.b.reshape(nz, static_slice(cx, cx.b.shape_of(nz), {1}, {1}));
-  ValueId y = cx.b.emit1(
-      ir::Op::Gather, {cand, pos},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}});
-  if (kind >= 0) y = string_op(cx, kind, {y});
+  ValueId y = cx.b.gather(ir::GatherKind::Axis, cand, pos, 0);
+  if (kind) y = string_op(cx, *kind, {y});
   if (r == 2) y = cx.b.reshape(y, cx.b.concat({cx.b.shape_const({1}), cx.b.shape_of(y)}, 0));
   cx.set_output(n, 0, y);
   return Status::ok();
@@ -237,10 +231,7 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
     ValueId all_counts = counts.size() == 1 ? counts[0] : cx.b.concat(counts, 1);
     ValueId idx =
         cx.b.broadcast(cx.b.const_ints(DType::I64, {np}, columns), cx.b.shape_const({rows, np}), {1});
-    freq = cx.b.emit1(ir::Op::Scatter, {freq, idx, all_counts},
-                      {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
-                       {"axis", int64_t{1}},
-                       {"reduction", ir::EnumValue{ir::ScatterReduction::Add}}});
+    freq = cx.b.scatter(ir::GatherKind::Elements, freq, idx, all_counts, 1, ir::ScatterReduction::Add);
   }
   ValueId tf = cx.b.cast(freq, DType::F32);
   ValueId y = tf;

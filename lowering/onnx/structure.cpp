@@ -11,14 +11,12 @@ namespace plumb::lower {
 
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace CK = ir::CompareKind;
+using BK = ir::BinaryKind;
+using CK = ir::CompareKind;
 
 namespace {
 
-ValueId iota(LowerCtx& cx, ValueId shape, ir::DType dt, int64_t axis) {
-  return cx.b.emit1(ir::Op::Iota, {shape}, {{"dtype", dt}, {"axis", axis}});
-}
+ValueId iota(LowerCtx& cx, ValueId shape, ir::DType dt, int64_t axis) { return cx.b.iota(shape, dt, axis); }
 
 // Range: n = max(ceil((limit - start) / delta), 0); y[i] = start + i * delta.
 Status lower_range(LowerCtx& cx, const OnnxNode& n) {
@@ -123,9 +121,9 @@ Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
     if (i != axis) dims.push_back(i);
   ValueId hot = cx.b.compare(CK::Eq, iota(cx, shape, ir::DType::I64, axis), cx.b.broadcast(i64, shape, dims));
   auto pick = [&](int64_t i) {
-    return cx.b.reshape(cx.b.emit1(ir::Op::Slice, {values, cx.b.shape_const({i}), cx.b.shape_const({1}),
-                                                   cx.b.shape_const({1})}),
-                        cx.b.shape_const({}));
+    return cx.b.reshape(
+        cx.b.slice(values, cx.b.shape_const({i}), cx.b.shape_const({1}), cx.b.shape_const({1})),
+        cx.b.shape_const({}));
   };
   cx.set_output(n, 0,
                 cx.b.select(hot, cx.b.broadcast(pick(1), shape, {}), cx.b.broadcast(pick(0), shape, {})));
@@ -237,12 +235,9 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
       if (hi[i] < 0) size[i] += hi[i], hi[i] = 0;
       if (size[i] < 0) return cx.invalid("Pad crops more than the dim");
     }
-    x = cx.b.emit1(ir::Op::Slice,
-                   {x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
+    x = cx.b.slice(x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride));
   }
-  cx.set_output(n, 0,
-                cx.b.emit1(ir::Op::Pad, {x, cx.b.shape_const(lo), cx.b.shape_const(hi), value},
-                           {{"mode", ir::EnumValue{m}}}));
+  cx.set_output(n, 0, cx.b.pad(x, cx.b.shape_const(lo), cx.b.shape_const(hi), value, m));
   return Status::ok();
 }
 
@@ -251,14 +246,8 @@ Status lower_non_zero(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   if (rank_of(cx, x) == 0) x = cx.b.reshape(x, cx.b.shape_const({1}));
-  cx.set_output(n, 0, cx.b.emit1(ir::Op::NonZero, {x}));
+  cx.set_output(n, 0, cx.b.nonzero(x));
   return Status::ok();
-}
-
-ValueId gather_axis(LowerCtx& cx, ValueId x, ValueId idx, int64_t axis) {
-  return cx.b.emit1(
-      ir::Op::Gather, {x, idx},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
 }
 
 // Compress: the positions where condition is true, gathered along axis (flattened x without axis).
@@ -266,21 +255,21 @@ Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), cond = cx.input(n, 1);
   if (!cx.b.ok()) return Status::ok();
   // nonzero gives [1, n]; reshape to [n] with n read from its shape.
-  ValueId nz = cx.b.emit1(ir::Op::NonZero, {cond});
-  ValueId count = cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(nz), cx.b.shape_const({1}), cx.b.shape_const({1}),
-                                             cx.b.shape_const({1})});
+  ValueId nz = cx.b.nonzero(cond);
+  ValueId count =
+      cx.b.slice(cx.b.shape_of(nz), cx.b.shape_const({1}), cx.b.shape_const({1}), cx.b.shape_const({1}));
   ValueId pos = cx.b.reshape(nz, count);
   if (!n.has_attr("axis")) {
     const int64_t total = ir::shape_num_elements(cx.type(x).shape);
     ValueId flat = total >= 0 ? cx.b.shape_const({total})
                               : cx.b.reshape(cx.b.reduce(ir::ReduceKind::Prod, cx.b.shape_of(x), {0}),
                                              cx.b.shape_const({1}));
-    cx.set_output(n, 0, gather_axis(cx, cx.b.reshape(x, flat), pos, 0));
+    cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Axis, cx.b.reshape(x, flat), pos, 0));
     return Status::ok();
   }
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
-  cx.set_output(n, 0, gather_axis(cx, x, pos, axis));
+  cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Axis, x, pos, axis));
   return Status::ok();
 }
 
@@ -304,12 +293,12 @@ Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
   axis = normalize_axis(cx, axis, r);
   if (!is_static(xt)) return cx.unsupported("TopK on symbolic dims");
   if (*k < 0 || *k > xt.shape[axis].size) return cx.invalid("k out of range");
-  auto sorted = cx.b.emit(ir::Op::Sort, {x}, {{"axis", axis}, {"descending", largest != 0}});
+  auto sorted = cx.b.emit(ir::SortAttrs{axis, largest != 0}, {x});
   std::vector<int64_t> size = static_dims(xt);
   size[axis] = *k;
   auto first_k = [&](ValueId v) {
-    return cx.b.emit1(ir::Op::Slice, {v, cx.b.shape_const(std::vector<int64_t>(r, 0)), cx.b.shape_const(size),
-                                      cx.b.shape_const(std::vector<int64_t>(r, 1))});
+    return cx.b.slice(v, cx.b.shape_const(std::vector<int64_t>(r, 0)), cx.b.shape_const(size),
+                      cx.b.shape_const(std::vector<int64_t>(r, 1)));
   };
   if (sorted.size() < 2) return Status::ok();
   cx.set_output(n, 0, first_k(sorted[0]));
@@ -319,8 +308,8 @@ Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
 
 // The extents of x's dims `first`.. as a value broadcastable over the last dim of `idx`.
 ValueId nd_extents(LowerCtx& cx, ValueId x, ValueId idx, int64_t first, int64_t m) {
-  ValueId dims = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({first}),
-                                            cx.b.shape_const({m}), cx.b.shape_const({1})});
+  ValueId dims =
+      cx.b.slice(shape_value(cx, x), cx.b.shape_const({first}), cx.b.shape_const({m}), cx.b.shape_const({1}));
   if (cx.type(idx).dtype != ir::DType::I64) dims = cx.b.cast(dims, cx.type(idx).dtype);
   return cx.b.broadcast(dims, shape_value(cx, idx), {rank_of(cx, idx) - 1});
 }
@@ -332,11 +321,7 @@ Status lower_gather_nd(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type it = cx.type(idx);
   if (!it.shape.back().is_static()) return cx.unsupported("GatherND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, batch_dims, it.shape.back().size));
-  cx.set_output(
-      n, 0,
-      cx.b.emit1(
-          ir::Op::Gather, {x, idx},
-          {{"kind", ir::EnumValue{ir::GatherKind::Nd}}, {"axis", int64_t{0}}, {"batch_dims", batch_dims}}));
+  cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Nd, x, idx, 0, batch_dims));
   return Status::ok();
 }
 
@@ -356,16 +341,12 @@ Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(int red, reduction_of(n));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
-  ValueId ext = cx.b.emit1(ir::Op::Slice, {shape_value(cx, x), cx.b.shape_const({axis}),
-                                           cx.b.shape_const({1}), cx.b.shape_const({1})});
+  ValueId ext =
+      cx.b.slice(shape_value(cx, x), cx.b.shape_const({axis}), cx.b.shape_const({1}), cx.b.shape_const({1}));
   ext = cx.b.reshape(ext, cx.b.shape_const({}));
   if (cx.type(idx).dtype != ir::DType::I64) ext = cx.b.cast(ext, cx.type(idx).dtype);
   idx = fix_negative(cx, idx, cx.b.broadcast(ext, shape_value(cx, idx), {}));
-  cx.set_output(n, 0,
-                cx.b.emit1(ir::Op::Scatter, {x, idx, upd},
-                           {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
-                            {"axis", axis},
-                            {"reduction", ir::EnumValue{red}}}));
+  cx.set_output(n, 0, cx.b.scatter(ir::GatherKind::Elements, x, idx, upd, axis, red));
   return Status::ok();
 }
 
@@ -376,11 +357,7 @@ Status lower_scatter_nd(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type it = cx.type(idx);
   if (!it.shape.back().is_static()) return cx.unsupported("ScatterND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, 0, it.shape.back().size));
-  cx.set_output(n, 0,
-                cx.b.emit1(ir::Op::Scatter, {x, idx, upd},
-                           {{"kind", ir::EnumValue{ir::GatherKind::Nd}},
-                            {"axis", int64_t{0}},
-                            {"reduction", ir::EnumValue{red}}}));
+  cx.set_output(n, 0, cx.b.scatter(ir::GatherKind::Nd, x, idx, upd, 0, red));
   return Status::ok();
 }
 
@@ -447,11 +424,7 @@ Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
   ValueId len = cx.b.broadcast(cx.b.cast(lens, ir::DType::I64), shape, {batch_axis});
   ValueId rev = cx.b.binary(BK::Sub, cx.b.binary(BK::Sub, len, splat(cx, 1, len)), t);
   ValueId idx = cx.b.select(cx.b.compare(CK::Lt, t, len), rev, t);
-  cx.set_output(n, 0,
-                cx.b.emit1(ir::Op::Gather, {x, idx},
-                           {{"kind", ir::EnumValue{ir::GatherKind::Elements}},
-                            {"axis", time_axis},
-                            {"batch_dims", int64_t{0}}}));
+  cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Elements, x, idx, time_axis));
   return Status::ok();
 }
 
@@ -481,10 +454,8 @@ Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
       hi[a] = t - d[a] - lo[a];
     }
   }
-  ValueId y = cx.b.emit1(ir::Op::Slice,
-                         {x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
-  y = cx.b.emit1(ir::Op::Pad, {y, cx.b.shape_const(lo), cx.b.shape_const(hi), scalar_like(cx, 0, x)},
-                 {{"mode", ir::EnumValue{ir::PadMode::Constant}}});
+  ValueId y = cx.b.slice(x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride));
+  y = cx.b.pad(y, cx.b.shape_const(lo), cx.b.shape_const(hi), scalar_like(cx, 0, x), ir::PadMode::Constant);
   cx.set_output(n, 0, y);
   return Status::ok();
 }

@@ -28,26 +28,21 @@ namespace plumb::lower {
 using ir::DType;
 using ir::ValueId;
 using onnx::OnnxNode;
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
 
 namespace {
 
 using Ints = std::vector<int64_t>;
 
-ValueId gather(LowerCtx& cx, ValueId x, ValueId idx, int64_t axis) {
-  return cx.b.emit1(
-      ir::Op::Gather, {x, idx},
-      {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", axis}, {"batch_dims", int64_t{0}}});
-}
-
 // x[..., idx[k], ...] along `axis` for constant indices.
 ValueId pick(LowerCtx& cx, ValueId x, int64_t axis, const Ints& idx) {
-  return gather(cx, x, cx.b.const_ints(DType::I64, {static_cast<int64_t>(idx.size())}, idx), axis);
+  return cx.b.gather(ir::GatherKind::Axis, x,
+                     cx.b.const_ints(DType::I64, {static_cast<int64_t>(idx.size())}, idx), axis);
 }
 
 ValueId take(LowerCtx& cx, ValueId x, int64_t axis, int64_t idx) {
-  return gather(cx, x, cx.b.scalar_int(DType::I64, idx), axis);
+  return cx.b.gather(ir::GatherKind::Axis, x, cx.b.scalar_int(DType::I64, idx), axis);
 }
 
 ValueId cast_to(LowerCtx& cx, ValueId v, DType dt) { return cx.type(v).dtype == dt ? v : cx.b.cast(v, dt); }
@@ -58,8 +53,8 @@ ValueId lead_dims(LowerCtx& cx, ValueId x, int64_t k) {
   Ints st;
   for (int64_t i = 0; i < k; ++i) {
     if (!t.shape[static_cast<size_t>(i)].is_static())
-      return cx.b.emit1(ir::Op::Slice, {cx.b.shape_of(x), cx.b.shape_const({0}), cx.b.shape_const({k}),
-                                        cx.b.shape_const({1})});
+      return cx.b.slice(cx.b.shape_of(x), cx.b.shape_const({0}), cx.b.shape_const({k}),
+                        cx.b.shape_const({1}));
     st.push_back(t.shape[static_cast<size_t>(i)].size);
   }
   return cx.b.shape_const(st);
@@ -113,8 +108,8 @@ Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
       return cx.invalid("RotaryEmbedding position_ids must be a 2-D integer tensor");
     if (rank_of(cx, cos) != 2 || rank_of(cx, sin) != 2)
       return cx.invalid("RotaryEmbedding caches must be 2-D when position_ids are given");
-    cos = gather(cx, cos, pos, 0);
-    sin = gather(cx, sin, pos, 0);
+    cos = cx.b.gather(ir::GatherKind::Axis, cos, pos, 0);
+    sin = cx.b.gather(ir::GatherKind::Axis, sin, pos, 0);
   } else if (rank_of(cx, cos) != 3 || rank_of(cx, sin) != 3) {
     return cx.invalid("RotaryEmbedding caches must be 3-D without position_ids");
   }

@@ -135,7 +135,7 @@ TEST(Builder, IntegerConstants) {
   EXPECT_EQ((std::vector<uint8_t>(d, d + 8)),
             (std::vector<uint8_t>{0xff, 0xff, 0xff, 0xff, 0x70, 0x11, 0x01, 0x00}));
   EXPECT_EQ(g.body.nodes[0].op, Op::Constant);
-  EXPECT_EQ(g.body.nodes[0].attr_const("value"), 0u);
+  EXPECT_EQ(attrs<Op::Constant>(g.body.nodes[0]).value.index, 0u);
 }
 
 TEST(Builder, NarrowFloatConstantIsACast) {

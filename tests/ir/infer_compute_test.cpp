@@ -243,7 +243,7 @@ TEST(InferConv, C9ResultTooLargeIsRejected) {
 
 // ---- pool -------------------------------------------------------------------------------------
 struct PoolAttrs {
-  int kind = PoolKind::Max;
+  PoolKind kind = PoolKind::Max;
   Ints window{1, 1, 2, 2}, strides{1, 1, 2, 2}, dilations{1, 1, 1, 1}, pads_low{0, 0, 0, 0},
       pads_high{0, 0, 0, 0};
 };

@@ -22,7 +22,7 @@ struct Case {
   }
 };
 
-Case seq_case(int kind, int64_t axis, Type elem, std::vector<Type> types) {
+Case seq_case(SequenceKind kind, int64_t axis, Type elem, std::vector<Type> types) {
   Case c;
   c.node.op = Op::Sequence;
   c.node.attrs = {{"kind", EnumValue{kind}}, {"axis", axis}, {"elem", TypeAttr{std::move(elem)}}};
@@ -79,7 +79,7 @@ TEST(InferSequence, C4AxisInRange) {
   EXPECT_EQ(label(len.infer()), "sequence.C4");
 }
 
-Case opt_case(int kind, Type elem, std::vector<Type> types) {
+Case opt_case(OptionalKind kind, Type elem, std::vector<Type> types) {
   Case c;
   c.node.op = Op::Optional;
   c.node.attrs = {{"kind", EnumValue{kind}}, {"elem", TypeAttr{std::move(elem)}}};
@@ -102,7 +102,7 @@ TEST(InferOptional, C2ElemAndOperandTypes) {
   EXPECT_EQ(type_to_string((*ok)[0]), "bool[]");
 }
 
-Case map_case(int kind, std::vector<Type> types) {
+Case map_case(MapKind kind, std::vector<Type> types) {
   Case c;
   c.node.op = Op::Map;
   c.node.attrs = {{"kind", EnumValue{kind}}};
@@ -128,7 +128,7 @@ TEST(InferMap, C2KeysAndValues) {
   EXPECT_EQ(type_to_string((*ok)[0]), "map<string,f32[]>");
 }
 
-Case string_case(int kind, std::string pattern, int64_t maxsplit, std::vector<Type> types) {
+Case string_case(StringKind kind, std::string pattern, int64_t maxsplit, std::vector<Type> types) {
   Case c;
   c.node.op = Op::String;
   c.node.attrs = {{"kind", EnumValue{kind}}, {"pattern", std::move(pattern)}, {"maxsplit", maxsplit}};

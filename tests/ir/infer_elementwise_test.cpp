@@ -29,7 +29,10 @@ InferResult run_infer(Op op, std::vector<Attr> attrs, std::vector<Type> operand_
   return {infer_types(cx)};
 }
 
-Attr kind(int code) { return Attr{"kind", EnumValue{code}}; }
+template <typename Kind>
+Attr kind(Kind code) {
+  return Attr{"kind", EnumValue{code}};
+}
 Type t(DType dt, Shape s) { return Type::tensor(dt, std::move(s)); }
 
 std::vector<DType> all_dtypes() {
@@ -201,7 +204,7 @@ TEST(InferSelect, C4RejectsDifferentShapes) {
 
 // ---- cast ------------------------------------------------------------------------------------
 
-std::vector<Attr> cast_attrs(DType to, bool saturate = true, int round = RoundMode::NearestEven) {
+std::vector<Attr> cast_attrs(DType to, bool saturate = true, RoundMode round = RoundMode::NearestEven) {
   return {Attr{"to", to}, Attr{"saturate", saturate}, Attr{"round", EnumValue{round}}};
 }
 

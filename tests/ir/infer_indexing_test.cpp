@@ -45,7 +45,10 @@ class Infer {
 };
 
 Type t(DType dt, Shape s) { return Type::tensor(dt, std::move(s)); }
-EnumValue e(int code) { return EnumValue{code}; }
+template <typename Kind>
+EnumValue e(Kind code) {
+  return EnumValue{code};
+}
 
 // Expects failure with `label`.
 void expect_label(const Expected<std::vector<Type>>& r, const std::string& label) {
@@ -61,13 +64,14 @@ void expect_types(const Expected<std::vector<Type>>& r, const std::vector<Type>&
     EXPECT_EQ((*r)[i], want[i]) << type_to_string((*r)[i]) << " vs " << type_to_string(want[i]);
 }
 
-Infer gather(int kind, int64_t axis, int64_t batch_dims, Type operand, Type indices) {
+Infer gather(GatherKind kind, int64_t axis, int64_t batch_dims, Type operand, Type indices) {
   Infer b(Op::Gather);
   b.attr("kind", e(kind)).attr("axis", axis).attr("batch_dims", batch_dims).in(operand).in(indices);
   return b;
 }
 
-Infer scatter(int kind, int64_t axis, int reduction, Type operand, Type indices, Type updates) {
+Infer scatter(GatherKind kind, int64_t axis, ScatterReduction reduction, Type operand, Type indices,
+              Type updates) {
   Infer b(Op::Scatter);
   b.attr("kind", e(kind))
       .attr("axis", axis)
@@ -78,7 +82,7 @@ Infer scatter(int kind, int64_t axis, int reduction, Type operand, Type indices,
   return b;
 }
 
-Infer reduce(int kind, std::vector<int64_t> axes, Type operand) {
+Infer reduce(ReduceKind kind, std::vector<int64_t> axes, Type operand) {
   Infer b(Op::Reduce);
   b.attr("kind", e(kind)).attr("axes", std::move(axes)).in(operand);
   return b;
@@ -90,7 +94,7 @@ Infer arg_reduce(int64_t axis, Type operand) {
   return b;
 }
 
-Infer scan(int kind, int64_t axis, Type operand) {
+Infer scan(ReduceKind kind, int64_t axis, Type operand) {
   Infer b(Op::Scan);
   b.attr("kind", e(kind)).attr("axis", axis).attr("exclusive", false).attr("reverse", false).in(operand);
   return b;

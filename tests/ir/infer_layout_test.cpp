@@ -388,7 +388,7 @@ TEST(InferConcat, C4ResultTooLarge) {
 
 // ---- pad ---------------------------------------------------------------------------------------
 
-Infer pad(int mode, Type operand, std::optional<std::vector<int64_t>> low,
+Infer pad(PadMode mode, Type operand, std::optional<std::vector<int64_t>> low,
           std::optional<std::vector<int64_t>> high) {
   Infer i(Op::Pad);
   i.attr("mode", EnumValue{mode});

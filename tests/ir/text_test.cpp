@@ -25,7 +25,7 @@ std::string roundtrip_print(const std::string& text) {
 }
 
 const ConstantData& const_of_node(const Graph& g, size_t node) {
-  return g.constants[g.body.nodes[node].attr_const("value")];
+  return g.constants[attrs<Op::Constant>(g.body.nodes[node]).value.index];
 }
 
 std::vector<uint8_t> bytes_of(const ConstantData& c) { return std::vector<uint8_t>(c.data, c.data + c.size); }

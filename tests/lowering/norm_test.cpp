@@ -7,84 +7,28 @@
 #include <string>
 #include <vector>
 
-#include "frontends/onnx/model.h"
-#include "lowering/onnx/driver.h"
-#include "runtime/session.h"
+#include "tests/lowering/one_node.h"
 
 namespace plumb {
 namespace {
 
 using Ints = std::vector<int64_t>;
-
-onnx::OnnxAttribute IntsAttr(const std::string& name, Ints v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Ints;
-  a.ints = std::move(v);
-  return a;
-}
-onnx::OnnxAttribute IntAttr(const std::string& name, int64_t v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Int;
-  a.i = v;
-  return a;
-}
-onnx::OnnxAttribute FloatAttr(const std::string& name, float v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Float;
-  a.f = v;
-  return a;
-}
-[[maybe_unused]] onnx::OnnxAttribute StrAttr(const std::string& name, std::string v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::String;
-  a.s = std::move(v);
-  return a;
-}
+using testing::FloatAttr;
+using testing::IntAttr;
+using testing::IntsAttr;
+using testing::StrAttr;
 
 struct Input {
   Ints shape;
   std::vector<float> data;
 };
 
-// Runs a one-node f32 model (inputs named i0, i1, ..., outputs o0, o1, ...).
+// Runs a one-node f32 model (inputs named i0, i1, ..., outputs o0, o1, ...): one_node.h's harness.
 std::vector<rt::RtValue> RunNode(const std::string& op, int64_t opset, const std::vector<Input>& inputs,
                                  std::vector<onnx::OnnxAttribute> attrs, size_t num_outputs) {
-  onnx::OnnxModel m;
-  m.ir_version = 8;
-  m.opsets[""] = opset;
-  onnx::OnnxNode n;
-  n.op_type = op;
-  n.attributes = std::move(attrs);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string name = "i" + std::to_string(i);
-    n.inputs.push_back(name);
-    m.graph.inputs.push_back({name, ir::Type::tensor(ir::DType::F32, ir::static_shape(inputs[i].shape))});
-  }
-  for (size_t i = 0; i < num_outputs; ++i) {
-    const std::string name = "o" + std::to_string(i);
-    n.outputs.push_back(name);
-    m.graph.outputs.push_back({name, std::nullopt});
-  }
-  m.graph.nodes.push_back(n);
-  auto g = lower::lower_model(m);
-  EXPECT_TRUE(g.has_value()) << g.status().to_string();
-  if (!g.has_value()) return {};
-  auto s = rt::Session::create(std::move(*g));
-  EXPECT_TRUE(s.has_value()) << s.status().to_string();
-  if (!s.has_value()) return {};
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    rt::Tensor t = rt::Tensor::allocate(ir::DType::F32, inputs[i].shape);
-    for (size_t k = 0; k < inputs[i].data.size(); ++k) t.as<float>()[k] = inputs[i].data[k];
-    EXPECT_TRUE((*s)->set_input(i, t).is_ok());
-  }
-  Status st = (*s)->run();
-  EXPECT_TRUE(st.is_ok()) << st.to_string();
-  if (!st.is_ok()) return {};
-  return (*s)->outputs();
+  std::vector<testing::NodeInput> in;
+  for (const Input& x : inputs) in.push_back({x.shape, std::vector<double>(x.data.begin(), x.data.end())});
+  return testing::RunOneNode(op, opset, in, std::move(attrs), num_outputs);
 }
 
 std::vector<float> Floats(const rt::RtValue& v) {

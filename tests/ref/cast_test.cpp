@@ -24,7 +24,7 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 template <typename S>
 testing::KernelResult cast(ir::DType to, std::vector<int64_t> shape, std::vector<S> x,
                            ir::DType from = testing::dtype_of<S>(), bool saturate = true,
-                           int round = ir::RoundMode::NearestEven) {
+                           ir::RoundMode round = ir::RoundMode::NearestEven) {
   return KernelRun(ir::Op::Cast)
       .attr("to", to)
       .attr("saturate", saturate)

@@ -15,7 +15,7 @@ using testing::values;
 
 const ir::Type kF32Any = ir::Type::tensor(ir::DType::F32, {ir::Dim::symbolic()});
 
-KernelRun seq(int kind, int64_t axis = 0, ir::Type elem = kF32Any) {
+KernelRun seq(ir::SequenceKind kind, int64_t axis = 0, ir::Type elem = kF32Any) {
   KernelRun k(ir::Op::Sequence);
   k.attr("kind", ir::EnumValue{kind}).attr("axis", axis).attr("elem", ir::TypeAttr{std::move(elem)});
   return k;
@@ -137,7 +137,7 @@ TEST(RefSequence, R5SplitSizesWrong) {
   EXPECT_EQ(neg.status.label(), "sequence.R5");
 }
 
-KernelRun opt(int kind, ir::Type elem = kF32Any) {
+KernelRun opt(ir::OptionalKind kind, ir::Type elem = kF32Any) {
   KernelRun k(ir::Op::Optional);
   k.attr("kind", ir::EnumValue{kind}).attr("elem", ir::TypeAttr{std::move(elem)});
   return k;
@@ -162,7 +162,7 @@ TEST(RefOptional, R1GetOfEmpty) {
   EXPECT_EQ(opt(ir::OptionalKind::Get).input(none.outputs[0]).run().status.label(), "optional.R1");
 }
 
-KernelRun map(int kind) {
+KernelRun map(ir::MapKind kind) {
   KernelRun k(ir::Op::Map);
   k.attr("kind", ir::EnumValue{kind});
   return k;
@@ -189,7 +189,7 @@ TEST(RefMap, R1RepeatedKey) {
   EXPECT_EQ(m.status.label(), "map.R1");
 }
 
-KernelRun str(int kind, std::string pattern = "", int64_t maxsplit = -1) {
+KernelRun str(ir::StringKind kind, std::string pattern = "", int64_t maxsplit = -1) {
   KernelRun k(ir::Op::String);
   k.attr("kind", ir::EnumValue{kind}).attr("pattern", std::move(pattern)).attr("maxsplit", maxsplit);
   return k;

@@ -14,6 +14,7 @@
 #include "ir/text.h"
 #include "kernel_test_util.h"
 #include "runtime/session.h"
+#include "tests/ref/spec_example.h"
 
 namespace plumb::rt {
 namespace {
@@ -27,7 +28,10 @@ const float kNaNF = std::numeric_limits<float>::quiet_NaN();
 const double kInf = std::numeric_limits<double>::infinity();
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-ir::Attr kind(int code) { return ir::Attr{"kind", ir::EnumValue{code}}; }
+template <typename Kind>
+ir::Attr kind(Kind code) {
+  return ir::Attr{"kind", ir::EnumValue{code}};
+}
 
 template <typename T>
 testing::KernelResult unary(int k, std::vector<int64_t> shape, std::vector<T> x,
@@ -123,9 +127,10 @@ TEST(RefUnary, SqrtExpLogSpecialValues) {
 
 TEST(RefUnary, TranscendentalsWithinUlp4) {
   const std::vector<double> x{0.3, -0.7};
-  const int kinds[] = {ir::UnaryKind::Sin,  ir::UnaryKind::Cos,   ir::UnaryKind::Tan,   ir::UnaryKind::Asin,
-                       ir::UnaryKind::Acos, ir::UnaryKind::Atan,  ir::UnaryKind::Sinh,  ir::UnaryKind::Cosh,
-                       ir::UnaryKind::Tanh, ir::UnaryKind::Asinh, ir::UnaryKind::Atanh, ir::UnaryKind::Erf};
+  const ir::UnaryKind kinds[] = {ir::UnaryKind::Sin,   ir::UnaryKind::Cos,   ir::UnaryKind::Tan,
+                                 ir::UnaryKind::Asin,  ir::UnaryKind::Acos,  ir::UnaryKind::Atan,
+                                 ir::UnaryKind::Sinh,  ir::UnaryKind::Cosh,  ir::UnaryKind::Tanh,
+                                 ir::UnaryKind::Asinh, ir::UnaryKind::Atanh, ir::UnaryKind::Erf};
   // Reference values (to 17 digits) from the series/definitions, independent of the kernel.
   const double want[][2] = {
       {0.29552020666133955, -0.64421768723769102}, {0.95533648912560598, 0.76484218728448838},
@@ -451,27 +456,6 @@ TEST(RefSelect, PicksPerElement) {
 
 // ---- the Example of every page of this family runs and gives its `expect` --------------------
 
-std::string read_page(const std::string& op) {
-  std::ifstream f(std::string(PLUMB_SOURCE_DIR) + "/spec/ops/" + op + ".md");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// A `dense<T>[...]` literal evaluated through a one-constant graph.
-Expected<RtValue> literal(const std::string& lit) {
-  const size_t open = lit.find("dense<"), close = lit.find(">[");
-  if (open == std::string::npos || close == std::string::npos) return invalid_input("bad literal " + lit);
-  const std::string type = lit.substr(open + 6, close - open - 6);
-  auto g = ir::parse_graph("plumb 1\nfunc @main() -> (" + type + ") {\n  %c = constant {value = " + lit +
-                           "} : " + type + "\n  return %c\n}\n");
-  if (!g) return g.status();
-  auto s = Session::create(std::move(*g));
-  if (!s) return s.status();
-  PLUMB_RETURN_IF_ERROR((*s)->run());
-  return (*s)->outputs()[0];
-}
-
 // Same dtype, shape and elements (floats by value: NaN equals NaN, -0 differs from +0).
 bool same_tensor(const Tensor& a, const Tensor& b) {
   if (a.dtype != b.dtype || a.shape != b.shape) return false;
@@ -500,38 +484,8 @@ bool same_tensor(const Tensor& a, const Tensor& b) {
 }
 
 TEST(RefElementwise, SpecExamplesRun) {
-  for (const char* op : {"unary", "binary", "compare", "select", "cast", "bitcast"}) {
-    const std::string page = read_page(op);
-    const size_t b = page.find("```plumb\n"), e = page.find("```", b + 9);
-    ASSERT_TRUE(b != std::string::npos && e != std::string::npos) << op;
-    const std::string block = page.substr(b + 9, e - b - 9);
-    auto g = ir::parse_graph(block);
-    ASSERT_TRUE(g.has_value()) << op << ": " << g.status().to_string();
-    auto s = Session::create(std::move(*g));
-    ASSERT_TRUE(s.has_value()) << op << ": " << s.status().to_string();
-    std::istringstream lines(block);
-    std::string line;
-    std::vector<std::pair<size_t, std::string>> expects;
-    while (std::getline(lines, line)) {
-      if (line.rfind("// input %", 0) == 0) {
-        const std::string name = line.substr(10, line.find(' ', 10) - 10);
-        auto v = literal(line.substr(line.find('=') + 2));
-        ASSERT_TRUE(v.has_value()) << op << ": " << v.status().to_string();
-        ASSERT_TRUE((*s)->set_input(name, std::move(*v)).is_ok()) << op << ": input " << name;
-      } else if (line.rfind("// expect ", 0) == 0) {
-        expects.emplace_back(std::stoul(line.substr(10)), line.substr(line.find('=') + 2));
-      }
-    }
-    const Status st = (*s)->run();
-    ASSERT_TRUE(st.is_ok()) << op << ": " << st.to_string();
-    ASSERT_FALSE(expects.empty()) << op;
-    for (const auto& [k, lit] : expects) {
-      auto want = literal(lit);
-      ASSERT_TRUE(want.has_value()) << op << ": " << want.status().to_string();
-      EXPECT_TRUE(same_tensor((*s)->output(k).tensor(), want->tensor()))
-          << op << ": output " << k << " is not " << lit;
-    }
-  }
+  for (const char* op : {"unary", "binary", "compare", "select", "cast", "bitcast"})
+    testing::expect_spec_example(op, same_tensor);
 }
 
 }  // namespace

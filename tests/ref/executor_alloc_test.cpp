@@ -43,8 +43,8 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); 
 namespace plumb::rt {
 namespace {
 
-namespace UnaryKind = ir::UnaryKind;
-namespace BinaryKind = ir::BinaryKind;
+using UnaryKind = ir::UnaryKind;
+using BinaryKind = ir::BinaryKind;
 
 TEST(ExecutorAlloc, StaticGraphRunAllocatesNothing) {
   if (!PLUMB_COUNT_ALLOCATIONS) GTEST_SKIP() << "allocation counting is off under AddressSanitizer";

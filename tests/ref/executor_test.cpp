@@ -14,13 +14,13 @@
 namespace plumb::rt {
 namespace {
 
-namespace BinaryKind = ir::BinaryKind;
+using BinaryKind = ir::BinaryKind;
 using ir::Builder;
-namespace CompareKind = ir::CompareKind;
+using CompareKind = ir::CompareKind;
 using ir::Dim;
 using ir::DType;
 using ir::Type;
-namespace UnaryKind = ir::UnaryKind;
+using UnaryKind = ir::UnaryKind;
 using testing::make_tensor;
 using testing::values;
 

@@ -17,12 +17,12 @@ using testing::KernelResult;
 using testing::KernelRun;
 using testing::make_tensor;
 using testing::values;
-namespace GatherKind = ir::GatherKind;
-namespace SR = ir::ScatterReduction;
+using GatherKind = ir::GatherKind;
+using SR = ir::ScatterReduction;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-KernelResult gather(int kind, int64_t axis, int64_t batch_dims, Tensor operand, Tensor indices) {
+KernelResult gather(ir::GatherKind kind, int64_t axis, int64_t batch_dims, Tensor operand, Tensor indices) {
   return KernelRun(ir::Op::Gather)
       .attr("kind", ir::EnumValue{kind})
       .attr("axis", axis)
@@ -32,7 +32,8 @@ KernelResult gather(int kind, int64_t axis, int64_t batch_dims, Tensor operand, 
       .run();
 }
 
-KernelResult scatter(int kind, int64_t axis, int reduction, Tensor operand, Tensor indices, Tensor updates) {
+KernelResult scatter(ir::GatherKind kind, int64_t axis, ir::ScatterReduction reduction, Tensor operand,
+                     Tensor indices, Tensor updates) {
   return KernelRun(ir::Op::Scatter)
       .attr("kind", ir::EnumValue{kind})
       .attr("axis", axis)

@@ -35,19 +35,56 @@ Tensor make_tensor(std::vector<int64_t> shape, const std::vector<T>& data, ir::D
   return t;
 }
 
-template <typename T> constexpr ir::DType dtype_of();
-template <> constexpr ir::DType dtype_of<float>() { return ir::DType::F32; }
-template <> constexpr ir::DType dtype_of<double>() { return ir::DType::F64; }
-template <> constexpr ir::DType dtype_of<int8_t>() { return ir::DType::I8; }
-template <> constexpr ir::DType dtype_of<int16_t>() { return ir::DType::I16; }
-template <> constexpr ir::DType dtype_of<int32_t>() { return ir::DType::I32; }
-template <> constexpr ir::DType dtype_of<int64_t>() { return ir::DType::I64; }
-template <> constexpr ir::DType dtype_of<uint8_t>() { return ir::DType::U8; }
-template <> constexpr ir::DType dtype_of<uint16_t>() { return ir::DType::U16; }
-template <> constexpr ir::DType dtype_of<uint32_t>() { return ir::DType::U32; }
-template <> constexpr ir::DType dtype_of<uint64_t>() { return ir::DType::U64; }
-template <> constexpr ir::DType dtype_of<bool>() { return ir::DType::Bool; }
-template <> constexpr ir::DType dtype_of<std::string>() { return ir::DType::String; }
+template <typename T>
+constexpr ir::DType dtype_of();
+template <>
+constexpr ir::DType dtype_of<float>() {
+  return ir::DType::F32;
+}
+template <>
+constexpr ir::DType dtype_of<double>() {
+  return ir::DType::F64;
+}
+template <>
+constexpr ir::DType dtype_of<int8_t>() {
+  return ir::DType::I8;
+}
+template <>
+constexpr ir::DType dtype_of<int16_t>() {
+  return ir::DType::I16;
+}
+template <>
+constexpr ir::DType dtype_of<int32_t>() {
+  return ir::DType::I32;
+}
+template <>
+constexpr ir::DType dtype_of<int64_t>() {
+  return ir::DType::I64;
+}
+template <>
+constexpr ir::DType dtype_of<uint8_t>() {
+  return ir::DType::U8;
+}
+template <>
+constexpr ir::DType dtype_of<uint16_t>() {
+  return ir::DType::U16;
+}
+template <>
+constexpr ir::DType dtype_of<uint32_t>() {
+  return ir::DType::U32;
+}
+template <>
+constexpr ir::DType dtype_of<uint64_t>() {
+  return ir::DType::U64;
+}
+template <>
+constexpr ir::DType dtype_of<bool>() {
+  return ir::DType::Bool;
+}
+template <>
+constexpr ir::DType dtype_of<std::string>() {
+  return ir::DType::String;
+}
 
 template <typename T>
 Tensor make_tensor(std::vector<int64_t> shape, const std::vector<T>& data) {
@@ -105,13 +142,15 @@ class KernelRun {
           visit_dtype(t.dtype, [&](auto tag) {
             using T = typename decltype(tag)::type;
             if constexpr (std::is_integral_v<T>)
-              for (int64_t k = 0; k < t.numel(); ++k) in_values[i].push_back(static_cast<int64_t>(t.as<T>()[k]));
+              for (int64_t k = 0; k < t.numel(); ++k)
+                in_values[i].push_back(static_cast<int64_t>(t.as<T>()[k]));
           });
       }
     }
     std::vector<ir::Operand> operands;
     for (size_t i = 0; i < inputs_.size(); ++i)
-      operands.push_back(ir::Operand{&in_types[i], inputs_[i].is_tensor() && ir::is_int(in_types[i].dtype) ? &in_values[i] : nullptr});
+      operands.push_back(ir::Operand{
+          &in_types[i], inputs_[i].is_tensor() && ir::is_int(in_types[i].dtype) ? &in_values[i] : nullptr});
     r.status = ir::check_node_structure(node_);
     if (!r.status.is_ok()) return r;
     ir::Graph g;

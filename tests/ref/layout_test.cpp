@@ -11,6 +11,7 @@
 #include "runtime/cpu/ref/constant_data.h"
 #include "runtime/session.h"
 #include "tests/ref/kernel_test_util.h"
+#include "tests/ref/spec_example.h"
 
 namespace plumb::rt::testing {
 namespace {
@@ -424,7 +425,7 @@ TEST(RefConcat, R1OtherDimsDiffer) {
 
 // ---- pad ---------------------------------------------------------------------------------------
 
-KernelResult pad(int mode, Tensor operand, std::vector<int64_t> low, std::vector<int64_t> high,
+KernelResult pad(ir::PadMode mode, Tensor operand, std::vector<int64_t> low, std::vector<int64_t> high,
                  Tensor value) {
   return KernelRun(ir::Op::Pad)
       .attr("mode", ir::EnumValue{mode})
@@ -434,7 +435,7 @@ KernelResult pad(int mode, Tensor operand, std::vector<int64_t> low, std::vector
       .input(value)
       .run();
 }
-KernelResult pad1(int mode, std::vector<float> v, int64_t low, int64_t high) {
+KernelResult pad1(ir::PadMode mode, std::vector<float> v, int64_t low, int64_t high) {
   const int64_t n = static_cast<int64_t>(v.size());
   return pad(mode, f32s({n}, v), {low}, {high}, f32s({}, {-1}));
 }
@@ -547,28 +548,6 @@ TEST(RefBroadcast, EveryDtype) {
 
 namespace examples {
 
-std::string read_page(const std::string& op) {
-  std::ifstream f(std::string(PLUMB_SOURCE_DIR) + "/spec/ops/" + op + ".md");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// A `dense<T>[...]` literal evaluated through a one-constant graph (the text parser and the
-// executor's constant path).
-Expected<RtValue> literal(const std::string& lit) {
-  const size_t open = lit.find("dense<"), close = lit.find(">[");
-  if (open == std::string::npos || close == std::string::npos) return invalid_input("bad literal " + lit);
-  const std::string type = lit.substr(open + 6, close - open - 6);
-  auto g = ir::parse_graph("plumb 1\nfunc @main() -> (" + type + ") {\n  %c = constant {value = " + lit +
-                           "} : " + type + "\n  return %c\n}\n");
-  if (!g) return g.status();
-  auto s = Session::create(std::move(*g));
-  if (!s) return s.status();
-  PLUMB_RETURN_IF_ERROR((*s)->run());
-  return (*s)->outputs()[0];
-}
-
 bool same_tensor(const Tensor& a, const Tensor& b) {
   if (a.dtype != b.dtype || a.shape != b.shape) return false;
   for (int64_t k = 0; k < a.numel(); ++k)
@@ -577,39 +556,9 @@ bool same_tensor(const Tensor& a, const Tensor& b) {
 }
 
 TEST(RefLayout, SpecExamplesRun) {
-  for (const char* op : {"constant", "iota", "shape_of", "rng", "reshape", "broadcast", "transpose", "slice",
-                         "concat", "pad"}) {
-    const std::string page = read_page(op);
-    const size_t b = page.find("```plumb\n"), e = page.find("```", b + 9);
-    ASSERT_TRUE(b != std::string::npos && e != std::string::npos) << op;
-    const std::string block = page.substr(b + 9, e - b - 9);
-    auto g = ir::parse_graph(block);
-    ASSERT_TRUE(g.has_value()) << op << ": " << g.status().to_string();
-    auto s = Session::create(std::move(*g));
-    ASSERT_TRUE(s.has_value()) << op << ": " << s.status().to_string();
-    std::istringstream lines(block);
-    std::string line;
-    std::vector<std::pair<size_t, std::string>> expects;
-    while (std::getline(lines, line)) {
-      if (line.rfind("// input %", 0) == 0) {
-        const std::string name = line.substr(10, line.find(' ', 10) - 10);
-        auto v = literal(line.substr(line.find('=') + 2));
-        ASSERT_TRUE(v.has_value()) << op << ": " << v.status().to_string();
-        ASSERT_TRUE((*s)->set_input(name, std::move(*v)).is_ok()) << op << ": input " << name;
-      } else if (line.rfind("// expect ", 0) == 0) {
-        expects.emplace_back(std::stoul(line.substr(10)), line.substr(line.find('=') + 2));
-      }
-    }
-    const Status st = (*s)->run();
-    ASSERT_TRUE(st.is_ok()) << op << ": " << st.to_string();
-    ASSERT_FALSE(expects.empty()) << op;
-    for (const auto& [k, lit] : expects) {
-      auto want = literal(lit);
-      ASSERT_TRUE(want.has_value()) << op << ": " << want.status().to_string();
-      EXPECT_TRUE(same_tensor((*s)->output(k).tensor(), want->tensor()))
-          << op << ": output " << k << " is not " << lit;
-    }
-  }
+  for (const char* op :
+       {"constant", "iota", "shape_of", "rng", "reshape", "broadcast", "transpose", "slice", "concat", "pad"})
+    expect_spec_example(op, same_tensor);
 }
 
 }  // namespace examples

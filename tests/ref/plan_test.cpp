@@ -11,12 +11,12 @@
 namespace plumb::rt {
 namespace {
 
-namespace BinaryKind = ir::BinaryKind;
+using BinaryKind = ir::BinaryKind;
 using ir::Builder;
 using ir::Dim;
 using ir::DType;
 using ir::Type;
-namespace UnaryKind = ir::UnaryKind;
+using UnaryKind = ir::UnaryKind;
 using testing::make_tensor;
 using testing::values;
 

@@ -19,12 +19,12 @@ using testing::values;
 using Ints = std::vector<int64_t>;
 
 struct PoolAttrs {
-  int kind = ir::PoolKind::Max;
+  ir::PoolKind kind = ir::PoolKind::Max;
   Ints window, strides, dilations, pads_low, pads_high;
 };
 
 // Window `window`, strides = window, no dilation or padding.
-PoolAttrs attrs(int kind, Ints window) {
+PoolAttrs attrs(ir::PoolKind kind, Ints window) {
   PoolAttrs a;
   a.kind = kind;
   a.strides = window;

@@ -20,7 +20,7 @@ using testing::values;
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-KernelResult reduce(int kind, std::vector<int64_t> axes, Tensor operand) {
+KernelResult reduce(ir::ReduceKind kind, std::vector<int64_t> axes, Tensor operand) {
   return KernelRun(ir::Op::Reduce)
       .attr("kind", ir::EnumValue{kind})
       .attr("axes", std::move(axes))
@@ -28,7 +28,7 @@ KernelResult reduce(int kind, std::vector<int64_t> axes, Tensor operand) {
       .run();
 }
 
-KernelResult arg_reduce(int kind, int64_t axis, bool select_last, Tensor operand) {
+KernelResult arg_reduce(ir::ArgKind kind, int64_t axis, bool select_last, Tensor operand) {
   return KernelRun(ir::Op::ArgReduce)
       .attr("kind", ir::EnumValue{kind})
       .attr("axis", axis)
@@ -37,7 +37,7 @@ KernelResult arg_reduce(int kind, int64_t axis, bool select_last, Tensor operand
       .run();
 }
 
-KernelResult scan(int kind, int64_t axis, bool exclusive, bool reverse, Tensor operand) {
+KernelResult scan(ir::ReduceKind kind, int64_t axis, bool exclusive, bool reverse, Tensor operand) {
   return KernelRun(ir::Op::Scan)
       .attr("kind", ir::EnumValue{kind})
       .attr("axis", axis)
@@ -54,7 +54,7 @@ Tensor bools(std::vector<int64_t> shape, const std::vector<uint8_t>& data) {
 
 #define ASSERT_OK(r) ASSERT_TRUE((r).status.is_ok()) << (r).status.to_string()
 
-namespace ReduceKind = ir::ReduceKind;
+using ReduceKind = ir::ReduceKind;
 
 // ---- reduce --------------------------------------------------------------------------------
 TEST(RefReduce, SumOverEachAxis) {
@@ -266,7 +266,7 @@ TEST(RefArgReduce, FirstOrLastExtreme) {
 
 TEST(RefArgReduce, NaNIsTheExtremeForBothKinds) {
   const auto x = make_tensor<float>({4}, {1, kNaN, 5, kNaN});
-  for (int kind : {ir::ArgKind::Max, ir::ArgKind::Min}) {
+  for (ir::ArgKind kind : {ir::ArgKind::Max, ir::ArgKind::Min}) {
     auto first = arg_reduce(kind, 0, false, x);
     ASSERT_OK(first);
     EXPECT_EQ(values<int64_t>(first.out(0)), (std::vector<int64_t>{1}));

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "ir/attrs.h"
 #include "ir/op.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "tools/onnx/values_io.h"
@@ -13,13 +14,6 @@
 namespace plumb::cli {
 
 namespace {
-
-int kind_of(const ir::Node& n) {
-  const ir::Attr* a = n.find_attr("kind");
-  if (!a) return -1;
-  if (const auto* e = std::get_if<ir::EnumValue>(&a->value)) return e->code;
-  return -1;
-}
 
 int64_t static_numel(const ir::Type& t) {
   if (!t.is_tensor() || !t.ranked) return -1;
@@ -35,8 +29,7 @@ bool has_float_result(const ir::Graph& g, const ir::Node& n) {
 }
 
 void add_class(const ir::Graph& g, const ir::Node& n, OnnxNodeInfo& info) {
-  const ir::ToleranceClass tc =
-      has_float_result(g, n) ? ir::tolerance_of(n.op, kind_of(n)) : ir::ToleranceClass::Exact;
+  const ir::ToleranceClass tc = has_float_result(g, n) ? ir::tolerance_of(n) : ir::ToleranceClass::Exact;
   switch (tc) {
     case ir::ToleranceClass::Ulp1: info.ulps = std::max(info.ulps, 1); break;
     case ir::ToleranceClass::Ulp2: info.ulps = std::max(info.ulps, 2); break;
@@ -46,12 +39,12 @@ void add_class(const ir::Graph& g, const ir::Node& n, OnnxNodeInfo& info) {
       int64_t len = 0;
       if (n.op == ir::Op::Pool) {
         len = 1;
-        for (int64_t w : n.attr_ints("window")) len *= w;
+        for (int64_t w : ir::attrs<ir::Op::Pool>(n).window) len *= w;
       } else if (!n.inputs.empty() && !n.outputs.empty()) {
         const int64_t in = static_numel(g.type_of(n.inputs[0])), out = static_numel(g.type_of(n.outputs[0]));
         if (n.op == ir::Op::Scan) {
           const ir::Type& t = g.type_of(n.inputs[0]);
-          const int64_t axis = n.attr_int("axis");
+          const int64_t axis = ir::attrs<ir::Op::Scan>(n).axis;
           if (t.ranked && axis >= 0 && axis < t.rank() && t.shape[axis].is_static()) len = t.shape[axis].size;
         } else if (in > 0 && out > 0) {
           len = in / out;
@@ -111,7 +104,7 @@ ir::Node unary_abs(ir::ValueId in, ir::ValueId out, const ir::Provenance& prov) 
   n.op = ir::Op::Unary;
   n.inputs = {in};
   n.outputs = {out};
-  n.attrs = {ir::Attr{"kind", ir::EnumValue{ir::UnaryKind::Abs}}};
+  n.attrs = ir::attr_list(ir::UnaryAttrs{ir::UnaryKind::Abs});
   n.prov = prov;
   n.prov.step = "bounds.abs";
   return n;
@@ -124,18 +117,20 @@ void rewrite_bounds(ir::Graph& g, ir::Region& r, const std::vector<bool>* dot_of
     ir::Node n = std::move(r.nodes[k]);
     for (ir::Region& sub : n.regions) rewrite_bounds(g, sub, nullptr);
     std::vector<size_t> abs_inputs;
-    const int kind = kind_of(n);
+    const ir::BinaryKind binary =
+        n.op == ir::Op::Binary ? ir::attrs<ir::Op::Binary>(n).kind : ir::BinaryKind::Mul;
     if (n.op == ir::Op::MatMul || n.op == ir::Op::Conv) {
       abs_inputs = {0, 1};
-    } else if ((n.op == ir::Op::Reduce || n.op == ir::Op::Scan) && kind == ir::ReduceKind::Sum) {
+    } else if ((n.op == ir::Op::Reduce && ir::attrs<ir::Op::Reduce>(n).kind == ir::ReduceKind::Sum) ||
+               (n.op == ir::Op::Scan && ir::attrs<ir::Op::Scan>(n).kind == ir::ReduceKind::Sum)) {
       abs_inputs = {0};
-    } else if (n.op == ir::Op::Pool && kind == ir::PoolKind::Sum) {
+    } else if (n.op == ir::Op::Pool && ir::attrs<ir::Op::Pool>(n).kind == ir::PoolKind::Sum) {
       abs_inputs = {0};
-    } else if (n.op == ir::Op::Binary && (kind == ir::BinaryKind::Add || kind == ir::BinaryKind::Sub)) {
+    } else if (binary == ir::BinaryKind::Add || binary == ir::BinaryKind::Sub) {
       // |x| + |y|: the magnitude a sum's rounding scales with (cancellation, e.g. 1 + erf(x) of an
       // exported GELU); a non-finite bounds value (exp of a magnitude) contributes nothing
       abs_inputs = {0, 1};
-      n.attrs[0].value = ir::EnumValue{ir::BinaryKind::Add};
+      n.attrs = ir::attr_list(ir::BinaryAttrs{ir::BinaryKind::Add});
     }
     for (size_t i : abs_inputs) {
       if (i >= n.inputs.size() || !is_float_tensor(g, n.inputs[i])) continue;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/cpu/ref/dispatch.h"
+#include "runtime/cpu/ref/round_wrap.h"
 #include "runtime/value.h"
 
 namespace plumb::rt::ref {
@@ -35,17 +36,6 @@ void load_as(const Tensor& t, int64_t first, int64_t n, A* dst) {
   });
 }
 
-// Reduces an integer accumulator to the bits of dtype `dt` (two's complement wrap), sign- or
-// zero-extended to 64 bits, which the storage type then holds exactly.
-inline uint64_t wrap_to(ir::DType dt, uint64_t v) {
-  const int bits = ir::dtype_bits(dt);
-  if (bits >= 64) return v;
-  const uint64_t mask = (uint64_t{1} << bits) - 1;
-  v &= mask;
-  if (ir::is_signed_int(dt) && (v >> (bits - 1)) != 0) v |= ~mask;
-  return v;
-}
-
 // t[first + i] = round_or_wrap(src[i]) for i < n: floats rounded once to nearest-even, integers
 // wrapped to the dtype's width.
 template <typename A>
@@ -54,10 +44,8 @@ void store_from(const A* src, int64_t n, Tensor& t, int64_t first) {
   visit_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* dst = t.as<T>() + first;
-    if constexpr (std::is_same_v<T, f16>) {
-      for (int64_t i = 0; i < n; ++i) dst[i] = to_f16(static_cast<double>(src[i]));
-    } else if constexpr (std::is_same_v<T, bf16>) {
-      for (int64_t i = 0; i < n; ++i) dst[i] = to_bf16(static_cast<double>(src[i]));
+    if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+      for (int64_t i = 0; i < n; ++i) dst[i] = round_to<T>(static_cast<double>(src[i]));
     } else if constexpr (std::is_floating_point_v<T> && std::is_floating_point_v<A>) {
       for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(src[i]);
     } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_integral_v<A>) {

@@ -12,6 +12,7 @@
 
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/round_wrap.h"
 
 namespace plumb::rt::ref {
 
@@ -23,16 +24,6 @@ struct CastOpts {
   bool saturate;
   Rounding rounding;
 };
-
-template <typename T>
-T wrap_bits(uint64_t v, int bits) {
-  if (bits < 64) {
-    const uint64_t mask = (uint64_t{1} << bits) - 1;
-    v &= mask;
-    if (std::is_signed_v<T> && (v >> (bits - 1)) != 0) v |= ~mask;
-  }
-  return static_cast<T>(v);
-}
 
 // A double -> float dtype T, rounded once (cast.md: the saturate and round attributes).
 template <typename T>
@@ -317,7 +308,7 @@ Status convert(S x, int dst_bits, const CastOpts& o, D* out) {
   return Status::ok();
 }
 
-Rounding rounding_of(int code) {
+Rounding rounding_of(ir::RoundMode code) {
   if (code == ir::RoundMode::Up) return Rounding::kUp;
   if (code == ir::RoundMode::Down) return Rounding::kDown;
   return Rounding::kNearestEven;
@@ -336,8 +327,9 @@ Tensor& result_tensor(KernelCtx& cx, DType dt, const std::vector<int64_t>& shape
 template <>
 Status kernel<ir::Op::Cast>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
-  const CastOpts opts{cx.node.attr_bool("saturate"), rounding_of(cx.node.attr_enum("round"))};
-  Tensor& result = result_tensor(cx, cx.node.attr_dtype("to"), operand.shape);
+  const ir::CastAttrs a = ir::attrs<ir::Op::Cast>(cx.node);
+  const CastOpts opts{a.saturate, rounding_of(a.round)};
+  Tensor& result = result_tensor(cx, a.to, operand.shape);
   if (result.shape != operand.shape)
     return internal_error("ref: cast result buffer shape differs from the operand");
   const int64_t n = operand.numel();
@@ -383,7 +375,7 @@ uint64_t raw_bits(const Tensor& t, int64_t i, int bits) {
 template <>
 Status kernel<ir::Op::Bitcast>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
-  const DType to = cx.node.attr_dtype("to");
+  const DType to = ir::attrs<ir::Op::Bitcast>(cx.node).to;
   const int bits = ir::dtype_bits(to);
   Tensor& result = result_tensor(cx, to, operand.shape);
   const int64_t n = operand.numel();

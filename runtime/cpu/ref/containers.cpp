@@ -115,7 +115,7 @@ Status split_tensor(const Tensor& t, const Tensor& sizes, int64_t axis, const ir
   if (total != t.shape[axis])
     return runtime_error("sequence.R5", strfmt("split sizes sum to %lld, the dim is %lld", (long long)total,
                                                (long long)t.shape[axis]));
-  SequenceValue seq{elem, {}};
+  SequenceValue seq{elem, {}, {}};
   const int64_t outer = prod(t.shape, 0, static_cast<size_t>(axis));
   const int64_t inner = prod(t.shape, static_cast<size_t>(axis) + 1, t.shape.size());
   const int64_t row = t.shape[axis] * inner;
@@ -139,8 +139,8 @@ Status split_tensor(const Tensor& t, const Tensor& sizes, int64_t axis, const ir
 template <>
 Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
   const ir::Node& n = cx.node;
-  const ir::Type& elem = n.attr_type("elem");
-  const int64_t axis = n.attr_int("axis");
+  const ir::Type& elem = ir::attrs<ir::Op::Sequence>(n).elem;
+  const int64_t axis = ir::attrs<ir::Op::Sequence>(n).axis;
   RtValue* out = cx.outputs[0];
   auto seq_in = [&]() -> const SequenceValue& { return std::get<SequenceValue>(*cx.inputs[0]); };
   // Map elements (sequence.C2) live in `maps`; the kinds that reach them only move whole elements.
@@ -149,7 +149,7 @@ Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
     return static_cast<int64_t>(of_maps ? s.maps.size() : s.items.size());
   };
   auto map_copy = [](const RtValue& v) { return std::get<MapValue>(deep_copy(v)); };
-  switch (n.attr_enum("kind")) {
+  switch (ir::attrs<ir::Op::Sequence>(n).kind) {
     case ir::SequenceKind::Empty: *out = SequenceValue{elem, {}, {}}; return Status::ok();
     case ir::SequenceKind::Construct: {
       SequenceValue s{elem, {}, {}};
@@ -185,7 +185,7 @@ Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
       if (pos < 0 || pos >= len)
         return runtime_error("sequence.R2",
                              strfmt("position %lld outside [0, %lld)", (long long)pos, (long long)len));
-      if (n.attr_enum("kind") == ir::SequenceKind::At) {
+      if (ir::attrs<ir::Op::Sequence>(n).kind == ir::SequenceKind::At) {
         if (of_maps) {
           *out = deep_copy(RtValue(s.maps[pos]));
           return Status::ok();
@@ -216,9 +216,9 @@ Status kernel<ir::Op::Sequence>(KernelCtx& cx) {
 // spec/ops/optional.md
 template <>
 Status kernel<ir::Op::Optional>(KernelCtx& cx) {
-  const ir::Type& elem = cx.node.attr_type("elem");
+  const ir::Type& elem = ir::attrs<ir::Op::Optional>(cx.node).elem;
   RtValue* out = cx.outputs[0];
-  switch (cx.node.attr_enum("kind")) {
+  switch (ir::attrs<ir::Op::Optional>(cx.node).kind) {
     case ir::OptionalKind::None: *out = OptionalValue{elem, nullptr}; return Status::ok();
     case ir::OptionalKind::Wrap:
       *out = OptionalValue{elem, std::make_shared<RtValue>(deep_copy(*cx.inputs[0]))};
@@ -245,7 +245,7 @@ Status kernel<ir::Op::Optional>(KernelCtx& cx) {
 template <>
 Status kernel<ir::Op::Map>(KernelCtx& cx) {
   RtValue* out = cx.outputs[0];
-  switch (cx.node.attr_enum("kind")) {
+  switch (ir::attrs<ir::Op::Map>(cx.node).kind) {
     case ir::MapKind::Construct: {
       const Tensor& keys = cx.inputs[0]->tensor();
       const Tensor& values = cx.inputs[1]->tensor();

@@ -120,15 +120,15 @@ Status kernel<ir::Op::Conv>(KernelCtx& cx) {
   g.in.assign(input.shape.begin() + 2, input.shape.end());
   g.k.assign(weight.shape.begin() + 2, weight.shape.end());
   g.out.assign(result.shape.begin() + 2, result.shape.end());
-  g.stride = n.attr_ints("strides");
-  g.dil = n.attr_ints("dilations");
-  g.ldil = n.attr_ints("lhs_dilations");
-  g.pad_lo = n.attr_ints("pads_low");
+  g.stride = ir::attrs<ir::Op::Conv>(n).strides;
+  g.dil = ir::attrs<ir::Op::Conv>(n).dilations;
+  g.ldil = ir::attrs<ir::Op::Conv>(n).lhs_dilations;
+  g.pad_lo = ir::attrs<ir::Op::Conv>(n).pads_low;
   g.in_strides = row_major_strides(g.in);
   g.in_plane = num_elements(g.in);
   g.k_plane = num_elements(g.k);
   g.out_plane = num_elements(g.out);
-  const int64_t groups = n.attr_int("groups");
+  const int64_t groups = ir::attrs<ir::Op::Conv>(n).groups;
   if (result.numel() == 0) return Status::ok();
   if (ir::is_float(result.dtype)) {
     if (input.dtype == ir::DType::F64 || result.dtype == ir::DType::F64)

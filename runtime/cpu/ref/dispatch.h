@@ -13,30 +13,102 @@ namespace plumb::rt {
 
 template <ir::DType dt>
 struct StorageOf;
-template <> struct StorageOf<ir::DType::Bool> { using type = bool; };
-template <> struct StorageOf<ir::DType::I2> { using type = int8_t; };   // sign-extended
-template <> struct StorageOf<ir::DType::U2> { using type = uint8_t; };
-template <> struct StorageOf<ir::DType::I4> { using type = int8_t; };   // sign-extended
-template <> struct StorageOf<ir::DType::U4> { using type = uint8_t; };
-template <> struct StorageOf<ir::DType::I8> { using type = int8_t; };
-template <> struct StorageOf<ir::DType::I16> { using type = int16_t; };
-template <> struct StorageOf<ir::DType::I32> { using type = int32_t; };
-template <> struct StorageOf<ir::DType::I64> { using type = int64_t; };
-template <> struct StorageOf<ir::DType::U8> { using type = uint8_t; };
-template <> struct StorageOf<ir::DType::U16> { using type = uint16_t; };
-template <> struct StorageOf<ir::DType::U32> { using type = uint32_t; };
-template <> struct StorageOf<ir::DType::U64> { using type = uint64_t; };
-template <> struct StorageOf<ir::DType::F4E2M1> { using type = f4e2m1; };
-template <> struct StorageOf<ir::DType::F8E4M3FN> { using type = f8e4m3fn; };
-template <> struct StorageOf<ir::DType::F8E4M3FNUZ> { using type = f8e4m3fnuz; };
-template <> struct StorageOf<ir::DType::F8E5M2> { using type = f8e5m2; };
-template <> struct StorageOf<ir::DType::F8E5M2FNUZ> { using type = f8e5m2fnuz; };
-template <> struct StorageOf<ir::DType::F8E8M0> { using type = f8e8m0; };
-template <> struct StorageOf<ir::DType::F16> { using type = f16; };
-template <> struct StorageOf<ir::DType::BF16> { using type = bf16; };
-template <> struct StorageOf<ir::DType::F32> { using type = float; };
-template <> struct StorageOf<ir::DType::F64> { using type = double; };
-template <> struct StorageOf<ir::DType::String> { using type = std::string; };
+template <>
+struct StorageOf<ir::DType::Bool> {
+  using type = bool;
+};
+template <>
+struct StorageOf<ir::DType::I2> {
+  using type = int8_t;
+};  // sign-extended
+template <>
+struct StorageOf<ir::DType::U2> {
+  using type = uint8_t;
+};
+template <>
+struct StorageOf<ir::DType::I4> {
+  using type = int8_t;
+};  // sign-extended
+template <>
+struct StorageOf<ir::DType::U4> {
+  using type = uint8_t;
+};
+template <>
+struct StorageOf<ir::DType::I8> {
+  using type = int8_t;
+};
+template <>
+struct StorageOf<ir::DType::I16> {
+  using type = int16_t;
+};
+template <>
+struct StorageOf<ir::DType::I32> {
+  using type = int32_t;
+};
+template <>
+struct StorageOf<ir::DType::I64> {
+  using type = int64_t;
+};
+template <>
+struct StorageOf<ir::DType::U8> {
+  using type = uint8_t;
+};
+template <>
+struct StorageOf<ir::DType::U16> {
+  using type = uint16_t;
+};
+template <>
+struct StorageOf<ir::DType::U32> {
+  using type = uint32_t;
+};
+template <>
+struct StorageOf<ir::DType::U64> {
+  using type = uint64_t;
+};
+template <>
+struct StorageOf<ir::DType::F4E2M1> {
+  using type = f4e2m1;
+};
+template <>
+struct StorageOf<ir::DType::F8E4M3FN> {
+  using type = f8e4m3fn;
+};
+template <>
+struct StorageOf<ir::DType::F8E4M3FNUZ> {
+  using type = f8e4m3fnuz;
+};
+template <>
+struct StorageOf<ir::DType::F8E5M2> {
+  using type = f8e5m2;
+};
+template <>
+struct StorageOf<ir::DType::F8E5M2FNUZ> {
+  using type = f8e5m2fnuz;
+};
+template <>
+struct StorageOf<ir::DType::F8E8M0> {
+  using type = f8e8m0;
+};
+template <>
+struct StorageOf<ir::DType::F16> {
+  using type = f16;
+};
+template <>
+struct StorageOf<ir::DType::BF16> {
+  using type = bf16;
+};
+template <>
+struct StorageOf<ir::DType::F32> {
+  using type = float;
+};
+template <>
+struct StorageOf<ir::DType::F64> {
+  using type = double;
+};
+template <>
+struct StorageOf<ir::DType::String> {
+  using type = std::string;
+};
 
 // The tag a visitor receives: tag.dtype and `typename decltype(tag)::type`.
 template <ir::DType dt>
@@ -51,10 +123,12 @@ struct DTypeTag {
 template <typename F>
 decltype(auto) visit_dtype(ir::DType dt, F&& f) {
   switch (dt) {
+// clang-format off
 #define PLUMB_DTYPE(Enum, mnemonic, bits, onnx_code, category) \
   case ir::DType::Enum:                                      \
     return f(DTypeTag<ir::DType::Enum>{});
 #include "spec/dtypes.def"
+    // clang-format on
   }
   return f(DTypeTag<ir::DType::F32>{});  // unreachable for a valid dtype
 }

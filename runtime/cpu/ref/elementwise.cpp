@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/round_wrap.h"
 
 namespace plumb::rt::ref {
 
@@ -27,40 +28,13 @@ ComputeOf<T> load(T x) {
     return x;
 }
 
-// Round once to T. Arithmetic results never saturate (spec/numerics.md "Narrow floats"):
-// overflow gives inf where the format has one, else NaN; f4e2m1 (no NaN) saturates.
+// Round once to T (round_wrap.h); wider floats convert directly.
 template <typename T, typename C>
 T store(C v) {
-  const double d = static_cast<double>(v);
-  if constexpr (std::is_same_v<T, f16>)
-    return to_f16(d);
-  else if constexpr (std::is_same_v<T, bf16>)
-    return to_bf16(d);
-  else if constexpr (std::is_same_v<T, f8e4m3fn>)
-    return to_f8e4m3fn(d, false);
-  else if constexpr (std::is_same_v<T, f8e4m3fnuz>)
-    return to_f8e4m3fnuz(d, false);
-  else if constexpr (std::is_same_v<T, f8e5m2>)
-    return to_f8e5m2(d, false);
-  else if constexpr (std::is_same_v<T, f8e5m2fnuz>)
-    return to_f8e5m2fnuz(d, false);
-  else if constexpr (std::is_same_v<T, f8e8m0>)
-    return to_f8e8m0(d, false, Rounding::kNearestEven);
-  else if constexpr (std::is_same_v<T, f4e2m1>)
-    return to_f4e2m1(d, true);
+  if constexpr (is_narrow_float_v<T>)
+    return round_to<T>(static_cast<double>(v));
   else
     return static_cast<T>(v);
-}
-
-// Wrap an integer to `bits` two's complement bits (sub-byte dtypes live in one byte, sign-extended).
-template <typename T>
-T wrap_bits(uint64_t v, int bits) {
-  if (bits < 64) {
-    const uint64_t mask = (uint64_t{1} << bits) - 1;
-    v &= mask;
-    if (std::is_signed_v<T> && (v >> (bits - 1)) != 0) v |= ~mask;
-  }
-  return static_cast<T>(v);  // modulo 2^N (GCC/Clang define the signed case)
 }
 
 Tensor& result_tensor(KernelCtx& cx, DType dt, const std::vector<int64_t>& shape) {
@@ -86,7 +60,7 @@ C round_half_even(C x) {
 // ---- unary -----------------------------------------------------------------------------------
 
 template <typename C>
-C unary_float(int kind, C x) {
+C unary_float(ir::UnaryKind kind, C x) {
   switch (kind) {
     case ir::UnaryKind::Neg: return -x;
     case ir::UnaryKind::Abs: return std::fabs(x);
@@ -110,18 +84,20 @@ C unary_float(int kind, C x) {
     case ir::UnaryKind::Acosh: return std::acosh(x);
     case ir::UnaryKind::Atanh: return std::atanh(x);
     case ir::UnaryKind::Erf: return std::erf(x);
+    case ir::UnaryKind::Not: break;  // integer and bool only (unary.C2)
   }
   return x;
 }
 
 template <typename T>
-T unary_int(int kind, T x, int bits) {
+T unary_int(ir::UnaryKind kind, T x, int bits) {
   const uint64_t u = static_cast<uint64_t>(x);
   switch (kind) {
     case ir::UnaryKind::Neg: return wrap_bits<T>(uint64_t{0} - u, bits);
     case ir::UnaryKind::Abs: return x < 0 ? wrap_bits<T>(uint64_t{0} - u, bits) : x;
     case ir::UnaryKind::Sign: return static_cast<T>((x > 0) - (x < 0));
     case ir::UnaryKind::Not: return wrap_bits<T>(~u, bits);
+    default: break;  // floating kinds (unary.C2)
   }
   return x;
 }
@@ -132,7 +108,7 @@ T unary_int(int kind, T x, int bits) {
 template <>
 Status kernel<ir::Op::Unary>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = ir::attrs<ir::Op::Unary>(cx.node).kind;
   Tensor& result = result_tensor(cx, operand.dtype, operand.shape);
   PLUMB_RETURN_IF_ERROR(check_result(result, operand.dtype, operand.shape, "unary"));
   const int64_t n = operand.numel();
@@ -159,7 +135,7 @@ namespace {
 // ---- binary ----------------------------------------------------------------------------------
 
 template <typename C>
-C binary_float(int kind, C a, C b) {
+C binary_float(ir::BinaryKind kind, C a, C b) {
   switch (kind) {
     case ir::BinaryKind::Add: return a + b;
     case ir::BinaryKind::Sub: return a - b;
@@ -175,6 +151,7 @@ C binary_float(int kind, C a, C b) {
       if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
       if (a == b) return std::signbit(a) ? a : b;  // min(-0, +0) = -0
       return a < b ? a : b;
+    default: break;  // bitwise kinds (binary.C4)
   }
   return a;
 }
@@ -191,7 +168,7 @@ uint64_t pow_wrap(uint64_t base, uint64_t exp) {
 }
 
 template <typename T>
-Status binary_int(int kind, T a, T b, int bits, T* out) {
+Status binary_int(ir::BinaryKind kind, T a, T b, int bits, T* out) {
   const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
   switch (kind) {
     case ir::BinaryKind::Add: *out = wrap_bits<T>(ua + ub, bits); break;
@@ -248,7 +225,7 @@ template <>
 Status kernel<ir::Op::Binary>(KernelCtx& cx) {
   const Tensor& lhs = cx.inputs[0]->tensor();
   const Tensor& rhs = cx.inputs[1]->tensor();
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = ir::attrs<ir::Op::Binary>(cx.node).kind;
   if (lhs.dtype != rhs.dtype || lhs.shape != rhs.shape)
     return internal_error("ref: binary operands differ in dtype or shape");
   Tensor& result = result_tensor(cx, lhs.dtype, lhs.shape);
@@ -279,7 +256,7 @@ Status kernel<ir::Op::Binary>(KernelCtx& cx) {
 namespace {
 
 template <typename V>
-bool compare_values(int kind, const V& a, const V& b) {
+bool compare_values(ir::CompareKind kind, const V& a, const V& b) {
   switch (kind) {
     case ir::CompareKind::Eq: return a == b;
     case ir::CompareKind::Ne: return !(a == b);  // NaN != NaN is true
@@ -298,7 +275,7 @@ template <>
 Status kernel<ir::Op::Compare>(KernelCtx& cx) {
   const Tensor& lhs = cx.inputs[0]->tensor();
   const Tensor& rhs = cx.inputs[1]->tensor();
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = ir::attrs<ir::Op::Compare>(cx.node).kind;
   if (lhs.dtype != rhs.dtype || lhs.shape != rhs.shape)
     return internal_error("ref: compare operands differ in dtype or shape");
   Tensor& result = result_tensor(cx, DType::Bool, lhs.shape);

@@ -9,14 +9,30 @@
 
 namespace plumb::rt {
 
-struct f16 { uint16_t bits; };
-struct bf16 { uint16_t bits; };
-struct f8e4m3fn { uint8_t bits; };
-struct f8e4m3fnuz { uint8_t bits; };
-struct f8e5m2 { uint8_t bits; };
-struct f8e5m2fnuz { uint8_t bits; };
-struct f8e8m0 { uint8_t bits; };
-struct f4e2m1 { uint8_t bits; };  // low 4 bits used (one element per byte at run time)
+struct f16 {
+  uint16_t bits;
+};
+struct bf16 {
+  uint16_t bits;
+};
+struct f8e4m3fn {
+  uint8_t bits;
+};
+struct f8e4m3fnuz {
+  uint8_t bits;
+};
+struct f8e5m2 {
+  uint8_t bits;
+};
+struct f8e5m2fnuz {
+  uint8_t bits;
+};
+struct f8e8m0 {
+  uint8_t bits;
+};
+struct f4e2m1 {
+  uint8_t bits;
+};  // low 4 bits used (one element per byte at run time)
 
 // Exact widening.
 double to_f64(f16 x);

@@ -11,6 +11,7 @@
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/round_wrap.h"
 
 namespace plumb::rt::ref {
 
@@ -88,46 +89,11 @@ Status nd_blocks(const char* label, const Tensor& indices, const std::vector<int
   return Status::ok();
 }
 
-// Wraps an integer computed modulo 2^64 to the dtype's width (i2/u2/i4/u4 live in a byte).
-template <typename T>
-T wrap(uint64_t v, ir::DType dt) {
-  const int bits = ir::dtype_bits(dt);
-  if (bits < 8) {
-    const uint64_t mask = (uint64_t{1} << bits) - 1;
-    v &= mask;
-    if (ir::is_signed_int(dt) && (v >> (bits - 1)) != 0) v |= ~mask;
-  }
-  return static_cast<T>(v);
-}
-
-// Rounds an exact sum or product once to the float storage type T.
-template <typename T>
-T round_to(double x) {
-  if constexpr (std::is_same_v<T, f16>)
-    return to_f16(x);
-  else if constexpr (std::is_same_v<T, bf16>)
-    return to_bf16(x);
-  else if constexpr (std::is_same_v<T, f8e4m3fn>)
-    return to_f8e4m3fn(x, false);
-  else if constexpr (std::is_same_v<T, f8e4m3fnuz>)
-    return to_f8e4m3fnuz(x, false);
-  else if constexpr (std::is_same_v<T, f8e5m2>)
-    return to_f8e5m2(x, false);
-  else if constexpr (std::is_same_v<T, f8e5m2fnuz>)
-    return to_f8e5m2fnuz(x, false);
-  else if constexpr (std::is_same_v<T, f8e8m0>)
-    return to_f8e8m0(x, false, Rounding::kNearestEven);
-  else if constexpr (std::is_same_v<T, f4e2m1>)
-    return to_f4e2m1(x, false);
-  else
-    return static_cast<T>(x);
-}
-
 // One scatter update (spec/ops/scatter.md "combine"): none replaces; add/mul wrap for integers
 // and round once for floats; max/min propagate NaN, order -0 below +0, and are or/and on bool.
 template <typename T>
-T combine(int reduction, ir::DType dt, const T& old, const T& upd) {
-  namespace SR = ir::ScatterReduction;
+T combine(ir::ScatterReduction reduction, ir::DType dt, const T& old, const T& upd) {
+  using SR = ir::ScatterReduction;
   const bool arith = reduction == SR::Add || reduction == SR::Mul, is_max = reduction == SR::Max;
   if (reduction == SR::None) return upd;
   if constexpr (std::is_same_v<T, std::string>) {
@@ -137,7 +103,7 @@ T combine(int reduction, ir::DType dt, const T& old, const T& upd) {
   } else if constexpr (std::is_integral_v<T>) {
     if (!arith) return is_max ? std::max(old, upd) : std::min(old, upd);
     const uint64_t a = static_cast<uint64_t>(old), b = static_cast<uint64_t>(upd);
-    return wrap<T>(reduction == SR::Add ? a + b : a * b, dt);
+    return static_cast<T>(wrap_to(dt, reduction == SR::Add ? a + b : a * b));
   } else {
     double a, b;
     if constexpr (is_narrow_float_v<T>) {
@@ -182,14 +148,16 @@ Status kernel<ir::Op::Gather>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
   const Tensor& indices = cx.inputs[1]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = ir::attrs<ir::Op::Gather>(cx.node).kind;
   Blocks bl;
   if (kind == ir::GatherKind::Axis)
-    PLUMB_RETURN_IF_ERROR(axis_blocks(indices, operand.shape, cx.node.attr_int("axis"), bl));
+    PLUMB_RETURN_IF_ERROR(axis_blocks(indices, operand.shape, ir::attrs<ir::Op::Gather>(cx.node).axis, bl));
   else if (kind == ir::GatherKind::Elements)
-    PLUMB_RETURN_IF_ERROR(element_blocks("gather.R1", indices, operand.shape, cx.node.attr_int("axis"), bl));
+    PLUMB_RETURN_IF_ERROR(
+        element_blocks("gather.R1", indices, operand.shape, ir::attrs<ir::Op::Gather>(cx.node).axis, bl));
   else
-    PLUMB_RETURN_IF_ERROR(nd_blocks("gather.R1", indices, operand.shape, cx.node.attr_int("batch_dims"), bl));
+    PLUMB_RETURN_IF_ERROR(
+        nd_blocks("gather.R1", indices, operand.shape, ir::attrs<ir::Op::Gather>(cx.node).batch_dims, bl));
   return visit_dtype(operand.dtype, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     const T* src = operand.as<T>();
@@ -208,10 +176,11 @@ Status kernel<ir::Op::Scatter>(KernelCtx& cx) {
   const Tensor& indices = cx.inputs[1]->tensor();
   const Tensor& updates = cx.inputs[2]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
-  const int reduction = cx.node.attr_enum("reduction");
+  const auto reduction = ir::attrs<ir::Op::Scatter>(cx.node).reduction;
   Blocks bl;
-  if (cx.node.attr_enum("kind") == ir::GatherKind::Elements)
-    PLUMB_RETURN_IF_ERROR(element_blocks("scatter.R1", indices, operand.shape, cx.node.attr_int("axis"), bl));
+  if (ir::attrs<ir::Op::Scatter>(cx.node).kind == ir::GatherKind::Elements)
+    PLUMB_RETURN_IF_ERROR(
+        element_blocks("scatter.R1", indices, operand.shape, ir::attrs<ir::Op::Scatter>(cx.node).axis, bl));
   else
     PLUMB_RETURN_IF_ERROR(nd_blocks("scatter.R1", indices, operand.shape, 0, bl));
   if (reduction == ir::ScatterReduction::None) {  // scatter.R2

@@ -19,7 +19,7 @@ Status kernel<ir::Op::ImageDecode>(KernelCtx& cx) {
                                                 " decoder (PLUMB_IMAGE_CODECS=OFF)");
   image::Rgb8 img;
   PLUMB_RETURN_IF_ERROR(codec->decode(in, &img));
-  const int format = cx.node.attr_enum("format");
+  const auto format = ir::attrs<ir::Op::ImageDecode>(cx.node).format;
   const int64_t channels = format == ir::PixelFormat::Grayscale ? 1 : 3;
   Tensor out = Tensor::allocate(ir::DType::U8, {img.height, img.width, channels});
   uint8_t* o = out.as<uint8_t>();

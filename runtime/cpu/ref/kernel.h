@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "ir/attrs.h"
 #include "ir/graph.h"
 #include "ir/status.h"
 #include "runtime/value.h"
@@ -39,7 +40,7 @@ struct KernelCtx {
 template <ir::Op op>
 Status kernel(KernelCtx& cx);
 #define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance) \
-  template <>                                                                        \
+  template <>                                                                          \
   Status kernel<ir::Op::Enum>(KernelCtx & cx);
 #include "spec/ops.def"
 

@@ -184,7 +184,7 @@ Status kernel<ir::Op::Constant>(KernelCtx& cx) {
     return internal_error(
         "constant: the kernel context has no graph; constants are materialized with "
         "ref::unpack_constant");
-  const uint32_t index = cx.node.attr_const("value");
+  const uint32_t index = ir::attrs<ir::Op::Constant>(cx.node).value.index;
   // constant.C1
   if (index >= g->constants.size())
     return invalid_model("constant.C1", strfmt("value refers to constant %u, the graph has %zu",
@@ -202,8 +202,8 @@ Status kernel<ir::Op::Iota>(KernelCtx& cx) {
   // iota.R1
   if (!valid_dims(shape))
     return runtime_error("iota.R1", "shape " + ints_str(shape) + " is not a valid shape");
-  const ir::DType dt = cx.node.attr_dtype("dtype");
-  const int64_t axis = cx.node.attr_int("axis");
+  const ir::DType dt = ir::attrs<ir::Op::Iota>(cx.node).dtype;
+  const int64_t axis = ir::attrs<ir::Op::Iota>(cx.node).axis;
   if (axis < 0 || axis >= static_cast<int64_t>(shape.size()))
     return internal_error("iota: axis out of range");
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, dt, shape));
@@ -256,7 +256,7 @@ template <>
 Status kernel<ir::Op::Broadcast>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
   const std::vector<int64_t> shape = ints_of(cx.inputs[1]);
-  const std::vector<int64_t>& dims = cx.node.attr_ints("dims");
+  const std::vector<int64_t>& dims = ir::attrs<ir::Op::Broadcast>(cx.node).dims;
   // broadcast.R1
   if (!valid_dims(shape))
     return runtime_error("broadcast.R1", "shape " + ints_str(shape) + " is not a valid shape");
@@ -286,7 +286,7 @@ Status kernel<ir::Op::Broadcast>(KernelCtx& cx) {
 template <>
 Status kernel<ir::Op::Transpose>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
-  const std::vector<int64_t>& perm = cx.node.attr_ints("perm");
+  const std::vector<int64_t>& perm = ir::attrs<ir::Op::Transpose>(cx.node).perm;
   if (static_cast<int64_t>(perm.size()) != operand.rank())
     return internal_error("transpose: perm does not fit");
   const std::vector<int64_t> strides = row_major_strides(operand.shape);
@@ -345,7 +345,7 @@ Status kernel<ir::Op::Slice>(KernelCtx& cx) {
 template <>
 Status kernel<ir::Op::Concat>(KernelCtx& cx) {
   const Tensor& first = cx.inputs[0]->tensor();
-  const int64_t axis = cx.node.attr_int("axis");
+  const int64_t axis = ir::attrs<ir::Op::Concat>(cx.node).axis;
   if (axis < 0 || axis >= first.rank()) return internal_error("concat: axis out of range");
   std::vector<int64_t> shape = first.shape;
   shape[axis] = 0;
@@ -379,7 +379,7 @@ Status kernel<ir::Op::Pad>(KernelCtx& cx) {
   const std::vector<int64_t> low = ints_of(cx.inputs[1]);
   const std::vector<int64_t> high = ints_of(cx.inputs[2]);
   const Tensor& value = cx.inputs[3]->tensor();
-  const int mode = cx.node.attr_enum("mode");
+  const auto mode = ir::attrs<ir::Op::Pad>(cx.node).mode;
   const int64_t rank = operand.rank();
   if (static_cast<int64_t>(low.size()) != rank || static_cast<int64_t>(high.size()) != rank ||
       value.dtype != operand.dtype || value.numel() != 1)

@@ -28,10 +28,10 @@ struct PoolGeometry {
 PoolGeometry pool_geometry(const ir::Node& n, const Tensor& operand, const Tensor& result) {
   PoolGeometry g;
   g.out = result.shape;
-  const auto& window = n.attr_ints("window");
-  const auto& strides = n.attr_ints("strides");
-  const auto& dil = n.attr_ints("dilations");
-  const auto& pad_lo = n.attr_ints("pads_low");
+  const auto& window = ir::attrs<ir::Op::Pool>(n).window;
+  const auto& strides = ir::attrs<ir::Op::Pool>(n).strides;
+  const auto& dil = ir::attrs<ir::Op::Pool>(n).dilations;
+  const auto& pad_lo = ir::attrs<ir::Op::Pool>(n).pads_low;
   const std::vector<int64_t> operand_strides = row_major_strides(operand.shape);
   for (size_t d = 0; d < g.out.size(); ++d) {
     std::vector<int64_t> off, first;
@@ -143,7 +143,7 @@ Status kernel<ir::Op::Pool>(KernelCtx& cx) {
   if (result.rank() != operand.rank()) return internal_error("pool: unverified operand rank");
   if (result.numel() == 0) return Status::ok();
   const PoolGeometry g = pool_geometry(cx.node, operand, result);
-  if (cx.node.attr_enum("kind") == ir::PoolKind::Max) {
+  if (ir::attrs<ir::Op::Pool>(cx.node).kind == ir::PoolKind::Max) {
     Status st = internal_error("pool: dtype " + std::string(ir::dtype_name(operand.dtype)));
     visit_dtype(operand.dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;

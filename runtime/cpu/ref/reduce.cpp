@@ -10,6 +10,7 @@
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/round_wrap.h"
 
 namespace plumb::rt::ref {
 
@@ -29,36 +30,16 @@ A load(const T& x) {
   }
 }
 
-// Rounds a float accumulator once to T; wraps an integer accumulator to the dtype's bits.
+// Rounds a float accumulator once to T; wraps an integer accumulator to the dtype's bits
+// (round_wrap.h).
 template <typename T, typename A>
 T store(A a, ir::DType dt) {
-  const double d = static_cast<double>(a);
-  if constexpr (std::is_same_v<T, f16>)
-    return to_f16(d);
-  else if constexpr (std::is_same_v<T, bf16>)
-    return to_bf16(d);
-  else if constexpr (std::is_same_v<T, f8e4m3fn>)
-    return to_f8e4m3fn(d, false);
-  else if constexpr (std::is_same_v<T, f8e4m3fnuz>)
-    return to_f8e4m3fnuz(d, false);
-  else if constexpr (std::is_same_v<T, f8e5m2>)
-    return to_f8e5m2(d, false);
-  else if constexpr (std::is_same_v<T, f8e5m2fnuz>)
-    return to_f8e5m2fnuz(d, false);
-  else if constexpr (std::is_same_v<T, f8e8m0>)
-    return to_f8e8m0(d, false, Rounding::kNearestEven);
-  else if constexpr (std::is_same_v<T, f4e2m1>)
-    return to_f4e2m1(d, false);
-  else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    const int bits = ir::dtype_bits(dt);  // i2/u2/i4/u4 live in a byte: wrap to their width
-    if (bits >= 8) return a;
-    const unsigned mask = (1u << bits) - 1;
-    unsigned v = static_cast<unsigned>(a) & mask;
-    if (ir::is_signed_int(dt) && (v >> (bits - 1)) != 0) v |= ~mask;
-    return static_cast<T>(v);
-  } else {
+  if constexpr (is_narrow_float_v<T>)
+    return round_to<T>(static_cast<double>(a));
+  else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    return static_cast<T>(wrap_to(dt, static_cast<uint64_t>(a)));
+  else
     return static_cast<T>(a);
-  }
 }
 
 template <typename A>
@@ -80,7 +61,7 @@ A int_limit(ir::DType dt, bool largest) {
 
 // spec/ops/reduce.md "Identities": sum 0, prod 1, max -inf / the minimum, min +inf / the maximum.
 template <typename A>
-A identity(int kind, ir::DType dt) {
+A identity(ir::ReduceKind kind, ir::DType dt) {
   if (kind == ir::ReduceKind::Sum) return A(0);
   if (kind == ir::ReduceKind::Prod) return A(1);
   const bool is_max = kind == ir::ReduceKind::Max;
@@ -95,7 +76,7 @@ A identity(int kind, ir::DType dt) {
 // One accumulation step. Integers wrap (computed modulo 2^64, then narrowed); max/min propagate
 // NaN and order -0 below +0 (IEEE 754-2019 maximum/minimum), so they do not depend on order.
 template <typename A>
-A combine(int kind, A acc, A x) {
+A combine(ir::ReduceKind kind, A acc, A x) {
   if (kind == ir::ReduceKind::Sum || kind == ir::ReduceKind::Prod) {
     const bool sum = kind == ir::ReduceKind::Sum;
     if constexpr (std::is_integral_v<A>) {
@@ -130,8 +111,8 @@ template <>
 Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
-  const int kind = cx.node.attr_enum("kind");
-  const std::vector<int64_t>& axes = cx.node.attr_ints("axes");
+  const auto kind = ir::attrs<ir::Op::Reduce>(cx.node).kind;
+  const std::vector<int64_t>& axes = ir::attrs<ir::Op::Reduce>(cx.node).axes;
   // Each operand index maps to the result offset of its kept dims; reduced dims have stride 0.
   std::vector<int64_t> to_result(operand.shape.size(), 0);
   int64_t reduced_n = 1, stride = 1;
@@ -175,9 +156,9 @@ template <>
 Status kernel<ir::Op::ArgReduce>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
-  const bool is_max = cx.node.attr_enum("kind") == ir::ArgKind::Max;
-  const int64_t axis = cx.node.attr_int("axis");
-  const bool select_last = cx.node.attr_bool("select_last");
+  const bool is_max = ir::attrs<ir::Op::ArgReduce>(cx.node).kind == ir::ArgKind::Max;
+  const int64_t axis = ir::attrs<ir::Op::ArgReduce>(cx.node).axis;
+  const bool select_last = ir::attrs<ir::Op::ArgReduce>(cx.node).select_last;
   const AxisSplit s(operand.shape, axis);
   if (s.extent == 0)  // arg_reduce.R1
     return runtime_error("arg_reduce.R1",
@@ -215,9 +196,10 @@ template <>
 Status kernel<ir::Op::Scan>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
-  const int kind = cx.node.attr_enum("kind");
-  const bool exclusive = cx.node.attr_bool("exclusive"), reverse = cx.node.attr_bool("reverse");
-  const AxisSplit s(operand.shape, cx.node.attr_int("axis"));
+  const auto kind = ir::attrs<ir::Op::Scan>(cx.node).kind;
+  const bool exclusive = ir::attrs<ir::Op::Scan>(cx.node).exclusive,
+             reverse = ir::attrs<ir::Op::Scan>(cx.node).reverse;
+  const AxisSplit s(operand.shape, ir::attrs<ir::Op::Scan>(cx.node).axis);
   return visit_dtype(operand.dtype, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {

@@ -23,8 +23,8 @@ Status kernel<ir::Op::Rng>(KernelCtx& cx) {
   Tensor& result = out->tensor();
   if (result.dtype != ir::DType::U32 || result.shape != shape)
     return internal_error("rng: result slot does not have the inferred type");
-  const uint64_t seed = static_cast<uint64_t>(cx.node.attr_int("seed"));
-  const uint64_t stream = static_cast<uint64_t>(cx.node.attr_int("stream"));
+  const uint64_t seed = static_cast<uint64_t>(ir::attrs<ir::Op::Rng>(cx.node).seed);
+  const uint64_t stream = static_cast<uint64_t>(ir::attrs<ir::Op::Rng>(cx.node).stream);
   uint32_t* dst = result.as<uint32_t>();
   for (int64_t k = 0; k < n; k += 4) {
     const PhiloxCounter block = rng_block(static_cast<uint64_t>(k) / 4, seed, stream);

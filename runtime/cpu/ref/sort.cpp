@@ -44,8 +44,8 @@ Status kernel<ir::Op::Sort>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
   Tensor& values = cx.outputs[0]->tensor();
   Tensor& indices = cx.outputs[1]->tensor();
-  const int64_t axis = cx.node.attr_int("axis");
-  const bool descending = cx.node.attr_bool("descending");
+  const int64_t axis = ir::attrs<ir::Op::Sort>(cx.node).axis;
+  const bool descending = ir::attrs<ir::Op::Sort>(cx.node).descending;
   int64_t outer = 1, extent = operand.shape[axis], inner = 1;
   for (int64_t d = 0; d < operand.rank(); ++d) {
     if (d < axis) outer *= operand.shape[d];

@@ -124,8 +124,8 @@ std::vector<std::string> split_one(const std::string& s, const std::string& deli
 
 Status split_kernel(KernelCtx& cx) {
   const Tensor& a = cx.inputs[0]->tensor();
-  const std::string& delim = cx.node.attr_str("pattern");
-  const int64_t maxsplit = cx.node.attr_int("maxsplit");
+  const std::string& delim = ir::attrs<ir::Op::String>(cx.node).pattern;
+  const int64_t maxsplit = ir::attrs<ir::Op::String>(cx.node).maxsplit;
   std::vector<std::vector<std::string>> all(static_cast<size_t>(a.numel()));
   int64_t m = 0;
   for (int64_t i = 0; i < a.numel(); ++i) {
@@ -148,7 +148,7 @@ Status split_kernel(KernelCtx& cx) {
 
 Status regex_kernel(KernelCtx& cx) {
 #ifdef PLUMB_HAVE_RE2
-  const RE2 re(cx.node.attr_str("pattern"), RE2::Quiet);
+  const RE2 re(ir::attrs<ir::Op::String>(cx.node).pattern, RE2::Quiet);
   if (!re.ok()) return runtime_error("string.R2", "invalid RE2 pattern: " + re.error());
   const Tensor& a = cx.inputs[0]->tensor();
   Tensor& r = cx.outputs[0]->tensor();
@@ -164,7 +164,7 @@ Status regex_kernel(KernelCtx& cx) {
 
 template <>
 Status kernel<ir::Op::String>(KernelCtx& cx) {
-  const int kind = cx.node.attr_enum("kind");
+  const auto kind = ir::attrs<ir::Op::String>(cx.node).kind;
   if (kind == ir::StringKind::Split) return split_kernel(cx);
   if (kind == ir::StringKind::RegexFullMatch) return regex_kernel(cx);
   const Tensor& a = cx.inputs[0]->tensor();
