@@ -1,4 +1,4 @@
-#include "tools/onnx/check_eval.h"
+#include "check/eval.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,11 @@
 #include <limits>
 #include <map>
 
+#include "check/compare.h"
 #include "ir/op.h"
 #include "runtime/cpu/ref/dispatch.h"
-#include "tools/onnx/values_io.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
@@ -435,4 +435,4 @@ rt::RtValue perturbed_by_one_ulp(const rt::RtValue& v, uint64_t seed) {
   return rt::RtValue(std::move(out));
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

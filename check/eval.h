@@ -1,5 +1,6 @@
-// The evaluation behind `plumb check` (DESIGN.md §7, issue 6): the runs it makes, the isolated
-// (per-node) graph, the bounds graph, and the error statistics with the tolerance from data.
+// The evaluation behind `plumb check` (DESIGN.md §7, issue 6; check/onnx/run_check.h drives it): the
+// runs it makes, the isolated (per-node) graph, the bounds graph, and the error statistics with the
+// tolerance from data.
 //
 // Runs, each on the ref backend:
 //   carried    the model as lowered, every compared ONNX tensor added as a graph result
@@ -34,7 +35,7 @@
 #include "ir/status.h"
 #include "runtime/value.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 constexpr double kBoundFactor = 4.0;
 constexpr int kHistBins = 20;  // log10 |a - e| in [-18, 2), one bin per decade (equal elements: none)
@@ -116,4 +117,4 @@ rt::RtValue perturbed_by_one_ulp(const rt::RtValue& v, uint64_t seed);
 double ulp_in(ir::DType dt, double x);
 double eps_of(ir::DType dt);
 
-}  // namespace plumb::cli
+}  // namespace plumb::check
