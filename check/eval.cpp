@@ -336,6 +336,14 @@ ir::Graph bounds_graph(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   return out;
 }
 
+bool has_storage(const rt::RtValue& v) {
+  return v.is_tensor() && (v.tensor().data != nullptr || v.tensor().numel() == 0);
+}
+
+bool holds_f64_of_shape(const rt::RtValue& v, const std::vector<int64_t>& shape) {
+  return has_storage(v) && v.tensor().dtype == ir::DType::F64 && v.tensor().shape == shape;
+}
+
 double eps_of(ir::DType dt) { return std::ldexp(1.0, 1 - format_of(dt).p); }
 
 double ulp_in(ir::DType dt, double x) {
@@ -370,7 +378,7 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const Bound
         st.bound_ratio = std::numeric_limits<double>::infinity();
         return st;
       }
-      auto tensor_of = [](const rt::RtValue* v) { return v && v->is_tensor() ? &v->tensor() : nullptr; };
+      auto tensor_of = [](const rt::RtValue* v) { return v && has_storage(*v) ? &v->tensor() : nullptr; };
       ErrorStats st = compare_floats(ta, te, tensor_of(bi.precise), tensor_of(bi.bounds),
                                      tensor_of(bi.sensitivity), info, tol);
       if (ta.dtype != te.dtype)

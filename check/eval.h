@@ -113,6 +113,12 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const Bound
 // cancel); bound_i gets + sum over the sets of |p_i - r_i|.
 rt::RtValue perturbed_by_one_ulp(const rt::RtValue& v, uint64_t seed);
 
+// Whether v is a tensor with storage: a default RtValue (an unset result, an empty running sum) is
+// a rank-0 f32 tensor with none, which only the storage tells apart from a real rank-0 value.
+bool has_storage(const rt::RtValue& v);
+// has_storage, f64, of `shape`.
+bool holds_f64_of_shape(const rt::RtValue& v, const std::vector<int64_t>& shape);
+
 // ulp of x in a float dtype, and its machine epsilon.
 double ulp_in(ir::DType dt, double x);
 double eps_of(ir::DType dt);

@@ -58,12 +58,15 @@ struct Runs {
   }
 };
 
-// sum += |p - r| elementwise, for float tensors of one shape (sum starts as an empty value).
+// sum += |p - r| elementwise, for float tensors of one shape. sum starts as an empty value: a
+// default RtValue, i.e. a rank-0 f32 tensor with no storage, so "has the shape already" is not
+// enough to tell it apart from a running sum (a rank-0 result has that shape too: a reduction to a
+// scalar, torch.std, a loss), and the storage and dtype must be checked.
 void add_deviation(const rt::RtValue& p, const rt::RtValue& r, rt::RtValue& sum) {
   if (!p.is_tensor() || !r.is_tensor() || p.tensor().dtype != ir::DType::F64 ||
       r.tensor().dtype != ir::DType::F64 || p.tensor().shape != r.tensor().shape)
     return;
-  if (!sum.is_tensor() || sum.tensor().shape != p.tensor().shape)
+  if (!holds_f64_of_shape(sum, p.tensor().shape))
     sum = rt::RtValue(rt::Tensor::allocate(ir::DType::F64, p.tensor().shape));
   double* s = sum.tensor().as<double>();
   const double* a = p.tensor().as<double>();

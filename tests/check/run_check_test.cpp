@@ -130,6 +130,38 @@ TEST_F(RunCheck, ErrorsNameTheirFile) {
   EXPECT_NE(missing.status().to_string().find(req_.inputs.data_dir), std::string::npos);
 }
 
+// Issue 12 item 2: every model with a rank-0 float intermediate (a reduction to a scalar, torch.std,
+// a loss, attention's scale) crashed in the perturbed isolated runs: the running sum of |p - r|
+// started as a default RtValue, a rank-0 tensor with no storage, which passed for a scalar sum.
+TEST(RunCheckScalar, RankZeroIntermediatesAreChecked) {
+  TempDir dir;
+  ASSERT_EQ(::mkdir(dir.file("data").c_str(), 0777), 0);
+  ASSERT_EQ(::mkdir(dir.file("expected").c_str(), 0777), 0);
+  CheckRequest req;
+  req.model = dir.model(R"(plumb 1
+func @main(%x: f32[3]) -> (f32[]) {
+  %s = reduce %x {kind = sum, axes = [0]} : f32[] loc("S", ReduceSum, 13)
+  %y = binary %s, %s {kind = mul} : f32[] loc("M", Mul, 14)
+  return %y
+}
+)");
+  req.inputs.data_dir = dir.file("data");
+  req.expected = dir.file("expected");
+  TempDir::write_npy_file(dir.file("data/input_0.npy"), f32({3}, {1.0f, 2.0f, 4.0f}));
+  TempDir::write_npy_file(dir.file("expected/s.npy"), f32({}, {7.0f}));
+  TempDir::write_npy_file(dir.file("expected/y.npy"), f32({}, {49.0f}));
+  auto rep = run_check(req);
+  ASSERT_TRUE(rep.has_value()) << rep.status().to_string();
+  EXPECT_TRUE(rep->isolated);
+  EXPECT_EQ(rep->verdict, Verdict::match);
+  TempDir::write_npy_file(dir.file("expected/y.npy"), f32({}, {50.0f}));
+  rep = run_check(req);
+  ASSERT_TRUE(rep.has_value()) << rep.status().to_string();
+  EXPECT_EQ(rep->verdict, Verdict::mismatch);
+  EXPECT_EQ(rep->node_place(rep->rows[rep->first].node), "node 'M' (Mul-14)");
+  EXPECT_EQ(rep->first_kind, "local");
+}
+
 TEST(FirstDivergence, ALocalFailureWinsOverAnEarlierCarriedOne) {
   CheckReport r;
   r.rows.resize(3);
