@@ -234,8 +234,8 @@ Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
     // [prod(d[:axis]), prod(d[axis:])] computed from the shape (works for symbolic dims).
     ValueId shape = cx.b.shape_of(x);
     auto part = [&](int64_t from, int64_t to) {
-      ValueId s =
-          cx.b.slice(shape, cx.b.shape_const({from}), cx.b.shape_const({to - from}), cx.b.shape_const({1}));
+      ValueId s = cx.b.emit1(ir::SliceAttrs{}, {shape, cx.b.shape_const({from}),
+                                                cx.b.shape_const({to - from}), cx.b.shape_const({1})});
       return cx.b.reshape(cx.b.reduce(ir::ReduceKind::Prod, s, {0}), cx.b.shape_const({1}));
     };
     v = cx.b.reshape(x, cx.b.concat({part(0, axis), part(axis, r)}, 0));
@@ -249,8 +249,8 @@ Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
   auto back = [&](ValueId reduced) { return cx.b.broadcast(reduced, vshape, keep); };
   ValueId y;
   if (kind == NormExp::kHardmax) {
-    ValueId am = cx.b.arg_reduce(ir::ArgKind::Max, v, axis, false);
-    ValueId io = cx.b.iota(vshape, ir::DType::I64, axis);
+    ValueId am = cx.b.emit1(ir::ArgReduceAttrs{ir::ArgKind::Max, axis, false}, {v});
+    ValueId io = cx.b.emit1(ir::IotaAttrs{ir::DType::I64, axis}, {vshape});
     ValueId hot = cx.b.compare(CK::Eq, io, back(am));
     y = cx.b.cast(hot, dt);
   } else {

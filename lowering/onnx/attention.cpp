@@ -190,9 +190,9 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
     if (nt.dtype != DType::I64) np = cx.b.cast(np, DType::I64);
     nonpad = cx.b.broadcast(np, shape, {0});
   }
-  ValueId jj = cx.b.iota(shape, DType::I64, 3);
+  ValueId jj = cx.b.emit1(ir::IotaAttrs{DType::I64, 3}, {shape});
   if (is_causal) {
-    ValueId ii = cx.b.iota(shape, DType::I64, 2);
+    ValueId ii = cx.b.emit1(ir::IotaAttrs{DType::I64, 2}, {shape});
     ValueId lim;
     if (has_past_k || nonpad == ir::kNoValue) {
       lim = cx.b.binary(BK::Add, ii, cx.b.broadcast(dm.scalar(past), shape, {}));

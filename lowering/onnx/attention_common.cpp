@@ -11,7 +11,8 @@ DimV Dims::of(ValueId x, int64_t axis) {
   const ir::Dim d = cx.type(x).shape[static_cast<size_t>(axis)];
   if (d.is_static()) return c(d.size);
   ValueId sh = cx.b.shape_of(x);
-  return {-1, cx.b.slice(sh, cx.b.shape_const({axis}), cx.b.shape_const({1}), cx.b.shape_const({1}))};
+  return {-1, cx.b.emit1(ir::SliceAttrs{},
+                         {sh, cx.b.shape_const({axis}), cx.b.shape_const({1}), cx.b.shape_const({1})})};
 }
 
 DimV Dims::add(DimV a, DimV b) {

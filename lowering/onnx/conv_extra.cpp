@@ -54,7 +54,8 @@ ValueId reshape_to(LowerCtx& cx, ValueId v, const Ints& dims) {
 }
 
 ValueId slice(LowerCtx& cx, ValueId v, const Ints& start, const Ints& size, const Ints& stride) {
-  return cx.b.slice(v, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride));
+  return cx.b.emit1(ir::SliceAttrs{},
+                    {v, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
 }
 
 // Row-major coordinates of flat index i in dims.
@@ -117,7 +118,8 @@ Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
   ValueId indices =
       cx.b.broadcast(cx.b.const_ints(ir::DType::I64, {K * Lc}, idx), cx.b.shape_const({N, C, K * Lc}), {2});
   ValueId zero = cx.b.broadcast(scalar_like(cx, 0.0, x), cx.b.shape_const({N, C, P}), {});
-  ValueId img = cx.b.scatter(ir::GatherKind::Elements, zero, indices, updates, 2, ir::ScatterReduction::Add);
+  ValueId img = cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Elements, 2, ir::ScatterReduction::Add},
+                           {zero, indices, updates});
   Ints full = {N, C}, start = {0, 0}, size = {N, C}, stride = {1, 1};
   for (size_t d = 0; d < s; ++d) {
     full.push_back(padded[d]);
@@ -217,7 +219,7 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
     }
     ValueId idx = cx.b.cast(cx.b.select(inside, flat, full(0.0)), ir::DType::I64);
     idx = bc(reshape_to(cx, idx, {N, og, 1, K * P}), s5, {0, 1, 2, 3});
-    ValueId v = cx.b.gather(ir::GatherKind::Elements, xg, idx, 3);
+    ValueId v = cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, 3, 0}, {xg, idx});
     ValueId wv = bc(reshape_to(cx, cx.b.select(inside, wgt, full(0.0)), {N, og, 1, K * P}), s5, {0, 1, 2, 3});
     ValueId term = cx.b.binary(BK::Mul, v, wv);
     acc = acc == ir::kNoValue ? term : cx.b.binary(BK::Add, acc, term);

@@ -164,12 +164,13 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
     if (res.size() < 4) return Status::ok();
     // Selected boxes in sorted order; nonzero lists (b, c, position) row-major = the ONNX order.
     ValueId sel_sorted = cx.b.gather(ir::GatherKind::Elements, res[2], perm, 2);
-    ValueId nz = cx.b.nonzero(sel_sorted);      // [3, K]
-    ValueId rows = cx.b.transpose(nz, {1, 0});  // [K, 3]
-    ValueId box = cx.b.gather(ir::GatherKind::Nd, perm, rows, 0);
+    ValueId nz = cx.b.emit1(ir::NonZeroAttrs{}, {sel_sorted});  // [3, K]
+    ValueId rows = cx.b.transpose(nz, {1, 0});                  // [K, 3]
+    ValueId box = cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Nd, 0, 0}, {perm, rows});
     ValueId kk = static_slice(cx, cx.b.shape_of(rows), {0}, {1});
-    ValueId bc_cols = cx.b.slice(rows, cx.b.shape_const({0, 0}), cx.b.concat({kk, cx.b.shape_const({2})}, 0),
-                                 cx.b.shape_const({1, 1}));
+    ValueId bc_cols =
+        cx.b.emit1(ir::SliceAttrs{}, {rows, cx.b.shape_const({0, 0}),
+                                      cx.b.concat({kk, cx.b.shape_const({2})}, 0), cx.b.shape_const({1, 1})});
     ValueId out = cx.b.concat({bc_cols, cx.b.reshape(box, cx.b.concat({kk, cx.b.shape_const({1})}, 0))}, 1);
     cx.set_output(n, 0, out);
   }
@@ -192,7 +193,7 @@ AxisSamples axis_samples(LowerCtx& cx, ValueId start, ValueId binsz, ValueId g, 
   auto b3 = [&](ValueId v) { return cx.b.broadcast(v, shape, {0}); };
   auto s3 = [&](double v) { return cx.b.broadcast(cx.b.scalar_float(ct, v), shape, {}); };
   ValueId pf = cx.b.cast(cx.b.iota(shape, DType::I64, 1), ct);
-  ValueId jf = cx.b.cast(cx.b.iota(shape, DType::I64, 2), ct);
+  ValueId jf = cx.b.cast(cx.b.emit1(ir::IotaAttrs{DType::I64, 2}, {shape}), ct);
   ValueId gf = cx.b.broadcast(cx.b.cast(g, ct), shape, {});
   ValueId bn = b3(binsz);
   ValueId c = bin(cx, BK::Add, bin(cx, BK::Add, b3(start), bin(cx, BK::Mul, pf, bn)),
@@ -361,8 +362,8 @@ Status lower_roi_align(LowerCtx& cx, const OnnxNode& n) {
     };
     ValueId one = roi_align_block(cx, at, xhwc, h, w, c, g.x1, g.y1, g.bin_w, g.bin_h, b1,
                                   grid(g.roi_h, at.oh), grid(g.roi_w, at.ow), std::nullopt, 1, ct);
-    ValueId acc = cx.b.scatter(ir::GatherKind::Nd, p[1], cx.b.reshape(p[0], cx.b.shape_const({1, 1})), one, 0,
-                               ir::ScatterReduction::None);
+    ValueId acc = cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Nd, 0, ir::ScatterReduction::None},
+                             {p[1], cx.b.reshape(p[0], cx.b.shape_const({1, 1})), one});
     ir::Region body = cx.b.end_region({bin(cx, BK::Add, p[0], cx.b.scalar_int(DType::I64, 1)), acc});
     ValueId init = cx.b.broadcast(cx.b.scalar_float(ct, 0), cx.b.shape_const({r, c, at.oh, at.ow}), {});
     auto res = cx.b.while_({cx.b.scalar_int(DType::I64, 0), init}, std::move(cond), std::move(body));

@@ -34,7 +34,8 @@ int64_t product(const Ints& d) {
 }
 
 ValueId slice(LowerCtx& cx, ValueId v, const Ints& start, const Ints& size, const Ints& stride) {
-  return cx.b.slice(v, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride));
+  return cx.b.emit1(ir::SliceAttrs{},
+                    {v, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
 }
 
 // ---- Einsum ---------------------------------------------------------------------------------------
@@ -365,19 +366,20 @@ Status lower_det(LowerCtx& cx, const OnnxNode& n) {
     return cx.b.broadcast(cx.b.scalar_float(kF, v), cx.b.shape_const(shape), {});
   };
   ValueId sign = scalar_full(1.0, {B});
-  ValueId rows = cx.b.iota(cx.b.shape_const({B, m}), ir::DType::I64, 1);
+  ValueId rows = cx.b.emit1(ir::IotaAttrs{ir::DType::I64, 1}, {cx.b.shape_const({B, m})});
   ValueId rows3 = cx.b.broadcast(rows, cx.b.shape_const({B, m, m}), {0, 1});
   for (int64_t k = 0; k < m; ++k) {
     ValueId kk = cx.b.broadcast(cx.b.scalar_int(ir::DType::I64, k), cx.b.shape_const({B, m}), {});
     ValueId col = reshape_to(cx, slice(cx, a, {0, 0, k}, {B, m, 1}, {1, 1, 1}), {B, m});
     ValueId below = cx.b.compare(CK::Ge, rows, kk);
     ValueId mag = cx.b.select(below, cx.b.unary(ir::UnaryKind::Abs, col), scalar_full(-1.0, {B, m}));
-    ValueId p = cx.b.arg_reduce(ir::ArgKind::Max, mag, 1, false);
+    ValueId p = cx.b.emit1(ir::ArgReduceAttrs{ir::ArgKind::Max, 1, false}, {mag});
     ValueId pb = cx.b.broadcast(p, cx.b.shape_const({B, m}), {0});
     // Row permutation swapping k and p: idx[i] = i == k ? p : i == p ? k : i.
     ValueId idx = cx.b.select(cx.b.compare(CK::Eq, rows, kk), pb,
                               cx.b.select(cx.b.compare(CK::Eq, rows, pb), kk, rows));
-    a = cx.b.gather(ir::GatherKind::Elements, a, cx.b.broadcast(idx, cx.b.shape_const({B, m, m}), {0, 1}), 1);
+    a = cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, 1, 0},
+                   {a, cx.b.broadcast(idx, cx.b.shape_const({B, m, m}), {0, 1})});
     ValueId swapped = cx.b.compare(
         CK::Ne, p, cx.b.broadcast(cx.b.scalar_int(ir::DType::I64, k), cx.b.shape_const({B}), {}));
     sign = cx.b.select(swapped, cx.b.unary(ir::UnaryKind::Neg, sign), sign);

@@ -202,8 +202,8 @@ Status lower_grid_sample(LowerCtx& cx, const OnnxNode& n) {
   Sampler s{cx, ir::kNoValue};
   std::vector<Taps> taps(static_cast<size_t>(r));
   for (int64_t i = 0; i < r; ++i) {
-    ValueId comp = cx.b.slice(g, cx.b.shape_const({0, 0, r - 1 - i}), cx.b.shape_const({N, P, 1}),
-                              cx.b.shape_const({1, 1, 1}));
+    ValueId comp = cx.b.emit1(ir::SliceAttrs{}, {g, cx.b.shape_const({0, 0, r - 1 - i}),
+                                                 cx.b.shape_const({N, P, 1}), cx.b.shape_const({1, 1, 1})});
     comp = cx.b.reshape(comp, cx.b.shape_const({N, P}));
     s.like = comp;
     taps[i] = dim_taps(s, comp, spatial[i], interp, pad, align);
@@ -234,7 +234,7 @@ Status lower_grid_sample(LowerCtx& cx, const OnnxNode& n) {
       if (interp != Interp::Nearest)
         w = i == 0 ? taps[i].weight[j] : cx.b.binary(BK::Mul, w, taps[i].weight[j]);
     }
-    ValueId got = cx.b.gather(ir::GatherKind::Elements, xs, spread(flat), 2);
+    ValueId got = cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, 2, 0}, {xs, spread(flat)});
     if (interp != Interp::Nearest) got = cx.b.binary(BK::Mul, spread(w), got);
     got = cx.b.select(spread(ok), got, zero);
     acc = c == 0 ? got : cx.b.binary(BK::Add, acc, got);

@@ -163,8 +163,9 @@ std::vector<int64_t> static_dims(const ir::Type& t) {
 
 ir::ValueId static_slice(LowerCtx& cx, ir::ValueId x, std::vector<int64_t> start, std::vector<int64_t> size) {
   std::vector<int64_t> stride(start.size(), 1);
-  return cx.b.slice(x, cx.b.shape_const(std::move(start)), cx.b.shape_const(std::move(size)),
-                    cx.b.shape_const(std::move(stride)));
+  return cx.b.emit1(ir::SliceAttrs{},
+                    {x, cx.b.shape_const(std::move(start)), cx.b.shape_const(std::move(size)),
+                     cx.b.shape_const(std::move(stride))});
 }
 
 }  // namespace plumb::lower

@@ -17,7 +17,7 @@ Status lower_image_decoder(LowerCtx& cx, const OnnxNode& n) {
   ValueId bytes = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   PLUMB_ASSIGN_OR_RETURN(std::string pf, n.attr_string("pixel_format", "RGB"));
-  int format;
+  ir::PixelFormat format;
   if (pf == "RGB") {
     format = ir::PixelFormat::Rgb;
   } else if (pf == "BGR") {

@@ -23,8 +23,8 @@ ValueId normalize_indices(LowerCtx& cx, ValueId idx, ValueId extent_i64) {
 ValueId dim_scalar(LowerCtx& cx, ValueId x, int64_t axis) {
   const ir::Dim d = cx.type(x).shape[axis];
   if (d.is_static()) return cx.b.scalar_int(ir::DType::I64, d.size);
-  ValueId s =
-      cx.b.slice(cx.b.shape_of(x), cx.b.shape_const({axis}), cx.b.shape_const({1}), cx.b.shape_const({1}));
+  ValueId s = cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(x), cx.b.shape_const({axis}), cx.b.shape_const({1}),
+                                            cx.b.shape_const({1})});
   return cx.b.reshape(s, cx.b.shape_const({}));
 }
 
@@ -34,7 +34,7 @@ Status lower_gather(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
   idx = normalize_indices(cx, idx, dim_scalar(cx, x, axis));
-  cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Axis, x, idx, axis));
+  cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, axis, 0}, {x, idx}));
   return Status::ok();
 }
 
@@ -44,7 +44,7 @@ Status lower_gather_elements(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
   idx = normalize_indices(cx, idx, dim_scalar(cx, x, axis));
-  cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Elements, x, idx, axis));
+  cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, axis, 0}, {x, idx}));
   return Status::ok();
 }
 

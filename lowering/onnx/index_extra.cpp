@@ -25,13 +25,18 @@ using CK = ir::CompareKind;
 
 namespace {
 
-ValueId gather0(LowerCtx& cx, ValueId x, ValueId idx) { return cx.b.gather(ir::GatherKind::Axis, x, idx, 0); }
+ValueId gather0(LowerCtx& cx, ValueId x, ValueId idx) {
+  return cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, 0, 0}, {x, idx});
+}
 
-ValueId iota(LowerCtx& cx, ValueId shape, int64_t axis) { return cx.b.iota(shape, DType::I64, axis); }
+ValueId iota(LowerCtx& cx, ValueId shape, int64_t axis) {
+  return cx.b.emit1(ir::IotaAttrs{DType::I64, axis}, {shape});
+}
 
 // result[indices[i]] = updates[i] along axis 0 of `operand` (rank 1), reduction as given.
-ValueId scatter1(LowerCtx& cx, ValueId operand, ValueId indices, ValueId updates, int reduction) {
-  return cx.b.scatter(ir::GatherKind::Elements, operand, indices, updates, 0, reduction);
+ValueId scatter1(LowerCtx& cx, ValueId operand, ValueId indices, ValueId updates,
+                 ir::ScatterReduction reduction) {
+  return cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Elements, 0, reduction}, {operand, indices, updates});
 }
 
 // a and b "the same" for Unique: equal, or both NaN (floats).
@@ -106,14 +111,15 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
       first = cx.b.concat({head, cx.b.compare(CK::Gt, nd, splat(cx, 0, nd))}, 0);
     }
   }
-  ValueId nz = cx.b.nonzero(first);  // [1, K]
+  ValueId nz = cx.b.emit1(ir::NonZeroAttrs{}, {first});  // [1, K]
   ValueId k_shape = static_slice(cx, cx.b.shape_of(nz), {1}, {1});
   ValueId starts = cx.b.reshape(nz, k_shape);    // [K] positions in sorted order
   ValueId y_rows = gather0(cx, v, starts);       // [K, width]
   ValueId indices = gather0(cx, order, starts);  // first occurrences (stable sort)
-  ValueId group =
-      cx.b.binary(BK::Sub, cx.b.scan(ir::ReduceKind::Sum, cx.b.cast(first, DType::I64), 0, false, false),
-                  cx.b.broadcast(cx.b.scalar_int(DType::I64, 1), n_shape, {}));
+  ValueId group = cx.b.binary(
+      BK::Sub,
+      cx.b.emit1(ir::ScanAttrs{ir::ReduceKind::Sum, 0, false, false}, {cx.b.cast(first, DType::I64)}),
+      cx.b.broadcast(cx.b.scalar_int(DType::I64, 1), n_shape, {}));
   ValueId zeros_n = cx.b.broadcast(cx.b.scalar_int(DType::I64, 0), n_shape, {});
   ValueId inverse = scatter1(cx, zeros_n, order, group, ir::ScatterReduction::None);
   ValueId zeros_k = cx.b.broadcast(cx.b.scalar_int(DType::I64, 0), k_shape, {});
@@ -207,7 +213,8 @@ Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
     idx = cx.b.binary(BK::Rem, cx.b.binary(BK::Add, cx.b.binary(BK::Rem, idx, mb), mb), mb);
   }
   cx.set_output(n, 0,
-                cx.b.scatter(ir::GatherKind::Elements, past, idx, update, axis, ir::ScatterReduction::None));
+                cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Elements, axis, ir::ScatterReduction::None},
+                           {past, idx, update}));
   return Status::ok();
 }
 

@@ -53,7 +53,8 @@ ValueId insert_class_dim(LowerCtx& cx, ValueId t) {
   }
   ValueId shape = cx.b.shape_of(t);
   auto part = [&](int64_t from, int64_t len) {
-    return cx.b.slice(shape, cx.b.shape_const({from}), cx.b.shape_const({len}), cx.b.shape_const({1}));
+    return cx.b.emit1(ir::SliceAttrs{},
+                      {shape, cx.b.shape_const({from}), cx.b.shape_const({len}), cx.b.shape_const({1})});
   };
   std::vector<ValueId> pieces = {part(0, 1), cx.b.shape_const({1})};
   if (q > 1) pieces.push_back(part(1, q - 1));
@@ -104,12 +105,13 @@ ValueId nll(LowerCtx& cx, ValueId lp, ValueId t, std::optional<ValueId> w, std::
     ignored = cx.b.compare(CK::Eq, t, ii);
     safe = cx.b.select(ignored, splat(cx, 0, t), t);
   }
-  ValueId picked = cx.b.gather(ir::GatherKind::Elements, lp, insert_class_dim(cx, safe), 1);
+  ValueId picked =
+      cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, 1, 0}, {lp, insert_class_dim(cx, safe)});
   ValueId loss = cx.b.unary(UK::Neg, cx.b.reshape(picked, shape_value(cx, t)));
   // Per-position weight: weight[target] (or 1), and 0 where ignored.
   ValueId pw = ir::kNoValue;
   if (w) {
-    pw = cx.b.gather(ir::GatherKind::Axis, *w, safe, 0);
+    pw = cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, 0, 0}, {*w, safe});
     loss = cx.b.binary(BK::Mul, loss, pw);
   } else if (red == Reduction::kMean) {
     pw = splat(cx, 1, loss);

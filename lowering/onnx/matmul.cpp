@@ -100,7 +100,8 @@ Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType t
     // computed in the graph (acc_d == 1 ? other_d : acc_d, also right for 0-size dims).
     auto batch_of = [&](ValueId v, int64_t rv) {
       ValueId s = cx.b.shape_of(v);
-      ValueId bs = cx.b.slice(s, cx.b.shape_const({0}), cx.b.shape_const({rv - 2}), cx.b.shape_const({1}));
+      ValueId bs = cx.b.emit1(ir::SliceAttrs{},
+                              {s, cx.b.shape_const({0}), cx.b.shape_const({rv - 2}), cx.b.shape_const({1})});
       if (rv < r)
         bs = cx.b.concat({cx.b.const_ints(ir::DType::I64, {r - rv}, std::vector<int64_t>(r - rv, 1)), bs}, 0);
       return bs;
@@ -109,8 +110,8 @@ Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType t
     ValueId ones = cx.b.const_ints(ir::DType::I64, {r - 2}, std::vector<int64_t>(r - 2, 1));
     ValueId batch = cx.b.select(cx.b.compare(ir::CompareKind::Eq, ba, ones), bb_v, ba);
     auto widen_dyn = [&](ValueId v, int64_t rv) {
-      ValueId mat = cx.b.slice(cx.b.shape_of(v), cx.b.shape_const({rv - 2}), cx.b.shape_const({2}),
-                               cx.b.shape_const({1}));
+      ValueId mat = cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(v), cx.b.shape_const({rv - 2}),
+                                                  cx.b.shape_const({2}), cx.b.shape_const({1})});
       return broadcast_to(cx, v, cx.b.concat({batch, mat}, 0), r);
     };
     a = widen_dyn(a, ra);

@@ -180,8 +180,9 @@ Status lower_layer_norm(LowerCtx& cx, const OnnxNode& n) {
     }
     auto stat = [&](ValueId full) -> ValueId {
       if (!known) return ir::kNoValue;
-      ValueId s = cx.b.slice(full, cx.b.shape_const(Ints(static_cast<size_t>(r), 0)),
-                             cx.b.shape_const(kept_shape), cx.b.shape_const(Ints(static_cast<size_t>(r), 1)));
+      ValueId s = cx.b.emit1(ir::SliceAttrs{}, {full, cx.b.shape_const(Ints(static_cast<size_t>(r), 0)),
+                                                cx.b.shape_const(kept_shape),
+                                                cx.b.shape_const(Ints(static_cast<size_t>(r), 1))});
       return from_f64(cx, s, stash);
     };
     if (cx.wants_output(n, 1) || cx.wants_output(n, 2)) {

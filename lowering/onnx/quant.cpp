@@ -136,7 +136,8 @@ Expected<ValueId> expand_param(LowerCtx& cx, const OnnxNode& n, ValueId p, Value
   }
   Ints idx(static_cast<size_t>(D));
   for (int64_t i = 0; i < D; ++i) idx[static_cast<size_t>(i)] = i / block_size;
-  return cx.b.gather(ir::GatherKind::Axis, p, cx.b.const_ints(DType::I64, {D}, idx), axis);
+  return cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, axis, 0},
+                    {p, cx.b.const_ints(DType::I64, {D}, idx)});
 }
 
 // The dtype the division x / y_scale is evaluated in (see the file comment).
@@ -319,7 +320,8 @@ Expected<ValueId> np_matmul(LowerCtx& cx, ValueId a, ValueId b, DType to) {
   const ir::Type at = cx.type(a), bt = cx.type(b);
   const int64_t ra = at.rank(), rb = bt.rank(), r = std::max(ra, rb);
   auto slice = [&](ValueId shape, int64_t start, int64_t len) {
-    return cx.b.slice(shape, cx.b.shape_const({start}), cx.b.shape_const({len}), cx.b.shape_const({1}));
+    return cx.b.emit1(ir::SliceAttrs{},
+                      {shape, cx.b.shape_const({start}), cx.b.shape_const({len}), cx.b.shape_const({1})});
   };
   if (r > 2) {
     bool static_batch = true;

@@ -79,7 +79,8 @@ ValueId with_last(LowerCtx& cx, ValueId shape, int64_t w) {
 // Word j of the trailing dim of `v` [.., w], as [..].
 ValueId word(LowerCtx& cx, ValueId v, int64_t j) {
   const int64_t r = rank_of(cx, v);
-  ValueId g = cx.b.gather(ir::GatherKind::Axis, v, cx.b.scalar_int(DType::I64, j), r - 1);
+  ValueId g =
+      cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, r - 1, 0}, {v, cx.b.scalar_int(DType::I64, j)});
   return g;
 }
 
@@ -215,10 +216,11 @@ Status lower_multinomial(LowerCtx& cx, const OnnxNode& n) {
   ValueId xs = shape_value(cx, xf);
   ValueId mx = cx.b.broadcast(cx.b.reduce(ir::ReduceKind::Max, xf, {1}), xs, {0});
   ValueId e = cx.b.unary(UK::Exp, cx.b.binary(BK::Sub, xf, mx));
-  ValueId cdf = cx.b.scan(ir::ReduceKind::Sum, e, 1, false, false);
+  ValueId cdf = cx.b.emit1(ir::ScanAttrs{ir::ReduceKind::Sum, 1, false, false}, {e});
   ValueId total = cx.b.reduce(ir::ReduceKind::Sum, e, {1});  // [B]
   // [B, S] shape from x's batch dim.
-  ValueId batch = cx.b.slice(xs, cx.b.shape_const({0}), cx.b.shape_const({1}), cx.b.shape_const({1}));
+  ValueId batch =
+      cx.b.emit1(ir::SliceAttrs{}, {xs, cx.b.shape_const({0}), cx.b.shape_const({1}), cx.b.shape_const({1})});
   ValueId bs = cx.b.concat({batch, cx.b.shape_const({samples})}, 0);
   ValueId u = uniform01(cx, bs, k, false);
   ValueId target = cx.b.binary(BK::Mul, u, cx.b.broadcast(total, bs, {0}));

@@ -197,7 +197,7 @@ bool is_identity(const AxisPlan& a) {
 
 ValueId gather_axis(LowerCtx& cx, ValueId x, const Ints& idx, int64_t axis) {
   ValueId indices = cx.b.const_ints(ir::DType::I64, {static_cast<int64_t>(idx.size())}, idx);
-  return cx.b.gather(ir::GatherKind::Axis, x, indices, axis);
+  return cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, axis, 0}, {x, indices});
 }
 
 // A [out] constant broadcast along `axis` of `like`.

@@ -147,7 +147,7 @@ struct Lower {
   }
   // x[.., idx, ..] with the axis removed.
   ValueId take(ValueId x, int64_t axis, int64_t idx) {
-    return cx.b.gather(ir::GatherKind::Axis, x, cx.b.scalar_int(DType::I64, idx), axis);
+    return cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, axis, 0}, {x, cx.b.scalar_int(DType::I64, idx)});
   }
   // Rows [start, start + size) of a static 2-D or 1-D value, along axis 0.
   ValueId rows(ValueId x, int64_t start, int64_t size) {
@@ -156,7 +156,8 @@ struct Lower {
     for (const ir::Dim& d : t.shape) sz.push_back(d.size);
     st[0] = start;
     sz[0] = size;
-    return cx.b.slice(x, cx.b.shape_const(st), cx.b.shape_const(sz), cx.b.shape_const(one));
+    return cx.b.emit1(ir::SliceAttrs{},
+                      {x, cx.b.shape_const(st), cx.b.shape_const(sz), cx.b.shape_const(one)});
   }
   // A vector [H] broadcast to [B, H].
   ValueId over_batch(ValueId v) { return cx.b.broadcast(v, bh, {1}); }
@@ -304,8 +305,8 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   if (batch >= 0) {
     L.bh = cx.b.shape_const({batch, H});
   } else {
-    ValueId bv =
-        cx.b.slice(cx.b.shape_of(x), cx.b.shape_const({1}), cx.b.shape_const({1}), cx.b.shape_const({1}));
+    ValueId bv = cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(x), cx.b.shape_const({1}), cx.b.shape_const({1}),
+                                               cx.b.shape_const({1})});
     L.bh = cx.b.concat({bv, cx.b.shape_const({H})}, 0);
   }
   // sequence_lens: a constant with every length >= T masks nothing.
@@ -320,8 +321,8 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   ValueId w_c = cast_to(cx, w, cdt), r_c = cast_to(cx, r, cdt);
   // T as an i64[1] value and the [T, I, H] shape Wg^T is broadcast to.
   const ValueId t_v = T >= 0 ? cx.b.shape_const({T})
-                             : cx.b.slice(cx.b.shape_of(x), cx.b.shape_const({0}), cx.b.shape_const({1}),
-                                          cx.b.shape_const({1}));
+                             : cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(x), cx.b.shape_const({0}),
+                                                             cx.b.shape_const({1}), cx.b.shape_const({1})});
   const ValueId t_i_h =
       T >= 0 ? cx.b.shape_const({T, I, H}) : cx.b.concat({t_v, cx.b.shape_const({I, H})}, 0);
   // [n.., B, H] as a shape value: a constant when the batch size is static.
@@ -369,7 +370,9 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
     };
     // One step at time index t (an i64 scalar): updates h (and c) and returns Y's row [B, H].
     auto step = [&](ValueId t, ValueId& h, ValueId& c) -> ValueId {
-      auto xw_t = [&](int64_t g) { return cx.b.gather(ir::GatherKind::Axis, gates[g].xw, t, 0); };
+      auto xw_t = [&](int64_t g) {
+        return cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, 0, 0}, {gates[g].xw, t});
+      };
       auto hr = [&](int64_t g, ValueId hv) { return cx.b.matmul(hv, gates[g].rt, cdt); };
       ValueId ones = L.full(1);
       ValueId h_new, c_new = ir::kNoValue;

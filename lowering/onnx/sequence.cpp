@@ -27,11 +27,11 @@ using OK = ir::OptionalKind;
 
 ValueId seq_op(LowerCtx& cx, ir::SequenceKind kind, std::vector<ValueId> operands, const ir::Type& elem,
                int64_t axis) {
-  return cx.b.emit1(ir::SequenceAttrs{kind, axis, ir::TypeAttr{elem}}, std::move(operands));
+  return cx.b.emit1(ir::SequenceAttrs{kind, axis, elem}, std::move(operands));
 }
 
 ValueId opt_op(LowerCtx& cx, ir::OptionalKind kind, std::vector<ValueId> operands, const ir::Type& elem) {
-  return cx.b.emit1(ir::OptionalAttrs{kind, ir::TypeAttr{elem}}, std::move(operands));
+  return cx.b.emit1(ir::OptionalAttrs{kind, elem}, std::move(operands));
 }
 
 ir::Type join_types(const ir::Type& a, const ir::Type& b) {
@@ -144,7 +144,7 @@ bool made_empty(LowerCtx& cx, ValueId s) {
   const auto& nodes = cx.b.graph().body.nodes;
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
     if (it->outputs.size() == 1 && it->outputs[0] == s)
-      return it->op == ir::Op::Sequence && it->attr_enum("kind") == SK::Empty;
+      return it->op == ir::Op::Sequence && ir::attrs<ir::Op::Sequence>(*it).kind == SK::Empty;
   return false;
 }
 
@@ -240,13 +240,13 @@ ValueId split_squeezed(LowerCtx& cx, ValueId x, int64_t axis) {
   const ir::Type elem = ir::Type::tensor(xt.dtype, es);
   const ir::Type seq_t = ir::Type::sequence(elem);
   const ir::Type i64 = ir::Type::tensor(ir::DType::I64, {});
-  ValueId extent =
-      b.reshape(b.gather(ir::GatherKind::Axis, shape_value(cx, x), b.scalar_int(ir::DType::I64, axis), 0),
-                b.shape_const({}));
+  ValueId extent = b.reshape(b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, 0, 0},
+                                     {shape_value(cx, x), b.scalar_int(ir::DType::I64, axis)}),
+                             b.shape_const({}));
   std::vector<ValueId> p = b.begin_region({i64, seq_t});
   ir::Region cond = b.end_region({b.compare(CK::Lt, p[0], extent)});
   p = b.begin_region({i64, seq_t});
-  ValueId piece = b.gather(ir::GatherKind::Axis, x, p[0], axis);
+  ValueId piece = b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, axis, 0}, {x, p[0]});
   ValueId next = seq_op(cx, SK::Insert, {p[1], piece, p[0]}, elem);
   ir::Region body = b.end_region({b.binary(BK::Add, p[0], b.scalar_int(ir::DType::I64, 1)), next});
   std::vector<ValueId> r = b.while_({b.scalar_int(ir::DType::I64, 0), seq_op(cx, SK::Empty, {}, elem)},
@@ -269,8 +269,8 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
   ir::Shape es = xt.shape;
   es[axis] = ir::Dim::symbolic();
   const ir::Type elem = ir::Type::tensor(xt.dtype, es);
-  ValueId extent =
-      b.gather(ir::GatherKind::Axis, shape_value(cx, x), b.const_ints(ir::DType::I64, {1}, {axis}), 0);
+  ValueId extent = b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, 0, 0},
+                           {shape_value(cx, x), b.const_ints(ir::DType::I64, {1}, {axis})});
   ValueId sizes;
   if (!cx.has_input(n, 1)) {
     if (keepdims == 0) {
@@ -289,7 +289,7 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
       ValueId one = b.scalar_int(ir::DType::I64, 1);
       ValueId count = b.binary(BK::Div, b.binary(BK::Sub, b.binary(BK::Add, d, split), one), split);
       ValueId count_shape = b.reshape(count, b.shape_const({1}));
-      ValueId j = b.iota(count_shape, ir::DType::I64, 0);
+      ValueId j = b.emit1(ir::IotaAttrs{ir::DType::I64, 0}, {count_shape});
       ValueId rest = b.binary(BK::Sub, b.broadcast(d, count_shape, {}),
                               b.binary(BK::Mul, j, b.broadcast(split, count_shape, {})));
       sizes = b.binary(BK::Min, rest, b.broadcast(split, count_shape, {}));

@@ -36,8 +36,8 @@ ValueId shape_from(LowerCtx& cx, ValueId x, const std::vector<DimSrc>& dims) {
   std::vector<ValueId> parts;
   for (const DimSrc& d : dims) {
     if (d.from >= 0)
-      parts.push_back(
-          cx.b.slice(shape, cx.b.shape_const({d.from}), cx.b.shape_const({1}), cx.b.shape_const({1})));
+      parts.push_back(cx.b.emit1(ir::SliceAttrs{}, {shape, cx.b.shape_const({d.from}), cx.b.shape_const({1}),
+                                                    cx.b.shape_const({1})}));
     else
       parts.push_back(cx.b.shape_const({d.size}));
   }
@@ -156,7 +156,8 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
   if (!allowzero && r > 0) {
     ValueId xs_k = xs;
     if (k < r)
-      xs_k = cx.b.slice(xs, cx.b.shape_const({0}), cx.b.shape_const({k}), cx.b.shape_const({1}));
+      xs_k = cx.b.emit1(ir::SliceAttrs{},
+                        {xs, cx.b.shape_const({0}), cx.b.shape_const({k}), cx.b.shape_const({1})});
     else if (k > r)
       xs_k = cx.b.concat({xs, cx.b.const_ints(ir::DType::I64, {k - r}, std::vector<int64_t>(k - r, 0))}, 0);
     s = cx.b.select(cx.b.compare(ir::CompareKind::Eq, s,
@@ -306,8 +307,8 @@ Status lower_flatten(LowerCtx& cx, const OnnxNode& n) {
         p *= s[i].size;
     }
     if (known) return cx.b.shape_const({p});
-    ValueId part = cx.b.slice(cx.b.shape_of(x), cx.b.shape_const({from}), cx.b.shape_const({to - from}),
-                              cx.b.shape_const({1}));
+    ValueId part = cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(x), cx.b.shape_const({from}),
+                                                 cx.b.shape_const({to - from}), cx.b.shape_const({1})});
     return cx.b.reshape(cx.b.reduce(ir::ReduceKind::Prod, part, {0}), cx.b.shape_const({1}));
   };
   cx.set_output(n, 0, cx.b.reshape(x, cx.b.concat({prod(0, axis), prod(axis, r)}, 0)));

@@ -301,7 +301,8 @@ Status lower_stft(LowerCtx& cx, const OnnxNode& n) {
     for (int64_t j = 0; j < fl; ++j) idx.push_back(f * step + j);
   const ir::DType dt = cx.type(x).dtype;
   ValueId xc = to_compute(cx, x);
-  ValueId fr = cx.b.gather(ir::GatherKind::Axis, xc, cx.b.const_ints(ir::DType::I64, {frames, fl}, idx), 1);
+  ValueId fr = cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, 1, 0},
+                          {xc, cx.b.const_ints(ir::DType::I64, {frames, fl}, idx)});
   const Ints fdims = {dims[0], frames, fl, c};
   if (window != ir::kNoValue) {
     ValueId wv = to_compute(cx, window);

@@ -49,7 +49,7 @@ void slice_dynamic(LowerCtx& cx, ValueId x, const SliceArgs& a, ValueId* start_f
   const int64_t k = static_cast<int64_t>(a.axes.size());
   ValueId dims_all = b.shape_of(x);
   ValueId axes_v = b.const_ints(ir::DType::I64, {k}, a.axes);
-  ValueId d = b.gather(ir::GatherKind::Axis, dims_all, axes_v, 0);
+  ValueId d = b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, 0, 0}, {dims_all, axes_v});
   auto c = [&](int64_t v) {
     return b.const_ints(ir::DType::I64, {k}, std::vector<int64_t>(static_cast<size_t>(k), v));
   };
@@ -73,7 +73,7 @@ void slice_dynamic(LowerCtx& cx, ValueId x, const SliceArgs& a, ValueId* start_f
   // Full-rank vectors: sliced axes take the computed entries, others the whole dim.
   std::vector<ValueId> sp, zp, tp;
   auto pick = [&](ValueId v, int64_t i) {
-    return b.slice(v, b.shape_const({i}), b.shape_const({1}), b.shape_const({1}));
+    return b.emit1(ir::SliceAttrs{}, {v, b.shape_const({i}), b.shape_const({1}), b.shape_const({1})});
   };
   for (int64_t j = 0; j < r; ++j) {
     auto it = std::find(a.axes.begin(), a.axes.end(), j);
@@ -165,7 +165,8 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
       ValueId m = cx.b.cast(cx.b.const_ints(ir::DType::I64, {r}, mask), ir::DType::Bool);
       size_v = cx.b.select(m, cx.b.shape_of(x), cx.b.shape_const(lit));
     }
-    cx.set_output(n, 0, cx.b.slice(x, cx.b.shape_const(start), size_v, cx.b.shape_const(stride)));
+    cx.set_output(
+        n, 0, cx.b.emit1(ir::SliceAttrs{}, {x, cx.b.shape_const(start), size_v, cx.b.shape_const(stride)}));
     return Status::ok();
   }
   auto vec = [&](const std::optional<std::vector<int64_t>>& c, ValueId v) {
@@ -176,7 +177,7 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
   a.steps = vec(a.steps_c, a.steps);
   ValueId s, z, t;
   slice_dynamic(cx, x, a, &s, &z, &t);
-  cx.set_output(n, 0, cx.b.slice(x, s, z, t));
+  cx.set_output(n, 0, cx.b.emit1(ir::SliceAttrs{}, {x, s, z, t}));
   return Status::ok();
 }
 
@@ -236,7 +237,8 @@ Status lower_split(LowerCtx& cx, const OnnxNode& n) {
       ValueId m = cx.b.cast(cx.b.const_ints(ir::DType::I64, {r}, mask), ir::DType::Bool);
       size_v = cx.b.select(m, cx.b.shape_of(x), cx.b.shape_const(lit));
     }
-    cx.set_output(n, i, cx.b.slice(x, cx.b.shape_const(start), size_v, cx.b.shape_const(stride)));
+    cx.set_output(
+        n, i, cx.b.emit1(ir::SliceAttrs{}, {x, cx.b.shape_const(start), size_v, cx.b.shape_const(stride)}));
     offset += sizes[i];
   }
   return Status::ok();

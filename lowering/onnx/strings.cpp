@@ -116,9 +116,9 @@ Status lower_string_normalizer(LowerCtx& cx, const OnnxNode& n) {
       cx.b.reshape(cx.b.compare(CK::Eq, kept, cx.b.scalar_int(DType::I64, 0)), cx.b.shape_const({1}));
   ValueId cand = cx.b.concat({flat, string_const(cx, {""}, {1})}, 0);
   ValueId mask = cx.b.concat({keep, none}, 0);
-  ValueId nz = cx.b.nonzero(mask);  // [1, K]
+  ValueId nz = cx.b.emit1(ir::NonZeroAttrs{}, {mask});  // [1, K]
   ValueId pos = cx.b.reshape(nz, static_slice(cx, cx.b.shape_of(nz), {1}, {1}));
-  ValueId y = cx.b.gather(ir::GatherKind::Axis, cand, pos, 0);
+  ValueId y = cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, 0, 0}, {cand, pos});
   if (kind) y = string_op(cx, *kind, {y});
   if (r == 2) y = cx.b.reshape(y, cx.b.concat({cx.b.shape_const({1}), cx.b.shape_of(y)}, 0));
   cx.set_output(n, 0, y);
@@ -231,7 +231,8 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
     ValueId all_counts = counts.size() == 1 ? counts[0] : cx.b.concat(counts, 1);
     ValueId idx =
         cx.b.broadcast(cx.b.const_ints(DType::I64, {np}, columns), cx.b.shape_const({rows, np}), {1});
-    freq = cx.b.scatter(ir::GatherKind::Elements, freq, idx, all_counts, 1, ir::ScatterReduction::Add);
+    freq = cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Elements, 1, ir::ScatterReduction::Add},
+                      {freq, idx, all_counts});
   }
   ValueId tf = cx.b.cast(freq, DType::F32);
   ValueId y = tf;

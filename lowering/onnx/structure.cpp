@@ -16,7 +16,9 @@ using CK = ir::CompareKind;
 
 namespace {
 
-ValueId iota(LowerCtx& cx, ValueId shape, ir::DType dt, int64_t axis) { return cx.b.iota(shape, dt, axis); }
+ValueId iota(LowerCtx& cx, ValueId shape, ir::DType dt, int64_t axis) {
+  return cx.b.emit1(ir::IotaAttrs{dt, axis}, {shape});
+}
 
 // Range: n = max(ceil((limit - start) / delta), 0); y[i] = start + i * delta.
 Status lower_range(LowerCtx& cx, const OnnxNode& n) {
@@ -121,9 +123,9 @@ Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
     if (i != axis) dims.push_back(i);
   ValueId hot = cx.b.compare(CK::Eq, iota(cx, shape, ir::DType::I64, axis), cx.b.broadcast(i64, shape, dims));
   auto pick = [&](int64_t i) {
-    return cx.b.reshape(
-        cx.b.slice(values, cx.b.shape_const({i}), cx.b.shape_const({1}), cx.b.shape_const({1})),
-        cx.b.shape_const({}));
+    return cx.b.reshape(cx.b.emit1(ir::SliceAttrs{}, {values, cx.b.shape_const({i}), cx.b.shape_const({1}),
+                                                      cx.b.shape_const({1})}),
+                        cx.b.shape_const({}));
   };
   cx.set_output(n, 0,
                 cx.b.select(hot, cx.b.broadcast(pick(1), shape, {}), cx.b.broadcast(pick(0), shape, {})));
@@ -185,7 +187,7 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   PLUMB_ASSIGN_OR_RETURN(std::string mode, n.attr_string("mode", "constant"));
-  int m;
+  ir::PadMode m;
   if (mode == "constant")
     m = ir::PadMode::Constant;
   else if (mode == "reflect")
@@ -235,9 +237,10 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
       if (hi[i] < 0) size[i] += hi[i], hi[i] = 0;
       if (size[i] < 0) return cx.invalid("Pad crops more than the dim");
     }
-    x = cx.b.slice(x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride));
+    x = cx.b.emit1(ir::SliceAttrs{},
+                   {x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
   }
-  cx.set_output(n, 0, cx.b.pad(x, cx.b.shape_const(lo), cx.b.shape_const(hi), value, m));
+  cx.set_output(n, 0, cx.b.emit1(ir::PadAttrs{m}, {x, cx.b.shape_const(lo), cx.b.shape_const(hi), value}));
   return Status::ok();
 }
 
@@ -246,7 +249,7 @@ Status lower_non_zero(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   if (rank_of(cx, x) == 0) x = cx.b.reshape(x, cx.b.shape_const({1}));
-  cx.set_output(n, 0, cx.b.nonzero(x));
+  cx.set_output(n, 0, cx.b.emit1(ir::NonZeroAttrs{}, {x}));
   return Status::ok();
 }
 
@@ -255,9 +258,9 @@ Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), cond = cx.input(n, 1);
   if (!cx.b.ok()) return Status::ok();
   // nonzero gives [1, n]; reshape to [n] with n read from its shape.
-  ValueId nz = cx.b.nonzero(cond);
-  ValueId count =
-      cx.b.slice(cx.b.shape_of(nz), cx.b.shape_const({1}), cx.b.shape_const({1}), cx.b.shape_const({1}));
+  ValueId nz = cx.b.emit1(ir::NonZeroAttrs{}, {cond});
+  ValueId count = cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(nz), cx.b.shape_const({1}),
+                                                cx.b.shape_const({1}), cx.b.shape_const({1})});
   ValueId pos = cx.b.reshape(nz, count);
   if (!n.has_attr("axis")) {
     const int64_t total = ir::shape_num_elements(cx.type(x).shape);
@@ -297,8 +300,9 @@ Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
   std::vector<int64_t> size = static_dims(xt);
   size[axis] = *k;
   auto first_k = [&](ValueId v) {
-    return cx.b.slice(v, cx.b.shape_const(std::vector<int64_t>(r, 0)), cx.b.shape_const(size),
-                      cx.b.shape_const(std::vector<int64_t>(r, 1)));
+    return cx.b.emit1(ir::SliceAttrs{},
+                      {v, cx.b.shape_const(std::vector<int64_t>(r, 0)), cx.b.shape_const(size),
+                       cx.b.shape_const(std::vector<int64_t>(r, 1))});
   };
   if (sorted.size() < 2) return Status::ok();
   cx.set_output(n, 0, first_k(sorted[0]));
@@ -308,8 +312,8 @@ Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
 
 // The extents of x's dims `first`.. as a value broadcastable over the last dim of `idx`.
 ValueId nd_extents(LowerCtx& cx, ValueId x, ValueId idx, int64_t first, int64_t m) {
-  ValueId dims =
-      cx.b.slice(shape_value(cx, x), cx.b.shape_const({first}), cx.b.shape_const({m}), cx.b.shape_const({1}));
+  ValueId dims = cx.b.emit1(ir::SliceAttrs{}, {shape_value(cx, x), cx.b.shape_const({first}),
+                                               cx.b.shape_const({m}), cx.b.shape_const({1})});
   if (cx.type(idx).dtype != ir::DType::I64) dims = cx.b.cast(dims, cx.type(idx).dtype);
   return cx.b.broadcast(dims, shape_value(cx, idx), {rank_of(cx, idx) - 1});
 }
@@ -321,11 +325,11 @@ Status lower_gather_nd(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type it = cx.type(idx);
   if (!it.shape.back().is_static()) return cx.unsupported("GatherND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, batch_dims, it.shape.back().size));
-  cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Nd, x, idx, 0, batch_dims));
+  cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Nd, 0, batch_dims}, {x, idx}));
   return Status::ok();
 }
 
-Expected<int> reduction_of(const OnnxNode& n) {
+Expected<ir::ScatterReduction> reduction_of(const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(std::string red, n.attr_string("reduction", "none"));
   if (red == "none") return ir::ScatterReduction::None;
   if (red == "add") return ir::ScatterReduction::Add;
@@ -339,25 +343,25 @@ Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), idx = cx.input(n, 1), upd = cx.input(n, 2);
   if (!cx.b.ok()) return Status::ok();
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
-  PLUMB_ASSIGN_OR_RETURN(int red, reduction_of(n));
+  PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
-  ValueId ext =
-      cx.b.slice(shape_value(cx, x), cx.b.shape_const({axis}), cx.b.shape_const({1}), cx.b.shape_const({1}));
+  ValueId ext = cx.b.emit1(ir::SliceAttrs{}, {shape_value(cx, x), cx.b.shape_const({axis}),
+                                              cx.b.shape_const({1}), cx.b.shape_const({1})});
   ext = cx.b.reshape(ext, cx.b.shape_const({}));
   if (cx.type(idx).dtype != ir::DType::I64) ext = cx.b.cast(ext, cx.type(idx).dtype);
   idx = fix_negative(cx, idx, cx.b.broadcast(ext, shape_value(cx, idx), {}));
-  cx.set_output(n, 0, cx.b.scatter(ir::GatherKind::Elements, x, idx, upd, axis, red));
+  cx.set_output(n, 0, cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Elements, axis, red}, {x, idx, upd}));
   return Status::ok();
 }
 
 Status lower_scatter_nd(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), idx = cx.input(n, 1), upd = cx.input(n, 2);
   if (!cx.b.ok()) return Status::ok();
-  PLUMB_ASSIGN_OR_RETURN(int red, reduction_of(n));
+  PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
   const ir::Type it = cx.type(idx);
   if (!it.shape.back().is_static()) return cx.unsupported("ScatterND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, 0, it.shape.back().size));
-  cx.set_output(n, 0, cx.b.scatter(ir::GatherKind::Nd, x, idx, upd, 0, red));
+  cx.set_output(n, 0, cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Nd, 0, red}, {x, idx, upd}));
   return Status::ok();
 }
 
@@ -424,7 +428,7 @@ Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
   ValueId len = cx.b.broadcast(cx.b.cast(lens, ir::DType::I64), shape, {batch_axis});
   ValueId rev = cx.b.binary(BK::Sub, cx.b.binary(BK::Sub, len, splat(cx, 1, len)), t);
   ValueId idx = cx.b.select(cx.b.compare(CK::Lt, t, len), rev, t);
-  cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Elements, x, idx, time_axis));
+  cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, time_axis, 0}, {x, idx}));
   return Status::ok();
 }
 
@@ -454,8 +458,10 @@ Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
       hi[a] = t - d[a] - lo[a];
     }
   }
-  ValueId y = cx.b.slice(x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride));
-  y = cx.b.pad(y, cx.b.shape_const(lo), cx.b.shape_const(hi), scalar_like(cx, 0, x), ir::PadMode::Constant);
+  ValueId y = cx.b.emit1(ir::SliceAttrs{},
+                         {x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
+  y = cx.b.emit1(ir::PadAttrs{ir::PadMode::Constant},
+                 {y, cx.b.shape_const(lo), cx.b.shape_const(hi), scalar_like(cx, 0, x)});
   cx.set_output(n, 0, y);
   return Status::ok();
 }

@@ -42,7 +42,7 @@ ValueId pick(LowerCtx& cx, ValueId x, int64_t axis, const Ints& idx) {
 }
 
 ValueId take(LowerCtx& cx, ValueId x, int64_t axis, int64_t idx) {
-  return cx.b.gather(ir::GatherKind::Axis, x, cx.b.scalar_int(DType::I64, idx), axis);
+  return cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, axis, 0}, {x, cx.b.scalar_int(DType::I64, idx)});
 }
 
 ValueId cast_to(LowerCtx& cx, ValueId v, DType dt) { return cx.type(v).dtype == dt ? v : cx.b.cast(v, dt); }
@@ -53,8 +53,8 @@ ValueId lead_dims(LowerCtx& cx, ValueId x, int64_t k) {
   Ints st;
   for (int64_t i = 0; i < k; ++i) {
     if (!t.shape[static_cast<size_t>(i)].is_static())
-      return cx.b.slice(cx.b.shape_of(x), cx.b.shape_const({0}), cx.b.shape_const({k}),
-                        cx.b.shape_const({1}));
+      return cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(x), cx.b.shape_const({0}), cx.b.shape_const({k}),
+                                           cx.b.shape_const({1})});
     st.push_back(t.shape[static_cast<size_t>(i)].size);
   }
   return cx.b.shape_const(st);

@@ -75,7 +75,9 @@ TEST(InferUnary, C2DtypeTable) {
       auto r = run_infer(Op::Unary, {kind(row.k)}, {t(dt, {3})});
       EXPECT_EQ(r.types.has_value(), row.ok)
           << dtype_name(dt) << " kind " << enum_value_name("UnaryKind", row.k);
-      if (!row.ok) EXPECT_EQ(r.label(), "unary.C2");
+      if (!row.ok) {
+        EXPECT_EQ(r.label(), "unary.C2");
+      }
     }
   }
 }
@@ -133,7 +135,9 @@ TEST(InferBinary, C4DtypeTable) {
       auto r = run_infer(Op::Binary, {kind(row.k)}, {t(dt, {2}), t(dt, {2})});
       EXPECT_EQ(r.types.has_value(), row.ok)
           << dtype_name(dt) << " kind " << enum_value_name("BinaryKind", row.k);
-      if (!row.ok) EXPECT_EQ(r.label(), "binary.C4");
+      if (!row.ok) {
+        EXPECT_EQ(r.label(), "binary.C4");
+      }
     }
   }
 }
@@ -167,7 +171,9 @@ TEST(InferCompare, C4DtypeTable) {
       const bool ok = k == CompareKind::Eq || k == CompareKind::Ne || ordered;
       auto r = run_infer(Op::Compare, {kind(k)}, {t(dt, {2}), t(dt, {2})});
       EXPECT_EQ(r.types.has_value(), ok) << dtype_name(dt) << " kind " << k;
-      if (!ok) EXPECT_EQ(r.label(), "compare.C4");
+      if (!ok) {
+        EXPECT_EQ(r.label(), "compare.C4");
+      }
     }
   }
 }
@@ -243,7 +249,9 @@ TEST(InferBitcast, SameWidthPairs) {
       const bool ok = dtype_bits(from) == dtype_bits(to);
       auto rr = run_infer(Op::Bitcast, {Attr{"to", to}}, {t(from, {})});
       EXPECT_EQ(rr.types.has_value(), ok) << dtype_name(from) << "->" << dtype_name(to);
-      if (!ok) EXPECT_EQ(rr.label(), "bitcast.C3");
+      if (!ok) {
+        EXPECT_EQ(rr.label(), "bitcast.C3");
+      }
     }
   EXPECT_TRUE(run_infer(Op::Bitcast, {Attr{"to", DType::U8}}, {t(DType::Bool, {1})}).types.has_value());
   EXPECT_TRUE(run_infer(Op::Bitcast, {Attr{"to", DType::I4}}, {t(DType::F4E2M1, {1})}).types.has_value());

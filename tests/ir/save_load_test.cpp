@@ -164,8 +164,12 @@ TEST(SaveLoad, EveryDtypeAndAttributeKindRoundTrips) {
     const ConstantData& b = loaded->constants[i];
     EXPECT_EQ(a.type, b.type);
     ASSERT_EQ(a.size, b.size);
-    if (a.size) EXPECT_EQ(std::memcmp(a.data, b.data, a.size), 0) << "constant " << i;
-    if (b.size) EXPECT_EQ((b.data - buf->data()) % 64, 0);
+    if (a.size) {
+      EXPECT_EQ(std::memcmp(a.data, b.data, a.size), 0) << "constant " << i;
+    }
+    if (b.size) {
+      EXPECT_EQ((b.data - buf->data()) % 64, 0);
+    }
   }
 }
 

@@ -31,7 +31,7 @@ rt::RtValue Present(rt::Tensor t) {
 rt::RtValue Absent() { return rt::OptionalValue{kF32x2, nullptr}; }
 
 rt::RtValue SeqOf(const ir::Type& elem, std::vector<rt::Tensor> items) {
-  return rt::SequenceValue{elem, std::move(items)};
+  return rt::SequenceValue{elem, std::move(items), {}};
 }
 
 TEST(LowerOptionalInput, HasElementPresentAndAbsent) {

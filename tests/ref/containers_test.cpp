@@ -22,7 +22,7 @@ KernelRun seq(ir::SequenceKind kind, int64_t axis = 0, ir::Type elem = kF32Any) 
 }
 
 SequenceValue two_items() {
-  return SequenceValue{kF32Any, {make_tensor<float>({2}, {1, 2}), make_tensor<float>({3}, {3, 4, 5})}};
+  return SequenceValue{kF32Any, {make_tensor<float>({2}, {1, 2}), make_tensor<float>({3}, {3, 4, 5})}, {}};
 }
 
 Tensor pos(int64_t p) { return make_tensor<int64_t>({}, {p}); }
@@ -48,7 +48,7 @@ TEST(RefSequence, ConstructLengthConcat) {
 
 TEST(RefSequence, StackAlongInnerAxis) {
   const ir::Type elem = ir::Type::tensor(ir::DType::F32, {2});
-  SequenceValue s{elem, {make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {3, 4})}};
+  SequenceValue s{elem, {make_tensor<float>({2}, {1, 2}), make_tensor<float>({2}, {3, 4})}, {}};
   auto r = seq(ir::SequenceKind::StackAxis, 1, elem).input(s).run();
   ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
   EXPECT_EQ(r.out(0).shape, (std::vector<int64_t>{2, 2}));
@@ -57,7 +57,8 @@ TEST(RefSequence, StackAlongInnerAxis) {
 
 TEST(RefSequence, ConcatAlongAxisOneOfMatrices) {
   const ir::Type elem = ir::Type::tensor(ir::DType::I64, {2, ir::Dim::symbolic()});
-  SequenceValue s{elem, {make_tensor<int64_t>({2, 1}, {1, 2}), make_tensor<int64_t>({2, 2}, {3, 4, 5, 6})}};
+  SequenceValue s{
+      elem, {make_tensor<int64_t>({2, 1}, {1, 2}), make_tensor<int64_t>({2, 2}, {3, 4, 5, 6})}, {}};
   auto r = seq(ir::SequenceKind::ConcatAxis, 1, elem).input(s).run();
   ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
   EXPECT_EQ(r.out(0).shape, (std::vector<int64_t>{2, 3}));
@@ -66,7 +67,8 @@ TEST(RefSequence, ConcatAlongAxisOneOfMatrices) {
 
 TEST(RefSequence, InsertAtEraseOfStrings) {
   const ir::Type elem = ir::Type::tensor(ir::DType::String, {ir::Dim::symbolic()});
-  SequenceValue s{elem, {make_tensor<std::string>({1}, {"a"}), make_tensor<std::string>({2}, {"b", "c"})}};
+  SequenceValue s{
+      elem, {make_tensor<std::string>({1}, {"a"}), make_tensor<std::string>({2}, {"b", "c"})}, {}};
   auto ins = seq(ir::SequenceKind::Insert, 0, elem)
                  .input(s)
                  .input(make_tensor<std::string>({1}, {"z"}))
@@ -116,7 +118,7 @@ TEST(RefSequence, R2PositionOutOfRange) {
 }
 
 TEST(RefSequence, R3JoinOfEmptySequence) {
-  EXPECT_EQ(seq(ir::SequenceKind::ConcatAxis).input(SequenceValue{kF32Any, {}}).run().status.label(),
+  EXPECT_EQ(seq(ir::SequenceKind::ConcatAxis).input(SequenceValue{kF32Any, {}, {}}).run().status.label(),
             "sequence.R3");
 }
 

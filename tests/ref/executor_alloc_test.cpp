@@ -21,6 +21,9 @@ long g_allocations = 0;
 #define PLUMB_COUNT_ALLOCATIONS 0
 #else
 #define PLUMB_COUNT_ALLOCATIONS 1
+// These replacements pair malloc with free by design; GCC cannot see that operator new here is
+// malloc and warns about every delete (-Wmismatched-new-delete).
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(std::size_t n) {
   if (g_counting) ++g_allocations;
   if (void* p = std::malloc(n ? n : 1)) return p;

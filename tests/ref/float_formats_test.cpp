@@ -25,7 +25,9 @@ int check_round_trip_8(Narrow narrow, bool skip_inf_on_saturate) {
       continue;
     }
     EXPECT_EQ(narrow(v, false).bits, c) << "code " << c << " value " << v;
-    if (!(skip_inf_on_saturate && std::isinf(v))) EXPECT_EQ(narrow(v, true).bits, c) << "code " << c;
+    if (!(skip_inf_on_saturate && std::isinf(v))) {
+      EXPECT_EQ(narrow(v, true).bits, c) << "code " << c;
+    }
   }
   return nans;
 }
