@@ -64,7 +64,7 @@ TEST(InferUnary, C2DtypeTable) {
     const bool f = is_float(dt) && dt != DType::F8E8M0, s = is_signed_int(dt), i = is_int(dt),
                b = is_bool(dt);
     const struct {
-      int k;
+      UnaryKind k;
       bool ok;
     } rows[] = {{UnaryKind::Neg, s || f}, {UnaryKind::Abs, s || f}, {UnaryKind::Sign, i || f},
                 {UnaryKind::Not, b || i}, {UnaryKind::Floor, f},    {UnaryKind::Ceil, f},
@@ -74,7 +74,7 @@ TEST(InferUnary, C2DtypeTable) {
     for (const auto& row : rows) {
       auto r = run_infer(Op::Unary, {kind(row.k)}, {t(dt, {3})});
       EXPECT_EQ(r.types.has_value(), row.ok)
-          << dtype_name(dt) << " kind " << enum_value_name("UnaryKind", row.k);
+          << dtype_name(dt) << " kind " << enum_name(row.k);
       if (!row.ok) {
         EXPECT_EQ(r.label(), "unary.C2");
       }
@@ -124,7 +124,7 @@ TEST(InferBinary, C4DtypeTable) {
     const bool f = is_float(dt) && dt != DType::F8E8M0, i = is_int(dt), u = is_unsigned_int(dt),
                b = is_bool(dt);
     const struct {
-      int k;
+      BinaryKind k;
       bool ok;
     } rows[] = {{BinaryKind::Add, i || f}, {BinaryKind::Sub, i || f}, {BinaryKind::Mul, i || f},
                 {BinaryKind::Div, i || f}, {BinaryKind::Rem, i || f}, {BinaryKind::Pow, i || f},
@@ -134,7 +134,7 @@ TEST(InferBinary, C4DtypeTable) {
     for (const auto& row : rows) {
       auto r = run_infer(Op::Binary, {kind(row.k)}, {t(dt, {2}), t(dt, {2})});
       EXPECT_EQ(r.types.has_value(), row.ok)
-          << dtype_name(dt) << " kind " << enum_value_name("BinaryKind", row.k);
+          << dtype_name(dt) << " kind " << enum_name(row.k);
       if (!row.ok) {
         EXPECT_EQ(r.label(), "binary.C4");
       }
@@ -168,7 +168,7 @@ TEST(InferCompare, C4DtypeTable) {
   for (DType dt : all_dtypes()) {
     const bool ordered = is_int(dt) || is_float(dt);
     for (int k = 0; k < enum_size("CompareKind"); ++k) {
-      const bool ok = k == CompareKind::Eq || k == CompareKind::Ne || ordered;
+      const bool ok = k == code_of(CompareKind::Eq) || k == code_of(CompareKind::Ne) || ordered;
       auto r = run_infer(Op::Compare, {kind(k)}, {t(dt, {2}), t(dt, {2})});
       EXPECT_EQ(r.types.has_value(), ok) << dtype_name(dt) << " kind " << k;
       if (!ok) {
