@@ -1,10 +1,10 @@
-#include "tools/onnx/check_report.h"
+#include "check/report.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
@@ -160,13 +160,60 @@ std::string hist_svg(const ErrorStats& s) {
 
 }  // namespace
 
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::match: return "match";
+    case Verdict::mismatch: return "mismatch";
+    case Verdict::inconclusive: return "inconclusive";
+  }
+  return "?";
+}
+
 std::string CheckReport::node_place(int node) const {
   if (node < 0 || static_cast<size_t>(node) >= nodes.size()) return "";
   const OnnxNodeInfo& n = nodes[node];
   return "node '" + n.name + "' (" + n.op_type + "-" + std::to_string(n.opset) + ")";
 }
 
+namespace {
+
+// The compared tensor that is core value v.
+std::string row_name(const CheckReport& r, ir::ValueId v) {
+  for (const TensorRow& row : r.rows)
+    if (row.value == v) return row.name;
+  return "?";
+}
+
+}  // namespace
+
+bool CheckReport::localized() const { return first >= 0 && rows[first].node >= 0 && span.nodes.size() <= 1; }
+
+std::string CheckReport::divergence_text() const {
+  if (first < 0) return "";
+  const TensorRow& f = rows[first];
+  if (f.node < 0) return "tensor '" + f.name + "'";
+  if (localized()) return node_place(f.node);
+  const std::string from = span.agreeing.empty()
+                               ? std::string("the graph inputs")
+                               : "the last agreeing tensor '" + row_name(*this, span.agreeing.back()) + "'";
+  std::string list;
+  constexpr size_t kListed = 8;
+  for (size_t k = 0; k < span.nodes.size() && k < kListed; ++k) {
+    const OnnxNodeInfo& n = nodes[span.nodes[k]];
+    list += (k ? ", '" : "'") + n.name + "' (" + n.op_type + "-" + std::to_string(n.opset) + ")";
+  }
+  if (span.nodes.size() > kListed) list += strfmt(", and %zu more", span.nodes.size() - kListed);
+  return "between " + from + " and the first differing tensor '" + f.name + "' (" +
+         std::to_string(span.nodes.size()) + " nodes: " + list + ")";
+}
+
 void print_report(const CheckReport& r, std::FILE* out) {
+  if (!r.note.empty()) std::fprintf(out, "note: %s\n", r.note.c_str());
+  for (const std::string& name : r.specialized)
+    std::fprintf(out,
+                 "note: lowered for the given value of input '%s' (spec/onnx-rulings.md R1: the verdict "
+                 "holds for that value)\n",
+                 name.c_str());
   // verdict, category (local when isolated), carried statistics, local max abs, bound ratio
   std::fprintf(out, "%-4s  %-8s  %-8s  %-9s  %-9s  %-9s  %-13s  %-7s  %-9s  %-8s  %s\n", "", "local",
                "carried", "max abs", "max rel", "max ulp", "mismatch", "nan/inf", "local abs", "x bound",
@@ -206,16 +253,22 @@ void print_report(const CheckReport& r, std::FILE* out) {
                  r.isolated ? " (each node also checked on its expected inputs)" : "");
     return;
   }
+  if (r.first < 0) {
+    std::fprintf(out, "%s: %s\n", verdict_name(r.verdict), r.inconclusive_reason.c_str());
+    return;
+  }
   const TensorRow& f = r.rows[r.first];
-  if (f.node >= 0)
-    std::fprintf(out, "first divergence: %s\n", r.node_place(f.node).c_str());
-  else
-    std::fprintf(out, "first divergence: tensor '%s'\n", f.name.c_str());
+  std::fprintf(out, "first divergence: %s\n", r.divergence_text().c_str());
   const ErrorStats& d = r.first_kind == "local" ? f.local : f.carried;
+  const bool local = r.first_kind == "local";
+  const char* where =
+      r.localized() ? (local ? "local (its inputs agree: the node itself differs)"
+                             : "end to end (its inputs were compared and agree within the tolerance)")
+                    : (local ? "in that span (its nodes ran on the expected values where given; the tensors "
+                               "between were not compared)"
+                             : "end to end, in that span (the tensors between were not compared)");
   std::fprintf(out, "  tensor '%s': %s error, %s (%lld of %lld elements beyond the noise bound)\n",
-               f.name.c_str(),
-               r.first_kind == "local" ? "local (its inputs agree: the node itself differs)"
-                                       : "end to end (no intermediates fed forward)",
+               f.name.c_str(), where,
                d.category() == "semantic" ? "semantic error" : "numerical noise beyond the tolerance",
                (long long)d.beyond_noise, (long long)d.elements);
   std::fprintf(out, "  minimum tolerance that would pass: atol %s (rtol 0) or rtol %s (atol 0)%s\n",
@@ -228,18 +281,35 @@ void print_report(const CheckReport& r, std::FILE* out) {
 
 std::string report_json(const CheckReport& r) {
   std::ostringstream o;
-  o << "{\n  \"model\": " << json_str(r.model)
-    << ",\n  \"verdict\": " << json_str(r.match() ? "match" : "mismatch")
-    << ",\n  \"tolerance\": " << json_str(r.tolerance)
+  o << "{\n  \"model\": " << json_str(r.model) << ",\n  \"verdict\": " << json_str(verdict_name(r.verdict))
+    << ",\n  \"inconclusive_reason\": " << json_str(r.inconclusive_reason)
+    << ",\n  \"tolerance\": " << json_str(r.tolerance) << ",\n  \"note\": " << json_str(r.note)
+    << ",\n  \"specialized_inputs\": [";
+  for (size_t k = 0; k < r.specialized.size(); ++k) o << (k ? ", " : "") << json_str(r.specialized[k]);
+  o << "]"
     << ",\n  \"isolated\": " << (r.isolated ? "true" : "false") << ",\n  \"first_divergence\": ";
-  if (r.match()) {
+  if (r.first < 0) {
     o << "null";
   } else {
+    // node, op_type and opset name the node only when the divergence is localized on it; otherwise
+    // "span" says which nodes it lies between (DESIGN.md §7: scripts read first_divergence.node).
     const TensorRow& f = r.rows[r.first];
-    o << "{\"node\": " << json_str(f.node >= 0 ? r.nodes[f.node].name : "")
-      << ", \"op_type\": " << json_str(f.node >= 0 ? r.nodes[f.node].op_type : "")
-      << ", \"opset\": " << (f.node >= 0 ? r.nodes[f.node].opset : 0) << ", \"tensor\": " << json_str(f.name)
-      << ", \"kind\": " << json_str(r.first_kind) << "}";
+    const bool one = r.localized();
+    o << "{\"node\": " << (one ? json_str(r.nodes[f.node].name) : "null")
+      << ", \"op_type\": " << (one ? json_str(r.nodes[f.node].op_type) : "null")
+      << ", \"opset\": " << (one ? std::to_string(r.nodes[f.node].opset) : "null")
+      << ", \"tensor\": " << json_str(f.name) << ", \"kind\": " << json_str(r.first_kind)
+      << ", \"localized\": " << (one ? "true" : "false") << ", \"text\": " << json_str(r.divergence_text())
+      << ",\n    \"span\": {\"after\": [";
+    for (size_t k = 0; k < r.span.agreeing.size(); ++k)
+      o << (k ? ", " : "") << json_str(row_name(r, r.span.agreeing[k]));
+    o << "], \"from_graph_inputs\": " << (r.span.from_graph_inputs ? "true" : "false") << ", \"nodes\": [";
+    for (size_t k = 0; k < r.span.nodes.size(); ++k) {
+      const OnnxNodeInfo& n = r.nodes[r.span.nodes[k]];
+      o << (k ? ", " : "") << "{\"name\": " << json_str(n.name) << ", \"op_type\": " << json_str(n.op_type)
+        << ", \"opset\": " << n.opset << "}";
+    }
+    o << "]}}";
   }
   o << ",\n  \"tensors\": [";
   for (size_t k = 0; k < r.rows.size(); ++k) {
@@ -271,13 +341,19 @@ std::string report_html(const CheckReport& r) {
        "code{font-size:12px}</style></head><body>\n";
   o << "<h1>plumb check</h1>\n<p>Model <code>" << html(r.model) << "</code>, tolerance " << html(r.tolerance)
     << (r.isolated ? ", each node also evaluated on the expected values of its inputs" : "") << ".</p>\n";
+  for (const std::string& name : r.specialized)
+    o << "<p>Lowered for the given value of input <code>" << html(name)
+      << "</code> (spec/onnx-rulings.md R1): the verdict holds for that value.</p>\n";
+  if (!r.note.empty()) o << "<p>Note: " << html(r.note) << "</p>\n";
   if (r.match()) {
     o << "<p id=\"verdict\" class=\"ok\">match: " << r.rows.size() << " tensors</p>\n";
+  } else if (r.first < 0) {
+    o << "<p id=\"verdict\" class=\"bad\">" << verdict_name(r.verdict) << ": " << html(r.inconclusive_reason)
+      << "</p>\n";
   } else {
     const TensorRow& f = r.rows[r.first];
-    o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: "
-      << html(f.node >= 0 ? r.node_place(f.node) : "tensor '" + f.name + "'") << " (" << html(r.first_kind)
-      << " error on tensor <code>" << html(f.name) << "</code>)</p>\n";
+    o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: " << html(r.divergence_text()) << " ("
+      << html(r.first_kind) << " error on tensor <code>" << html(f.name) << "</code>)</p>\n";
   }
   o << "<h2>Error along the topological order</h2>\n" << plot_svg(r);
   o << "<h2>Tensors</h2>\n<table id=\"tensors\"><tr><th>#</th><th>tensor</th><th>node</th><th>class</th>"
@@ -307,4 +383,4 @@ std::string report_html(const CheckReport& r) {
   return o.str();
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check
