@@ -24,7 +24,10 @@ struct TensorRow {
   // With the isolated run, the local result decides: |carried - expected| <= |carried - local| +
   // |local - expected|, and |carried - local| is only the inputs' difference carried through a
   // node that computes right (it stays in the report, classified, as carried error).
-  bool failed() const { return has_local ? !local.match : !carried.match; }
+  // failed: a mismatch; inconclusive: the deciding statistics cannot tell noise from error.
+  const ErrorStats& deciding() const { return has_local ? local : carried; }
+  bool failed() const { return !deciding().match && !deciding().inconclusive; }
+  bool inconclusive() const { return deciding().inconclusive; }
 };
 
 struct CheckReport {
@@ -36,7 +39,9 @@ struct CheckReport {
   std::vector<std::string> skipped;  // expected names that are not tensors of the model
   int first = -1;                    // row of the first divergence
   std::string first_kind;            // "local" (its own inputs agree) or "carried"
-  bool match() const { return first < 0; }
+  bool inconclusive() const;         // no mismatch, but some tensor is inconclusive
+  bool match() const { return first < 0 && !inconclusive(); }
+  std::string verdict() const;             // "match", "mismatch" or "inconclusive"
   std::string node_place(int node) const;  // "node 'name' (Op-13)"
 };
 

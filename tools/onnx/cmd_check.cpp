@@ -1,5 +1,5 @@
 // plumb check MODEL --data DIR [--expected PATH] [--tolerance auto | --rtol R --atol A]
-//                   [--report FILE.json|FILE.html ...] [--no-isolate] [--chunk-mb N]
+//                   [--report FILE.json|FILE.html ...] [--no-isolate] [--chunk-mb N] [--samples K]
 // The converter-validation workflow (DESIGN.md §7, issue 6). Runs MODEL on the reference runtime
 // with DIR's input_<k>.pb and compares with the expected values (tools/onnx/check_expected.h:
 // output_<k>.pb, any tensor named by ONNX tensor name in .pb/.npy/.npz files or Polygraphy JSON).
@@ -7,11 +7,13 @@
 //   on the expected values of its inputs, so local error is told apart from error carried forward
 //   (tools/onnx/check_eval.h). The first divergence is the first node (topological order) whose
 //   outputs differ on its own expected inputs; without intermediates, the first differing tensor.
-// - Tolerance from data (`--tolerance auto`, the default): precise (f64) and bounds runs give a
-//   per-element bound from each node's tolerance class (check_eval.h); `--rtol/--atol` give the
-//   fixed |a - e| <= atol + rtol |e| instead (the auto bound still classifies noise vs semantic).
+// - Tolerance from data (`--tolerance auto`, the default): a precise (f64) run and K stochastic
+//   runs per run set (`--samples K`, check_bound.h) estimate each tensor's noise; `--rtol/--atol`
+//   give the fixed |a - e| <= atol + rtol |e| instead (the auto bound still classifies noise vs
+//   semantic).
 // Prints a table, `first divergence: node '<ONNX node name>' (<OpType>-<opset>)` when one is
-// found, and exits 0 (match), 1 (mismatch) or 2 (error: one `plumb: ...` line on stderr).
+// found, and exits 0 (match), 1 (mismatch), 2 (error: one `plumb: ...` line on stderr) or 3
+// (inconclusive: the noise estimate cannot decide, with the reason).
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,6 +79,7 @@ struct Options {
   bool auto_tol_requested = false;
   bool isolate = true;
   int64_t chunk_bytes = int64_t{1} << 30;  // --chunk-mb: compared tensors held per run
+  int samples = kDefaultSamples;           // --samples: stochastic runs per run set
   std::vector<std::string> reports;
 };
 
@@ -91,67 +94,71 @@ Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode
   return s->outputs();
 }
 
-// The three runs of one graph: native, and for the auto bound precise and bounds (empty when
-// they could not run: the bound is then unavailable and the fixed default tolerance decides).
+// The runs of one graph: native, and for the auto bound precise and the stochastic run sets
+// (check_bound.h; empty when they could not run: the auto bound is then unavailable and a
+// differing float tensor is inconclusive).
 struct Runs {
-  std::vector<rt::RtValue> native, precise, bounds, sensitivity;
+  std::vector<rt::RtValue> native, precise;
+  std::vector<rt::RtValue> ops, inputs;  // per result: sum over the runs of (y - r)^2
+  std::vector<rt::RtValue> own_sigma;    // per result (the compared ones): its own op's sigma
+  int ops_runs = 0, inputs_runs = 0;
+  bool isolated = false;
+  std::string unavailable;
   BoundInputs at(size_t k) const {
     BoundInputs b;
     if (k < precise.size()) b.precise = &precise[k];
-    if (k < bounds.size()) b.bounds = &bounds[k];
-    if (k < sensitivity.size()) b.sensitivity = &sensitivity[k];
+    if (k < ops.size()) b.ops = NoiseSamples{&ops[k], ops_runs};
+    if (k < inputs.size()) b.inputs = NoiseSamples{&inputs[k], inputs_runs};
+    if (k < own_sigma.size() && own_sigma[k].is_tensor()) b.own_sigma = &own_sigma[k];
+    b.isolated = isolated;
+    b.unavailable = unavailable;
     return b;
   }
 };
 
-// sum += |p - r| elementwise, for float tensors of one shape (sum starts as an empty value).
-void add_deviation(const rt::RtValue& p, const rt::RtValue& r, rt::RtValue& sum) {
-  if (!p.is_tensor() || !r.is_tensor() || p.tensor().dtype != ir::DType::F64 ||
-      r.tensor().dtype != ir::DType::F64 || p.tensor().shape != r.tensor().shape)
-    return;
-  if (!sum.is_tensor() || sum.tensor().shape != p.tensor().shape)
-    sum = rt::RtValue(rt::Tensor::allocate(ir::DType::F64, p.tensor().shape));
-  double* s = sum.tensor().as<double>();
-  const double* a = p.tensor().as<double>();
-  const double* b = r.tensor().as<double>();
-  for (int64_t i = 0; i < p.tensor().numel(); ++i)
-    s[i] += std::isfinite(a[i] - b[i]) ? std::fabs(a[i] - b[i]) : 0.0;
-}
-
-// Splits the fed inputs (param indices) into sets such that no ONNX node reads two of one set.
-std::vector<std::vector<size_t>> perturbation_sets(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
-                                                   size_t first_fed) {
-  std::map<ir::ValueId, size_t> param_of;
-  for (size_t k = first_fed; k < g.body.params.size(); ++k) param_of[g.body.params[k]] = k;
-  std::vector<std::set<size_t>> reads(nodes.size());  // fed params each ONNX node reads
-  std::function<void(const ir::Node&, std::set<size_t>&)> scan = [&](const ir::Node& n,
-                                                                     std::set<size_t>& out) {
-    for (ir::ValueId v : n.inputs)
-      if (auto it = param_of.find(v); it != param_of.end()) out.insert(it->second);
-    for (const ir::Region& r : n.regions)
-      for (const ir::Node& m : r.nodes) scan(m, out);
-  };
-  for (size_t k = 0; k < g.body.nodes.size(); ++k) scan(g.body.nodes[k], reads[group_of(nodes, k)]);
-  std::map<size_t, size_t> color;
-  std::vector<std::vector<size_t>> sets;
-  for (size_t p = first_fed; p < g.body.params.size(); ++p) {
-    std::set<size_t> taken;
-    for (const std::set<size_t>& r : reads)
-      if (r.count(p))
-        for (size_t q : r)
-          if (auto it = color.find(q); it != color.end()) taken.insert(it->second);
-    size_t c = 0;
-    while (taken.count(c)) ++c;
-    color[p] = c;
-    if (c >= sets.size()) sets.resize(c + 1);
-    sets[c].push_back(p);
+// One stochastic run set: `samples` precise runs of the perturbed graph, (y - r)^2 summed per
+// result. Returns the number of runs that succeeded; the first failure's reason goes to *why.
+int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, NoiseOptions o, int samples,
+                    const std::vector<rt::RtValue>& inputs, const std::vector<rt::RtValue>& precise,
+                    std::vector<rt::RtValue>& sumsq, std::vector<rt::RtValue>* sigma, Progress& progress,
+                    const std::string& label, std::string* why) {
+  int done = 0;
+  const uint64_t first_seed = o.seed;
+  const size_t base = precise.size() - std::min(precise.size(), o.sigma_of.size());
+  for (int k = 0; k < samples; ++k) {
+    progress.step(label + strfmt(" %d/%d", k + 1, samples));
+    o.seed = first_seed + static_cast<uint64_t>(k);
+    if (k > 0) o.sigma_of.clear();
+    auto sg = stochastic_graph(g, nodes, o);
+    if (!sg) {
+      if (why->empty()) *why = sg.status().to_string();
+      return done;
+    }
+    auto q = run_graph(sg->graph, rt::NumericMode::kPrecise, inputs);
+    if (!q) {
+      if (why->empty()) *why = q.status().to_string();
+      return done;
+    }
+    sumsq.resize(precise.size());
+    for (size_t j = 0; j < precise.size() && j < q->size(); ++j)
+      add_squared_deviation((*q)[j], precise[j], sumsq[j]);
+    if (k == 0 && sigma) {
+      sigma->assign(precise.size(), rt::RtValue());
+      for (size_t j = 0; j < sg->sigma_result.size(); ++j)
+        if (sg->sigma_result[j] >= 0 && static_cast<size_t>(sg->sigma_result[j]) < q->size())
+          (*sigma)[base + j] = std::move((*q)[sg->sigma_result[j]]);
+    }
+    ++done;
   }
-  return sets;
+  return done;
 }
 
+// `compared`: the values of the graph's last results (their own op's sigma is reported);
+// `first_fed`: in an isolated graph, the first parameter that is a fed expected value (the number
+// of parameters when none).
 Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
-                       const std::vector<rt::RtValue>& inputs,
-                       const std::vector<std::vector<size_t>>& perturb, Progress& progress,
+                       const std::vector<rt::RtValue>& inputs, size_t first_fed,
+                       const std::vector<ir::ValueId>& compared, int samples, Progress& progress,
                        const std::string& label, std::string* note) {
   Runs r;
   progress.step(label + ": native run");
@@ -159,25 +166,33 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   progress.step(label + ": precise (f64) run");
   auto p = run_graph(g, rt::NumericMode::kPrecise, inputs);
   if (!p) {
-    *note = "precise run failed (" + p.status().to_string() + "): auto bound unavailable";
+    r.unavailable = "precise run failed: " + p.status().to_string();
+    *note = r.unavailable + ": auto bound unavailable";
     return r;
   }
   r.precise = std::move(*p);
-  progress.step(label + ": bounds run");
-  auto b = run_graph(bounds_graph(g, nodes), rt::NumericMode::kPrecise, inputs);
-  if (b)
-    r.bounds = std::move(*b);
-  else
-    *note = "bounds run failed (" + b.status().to_string() + "): no dot-product term in the auto bound";
-  for (size_t set = 0; set < perturb.size(); ++set) {
-    progress.step(label + strfmt(": perturbed run %zu/%zu", set + 1, perturb.size()));
-    std::vector<rt::RtValue> moved = inputs;
-    for (size_t k : perturb[set]) moved[k] = perturbed_by_one_ulp(inputs[k], k + 1);
-    auto q = run_graph(g, rt::NumericMode::kPrecise, moved);
-    if (!q) continue;
-    r.sensitivity.resize(q->size());
-    for (size_t k = 0; k < q->size(); ++k) add_deviation((*q)[k], r.precise[k], r.sensitivity[k]);
+  r.isolated = first_fed < g.body.params.size();
+  std::string why;
+  NoiseOptions ops;
+  ops.seed = 1;
+  if (!r.isolated) ops.sigma_of = compared;
+  r.ops_runs =
+      stochastic_runs(g, nodes, ops, samples, inputs, r.precise, r.ops, r.isolated ? nullptr : &r.own_sigma,
+                      progress, label + ": stochastic run", &why);
+  if (r.isolated) {
+    NoiseOptions fed;
+    fed.seed = 1000003;
+    fed.ops = false;
+    for (size_t k = first_fed; k < g.body.params.size(); ++k) fed.rounded_params.push_back(k);
+    r.inputs_runs = stochastic_runs(g, nodes, fed, samples, inputs, r.precise, r.inputs, nullptr, progress,
+                                    label + ": expected-input rounding run", &why);
   }
+  const int got = r.isolated ? std::min(r.ops_runs, r.inputs_runs) : r.ops_runs;
+  if (got < samples) {
+    r.unavailable = strfmt("%d of %d stochastic runs", got, samples) + (why.empty() ? "" : ": " + why);
+    *note = "stochastic runs failed (" + r.unavailable + ")";
+  }
+  if (got < 2) r.ops_runs = r.inputs_runs = 0;  // too few samples to estimate a spread
   return r;
 }
 
@@ -249,6 +264,11 @@ int parse_args(const Args& args, Options& opt) {
       if (!parse_double(value(), &mb) || mb > 1e9)
         return report_error("check", invalid_input("--chunk-mb needs a number of megabytes >= 0"));
       opt.chunk_bytes = static_cast<int64_t>(mb * 1e6);
+    } else if (a == "--samples") {
+      double k = 0;
+      if (!parse_double(value(), &k) || k < 2 || k > 1000 || k != std::floor(k))
+        return report_error("check", invalid_input("--samples needs a whole number of runs, 2 to 1000"));
+      opt.samples = static_cast<int>(k);
     } else if (opt.model.empty() && (a.empty() || a[0] != '-')) {
       opt.model = a;
     } else {
@@ -260,7 +280,7 @@ int parse_args(const Args& args, Options& opt) {
         "check",
         invalid_input("usage: plumb check MODEL --data DIR [--expected PATH] "
                       "[--tolerance auto | --rtol R --atol A] [--report FILE.json|.html] [--no-isolate] "
-                      "[--chunk-mb N]"));
+                      "[--chunk-mb N] [--samples K]"));
   if (fixed && opt.auto_tol_requested)
     return report_error("check", invalid_input("--tolerance auto and --rtol/--atol exclude each other"));
   opt.tol.use = fixed;
@@ -363,16 +383,16 @@ int cmd_check(const Args& args) {
   }
 
   // Memory: the compared tensors are taken in chunks of about opt.chunk_bytes (what a run holds of
-  // them: the native value plus the f64 precise, bounds and sensitivity values); each chunk repeats
-  // the runs with only its tensors as extra graph results, so a model with more activations than
-  // memory is still checkable (at the price of more runs). One chunk in the usual case.
+  // them: the native value plus the f64 precise value, two sums of squared deviations and a sigma); each
+  // chunk repeats the runs with only its tensors as extra graph results, so a model with more activations
+  // than memory is still checkable (at the price of more runs). One chunk in the usual case.
   std::vector<std::pair<size_t, size_t>> chunks;
   {
     int64_t held = 0;
     size_t first = 0;
     for (size_t k = 0; k < targets.size(); ++k) {
       const rt::RtValue& e = targets[k].expected;
-      const int64_t cost = e.is_tensor() ? e.tensor().nbytes() + 24 * e.tensor().numel() : 0;
+      const int64_t cost = e.is_tensor() ? e.tensor().nbytes() + 32 * e.tensor().numel() : 0;
       if (k > first && held + cost > opt.chunk_bytes) {
         chunks.emplace_back(first, k);
         first = k;
@@ -399,7 +419,8 @@ int cmd_check(const Args& args) {
   for (size_t c = 0; c < chunks.size(); ++c) {
     const ir::Graph carried = with_results(g, values_of(c));
     std::string run_note;
-    auto runs = run_all(carried, rep.nodes, inputs, {}, progress, chunk_label("model", c), &run_note);
+    auto runs = run_all(carried, rep.nodes, inputs, carried.body.params.size(), values_of(c), opt.samples,
+                        progress, chunk_label("model", c), &run_note);
     if (!runs) {
       progress.done();
       return report_error(opt.model, runs.status());
@@ -432,9 +453,8 @@ int cmd_check(const Args& args) {
   for (size_t c = 0; rep.isolated && c < chunks.size(); ++c) {
     std::string iso_note;
     const ir::Graph iso_graph = isolated_graph(with_results(g, values_of(c)), cut, rep.nodes);
-    auto iso =
-        run_all(iso_graph, rep.nodes, iso_inputs, perturbation_sets(iso_graph, rep.nodes, inputs.size()),
-                progress, chunk_label("isolated nodes", c), &iso_note);
+    auto iso = run_all(iso_graph, rep.nodes, iso_inputs, inputs.size(), values_of(c), opt.samples, progress,
+                       chunk_label("isolated nodes", c), &iso_note);
     if (iso) {
       if (!iso_note.empty() && note.find(iso_note) == std::string::npos)
         note += (note.empty() ? "" : "; ") + ("isolated nodes: " + iso_note);
@@ -445,6 +465,13 @@ int cmd_check(const Args& args) {
         row.has_local = true;
         row.local = compare_value(iso->native[at], targets[k].expected, iso->at(at),
                                   row.node >= 0 ? &judged[k] : nullptr, opt.tol);
+        // The end-to-end row's terms: the node's local noise (measured on its own inputs here) and
+        // what the rest of the graph carries in (the end-to-end noise beyond it).
+        if (row.local.term_local >= 0 && row.carried.have_bounds) {
+          const double loc = row.local.term_local, tot = row.carried.sigma_rms;
+          row.carried.term_local = loc;
+          row.carried.term_carried = std::sqrt(std::max(0.0, tot * tot - loc * loc));
+        }
       }
     } else {  // e.g. a node that is out of contract on the expected values: check end to end only
       rep.isolated = false;
@@ -454,7 +481,7 @@ int cmd_check(const Args& args) {
     }
   }
   for (size_t k = 0; k < rep.rows.size() && rep.first < 0; ++k)
-    if (rep.rows[k].has_local && !rep.rows[k].local.match)
+    if (rep.rows[k].has_local && rep.rows[k].failed())
       rep.first = static_cast<int>(k), rep.first_kind = "local";
   for (size_t k = 0; k < rep.rows.size() && rep.first < 0; ++k)
     if (rep.rows[k].failed()) rep.first = static_cast<int>(k), rep.first_kind = "carried";
@@ -467,7 +494,7 @@ int cmd_check(const Args& args) {
     out << (ends_with(f, ".json") ? report_json(rep) : report_html(rep));
     if (!out) return report_error(f, invalid_input("cannot write the report"));
   }
-  return rep.match() ? 0 : 1;
+  return rep.first >= 0 ? 1 : rep.inconclusive() ? 3 : 0;
 }
 
 }  // namespace plumb::cli

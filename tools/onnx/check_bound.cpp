@@ -1,0 +1,409 @@
+#include "tools/onnx/check_bound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "ir/builder.h"
+#include "ir/op.h"
+#include "tools/onnx/check_eval.h"
+
+namespace plumb::cli {
+
+namespace {
+
+namespace BK = ir::BinaryKind;
+namespace UK = ir::UnaryKind;
+namespace RK = ir::ReduceKind;
+namespace PK = ir::PoolKind;
+using ir::ValueId;
+
+int kind_code(const ir::Node& n) {
+  const ir::Attr* a = n.find_attr("kind");
+  if (!a) return -1;
+  if (const auto* e = std::get_if<ir::EnumValue>(&a->value)) return e->code;
+  return -1;
+}
+
+bool is_float_tensor(const ir::Type& t) { return t.is_tensor() && t.ranked && ir::is_float(t.dtype); }
+
+int precision_bits(ir::DType dt) { return static_cast<int>(std::lround(1 - std::log2(eps_of(dt)))); }
+
+int64_t static_extent(const ir::Type& t, int64_t axis) {
+  if (!t.ranked || axis < 0 || axis >= t.rank() || !t.shape[axis].is_static()) return -1;
+  return t.shape[axis].size;
+}
+
+int64_t static_numel(const ir::Type& t) {
+  if (!t.is_tensor() || !t.ranked) return -1;
+  return ir::shape_num_elements(t.shape);
+}
+
+// How one float result of a core node is rounded (the local error model of check_bound.h).
+struct Rounding {
+  enum Kind { kNone, kRelative, kSum } kind = kNone;
+  double width = 1;   // kRelative: the half-width in units of u|y|
+  int64_t terms = 1;  // kSum: n
+};
+
+Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
+  Rounding r;
+  const int kind = kind_code(n);
+  auto relative = [&](double w) {
+    r.kind = Rounding::kRelative;
+    r.width = w;
+    return r;
+  };
+  auto ulp_class = [&](ir::ToleranceClass c) -> double {
+    switch (c) {
+      case ir::ToleranceClass::Ulp1: return 3;
+      case ir::ToleranceClass::Ulp2: return 5;
+      case ir::ToleranceClass::Ulp4: return 9;
+      case ir::ToleranceClass::Ulp8: return 17;
+      default: return 1;
+    }
+  };
+  switch (n.op) {
+    case ir::Op::Unary:
+      if (kind == UK::Sqrt) return relative(1);
+      if (ir::tolerance_of(n.op, kind) == ir::ToleranceClass::Exact) return r;  // neg, abs, floor, ...
+      return relative(ulp_class(ir::tolerance_of(n.op, kind)));
+    case ir::Op::Binary:
+      if (kind == BK::Add || kind == BK::Sub || kind == BK::Mul || kind == BK::Div) return relative(1);
+      if (ir::tolerance_of(n.op, kind) == ir::ToleranceClass::Exact) return r;  // max, min, rem, ...
+      return relative(ulp_class(ir::tolerance_of(n.op, kind)));
+    case ir::Op::Cast: {
+      const ir::Type& in = g.type_of(n.inputs[0]);
+      const ir::DType to = n.attr_dtype("to");
+      if (!in.is_tensor() || !ir::is_float(to)) return r;
+      if (!ir::is_float(in.dtype) || precision_bits(in.dtype) > precision_bits(to)) return relative(1);
+      return r;
+    }
+    case ir::Op::Reduce:
+    case ir::Op::Scan: {
+      if (kind != RK::Sum && kind != RK::Prod) return r;
+      const ir::Type& in = g.type_of(n.inputs[0]);
+      int64_t len = -1;
+      if (n.op == ir::Op::Scan) {
+        len = static_extent(in, n.attr_int("axis"));
+      } else {
+        const int64_t a = static_numel(in), b = static_numel(g.type_of(n.outputs[0]));
+        if (a > 0 && b > 0) len = a / b;
+      }
+      len = std::max<int64_t>(len, 1);
+      if (kind == RK::Prod) return relative(std::sqrt(static_cast<double>(len)));
+      r.kind = Rounding::kSum;
+      r.terms = len;
+      return r;
+    }
+    case ir::Op::Pool: {
+      if (kind != PK::Sum) return r;
+      int64_t len = 1;
+      for (int64_t w : n.attr_ints("window")) len *= std::max<int64_t>(w, 1);
+      r.kind = Rounding::kSum;
+      r.terms = len;
+      return r;
+    }
+    case ir::Op::MatMul:
+    case ir::Op::Conv: {
+      const ir::Type& lhs = g.type_of(n.inputs[0]);
+      const ir::Type& rhs = g.type_of(n.inputs[1]);
+      if (!ir::is_float(lhs.dtype) || !ir::is_float(rhs.dtype)) return relative(1);
+      int64_t len = -1;
+      if (n.op == ir::Op::MatMul) {
+        len = lhs.ranked && lhs.rank() >= 1 ? static_extent(lhs, lhs.rank() - 1) : -1;
+      } else if (rhs.ranked && rhs.rank() >= 2) {
+        len = 1;
+        for (int64_t d = 1; d < rhs.rank(); ++d) len *= std::max<int64_t>(static_extent(rhs, d), 1);
+      }
+      r.kind = Rounding::kSum;
+      r.terms = std::max<int64_t>(len, 1);
+      return r;
+    }
+    default: return r;  // data movement, compare, select, gather, scatter, sort, ...
+  }
+}
+
+// Emits, after a node, the perturbation of its float result `y` (renamed `y0`), ending in a node
+// whose output is the original id `y`.
+class Perturber {
+ public:
+  Perturber(ir::Graph& g, uint64_t seed) : g_(g), b_(g), seed_(seed) {}
+
+  // z uniform in [-h, h] (f64) of y0's shape.
+  ValueId uniform(ValueId y0, double h) {
+    const ValueId sh = b_.shape_of(y0);
+    const ValueId bits = b_.emit1(ir::Op::Rng, {sh},
+                                  {{"algorithm", ir::EnumValue{ir::RngAlgorithm::Philox4x32x10}},
+                                   {"seed", static_cast<int64_t>(seed_)},
+                                   {"stream", static_cast<int64_t>(stream_++)}});
+    const ValueId u = b_.cast(bits, ir::DType::F64);  // [0, 2^32)
+    const ValueId z = b_.binary(BK::Mul, u, splat(2 * h / 4294967296.0, sh));
+    return b_.binary(BK::Sub, z, splat(h, sh));
+  }
+
+  ValueId splat(double v, ValueId sh) { return b_.broadcast(b_.scalar_float(ir::DType::F64, v), sh, {}); }
+  ValueId to_f64(ValueId v) { return b_.type_of(v).dtype == ir::DType::F64 ? v : b_.cast(v, ir::DType::F64); }
+  ValueId square(ValueId v) { return b_.binary(BK::Mul, v, v); }
+
+  // The nodes that perturb y0 into y (y's id is kept for the last node's result).
+  // With want_sigma, *sigma is a value (in the emitted nodes, before the last) holding the
+  // perturbation's standard deviation per element.
+  Expected<std::vector<ir::Node>> perturb(const ir::Node& n, const Rounding& rd, ValueId y0, ValueId y,
+                                          double u, bool want_sigma, ValueId* sigma) {
+    b_.set_provenance(n.prov);
+    b_.set_step("noise");
+    b_.begin_region({});
+    const ir::DType dt = g_.type_of(y).dtype;
+    const ValueId yd = to_f64(y0);
+    ValueId out = ir::kNoValue;
+    if (rd.kind == Rounding::kRelative) {
+      // y = y0 (1 + delta), delta uniform in +-width u: inf stays inf, 0 stays 0.
+      const ValueId d = uniform(y0, rd.width * u);
+      out = b_.binary(BK::Add, yd, b_.binary(BK::Mul, yd, d));
+    } else {
+      ValueId q = ir::kNoValue;  // sum of the squared terms: the op on squared operands
+      if (n.op == ir::Op::MatMul || n.op == ir::Op::Conv) {
+        std::vector<ir::Attr> attrs = n.attrs;
+        q = b_.emit1(n.op, {square(n.inputs[0]), square(n.inputs[1])}, attrs);
+      } else if (n.op == ir::Op::Pool) {
+        q = b_.emit(n.op, {square(n.inputs[0])}, n.attrs, {}, 1)[0];
+      } else {
+        q = b_.emit1(n.op, {square(n.inputs[0])}, n.attrs);
+      }
+      const double k = static_cast<double>(rd.terms);
+      // var / u^2 = (n+1)/9 y^2 + ((n+1)/6 + 1)/3 q; z uniform with unit variance (+-sqrt 3) times u
+      const ValueId sh = b_.shape_of(y0);
+      const ValueId v = b_.binary(BK::Add, b_.binary(BK::Mul, square(yd), splat((k + 1) / 9, sh)),
+                                  b_.binary(BK::Mul, to_f64(q), splat(((k + 1) / 6 + 1) / 3, sh)));
+      sd_ = b_.unary(UK::Sqrt, v);
+      out = b_.binary(BK::Add, yd, b_.binary(BK::Mul, sd_, uniform(y0, std::sqrt(3.0) * u)));
+    }
+    // sigma of the perturbation (for the report's local term): width u |y| / sqrt 3, or u sqrt(v)
+    if (want_sigma)
+      *sigma = rd.kind == Rounding::kRelative
+                   ? b_.binary(BK::Mul, b_.unary(UK::Abs, yd),
+                               splat(rd.width * u / std::sqrt(3.0), b_.shape_of(y0)))
+                   : b_.binary(BK::Mul, sd_, splat(u, b_.shape_of(y0)));
+    if (dt != ir::DType::F64) out = b_.cast(out, dt);
+    ir::Region r = b_.end_region({});
+    PLUMB_RETURN_IF_ERROR(b_.status());
+    if (r.nodes.empty() || r.nodes.back().outputs.size() != 1 || r.nodes.back().outputs[0] != out)
+      return internal_error("stochastic graph: the perturbation does not end in its result");
+    r.nodes.back().outputs[0] = y;
+    return std::move(r.nodes);
+  }
+
+  // A fed parameter's faithful rounding (+-ulp: relative half-width 2u = eps): the nodes that make
+  // `p` from the new parameter `p0`.
+  Expected<std::vector<ir::Node>> round_param(ValueId p0, ValueId p, double u) {
+    b_.set_provenance(ir::Provenance{"", "", 0, "noise.input"});
+    b_.begin_region({});
+    const ir::DType dt = g_.type_of(p).dtype;
+    const ValueId pd = to_f64(p0);
+    ValueId out = b_.binary(BK::Add, pd, b_.binary(BK::Mul, pd, uniform(p0, u)));
+    if (dt != ir::DType::F64) out = b_.cast(out, dt);
+    ir::Region r = b_.end_region({});
+    PLUMB_RETURN_IF_ERROR(b_.status());
+    r.nodes.back().outputs[0] = p;
+    return std::move(r.nodes);
+  }
+
+ private:
+  ir::Graph& g_;
+  ir::Builder b_;
+  uint64_t seed_;
+  uint64_t stream_ = 0;
+  ValueId sd_ = ir::kNoValue;
+};
+
+// The unit roundoff of the ONNX dtype each top-level node's results are judged in: the coarsest
+// float dtype among the ONNX-named results of its ONNX node (the lowering may compute in f64).
+std::vector<double> working_roundoff(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes) {
+  std::vector<double> u(g.body.nodes.size(), 0.0);
+  for (const OnnxNodeInfo& info : nodes) {
+    double w = 0;
+    for (size_t k = info.first; k <= info.last && k < g.body.nodes.size(); ++k)
+      for (ValueId v : g.body.nodes[k].outputs)
+        if (!g.values[v].onnx_name.empty() && is_float_tensor(g.type_of(v)))
+          w = std::max(w, eps_of(g.type_of(v).dtype) / 2);
+    for (size_t k = info.first; k <= info.last && k < g.body.nodes.size(); ++k) u[k] = w;
+  }
+  return u;
+}
+
+// Rewrites one region; `sigmas` (top level only) collects (value, sigma value) for the values asked.
+Status rewrite(ir::Graph& g, ir::Region& region, double work_u, const std::vector<double>* top_u,
+               Perturber& p, const std::set<ValueId>* want, std::map<ValueId, ValueId>* sigmas) {
+  std::vector<ir::Node> in = std::move(region.nodes);
+  region.nodes.clear();
+  region.nodes.reserve(in.size() * 2);
+  for (size_t k = 0; k < in.size(); ++k) {
+    ir::Node n = std::move(in[k]);
+    const double wu = top_u ? (*top_u)[k] : work_u;
+    for (ir::Region& sub : n.regions)
+      PLUMB_RETURN_IF_ERROR(rewrite(g, sub, wu, nullptr, p, nullptr, nullptr));
+    const Rounding rd = rounding_of(g, n);
+    std::vector<std::pair<ValueId, ValueId>> renamed;  // (y, y0)
+    if (rd.kind != Rounding::kNone)
+      for (ValueId& y : n.outputs) {
+        const ir::Type t = g.type_of(y);
+        if (!is_float_tensor(t)) continue;
+        const ValueId y0 = g.add_value(t);
+        renamed.emplace_back(y, y0);
+        y = y0;
+      }
+    ir::Node node;  // what the perturbation reads of n (not its regions)
+    node.op = n.op;
+    node.inputs = n.inputs;
+    node.attrs = n.attrs;
+    node.prov = n.prov;
+    region.nodes.push_back(std::move(n));
+    for (const auto& [y, y0] : renamed) {
+      const double u = std::max(wu, eps_of(g.type_of(y).dtype) / 2);
+      const bool want_sigma = want && want->count(y) > 0;
+      ValueId sigma = ir::kNoValue;
+      PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> extra, p.perturb(node, rd, y0, y, u, want_sigma, &sigma));
+      for (ir::Node& m : extra) region.nodes.push_back(std::move(m));
+      if (want_sigma) (*sigmas)[y] = sigma;
+    }
+  }
+  return Status();
+}
+
+}  // namespace
+
+Expected<StochasticGraph> stochastic_graph(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
+                                           const NoiseOptions& o) {
+  StochasticGraph sg;
+  sg.graph = g;
+  ir::Graph& out = sg.graph;
+  Perturber p(out, o.seed);
+  std::map<ValueId, ValueId> sigmas;
+  if (o.ops) {
+    const std::vector<double> top_u = working_roundoff(out, nodes);
+    const std::set<ValueId> want(o.sigma_of.begin(), o.sigma_of.end());
+    PLUMB_RETURN_IF_ERROR(rewrite(out, out.body, 0, &top_u, p, &want, &sigmas));
+  }
+  sg.sigma_result.assign(o.sigma_of.size(), -1);
+  for (size_t k = 0; k < o.sigma_of.size(); ++k)
+    if (auto it = sigmas.find(o.sigma_of[k]); it != sigmas.end()) {
+      sg.sigma_result[k] = static_cast<int>(out.body.results.size());
+      out.body.results.push_back(it->second);
+      out.output_names.push_back(out.values[o.sigma_of[k]].onnx_name + " (noise sigma)");
+    }
+  std::vector<ir::Node> head;
+  for (size_t k : o.rounded_params) {
+    if (k >= out.body.params.size()) continue;
+    const ValueId v = out.body.params[k];
+    const ir::Type t = out.type_of(v);
+    if (!is_float_tensor(t)) continue;
+    const ValueId p0 = out.add_value(t);
+    out.body.params[k] = p0;
+    PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> extra, p.round_param(p0, v, eps_of(t.dtype)));
+    for (ir::Node& m : extra) head.push_back(std::move(m));
+  }
+  if (!head.empty())
+    out.body.nodes.insert(out.body.nodes.begin(), std::make_move_iterator(head.begin()),
+                          std::make_move_iterator(head.end()));
+  return sg;
+}
+
+void add_squared_deviation(const rt::RtValue& sample, const rt::RtValue& center, rt::RtValue& sumsq) {
+  if (!sample.is_tensor() || !center.is_tensor()) return;
+  const rt::Tensor& a = sample.tensor();
+  const rt::Tensor& b = center.tensor();
+  if (a.dtype != ir::DType::F64 || b.dtype != ir::DType::F64 || a.shape != b.shape) return;
+  if (!sumsq.is_tensor() || sumsq.tensor().shape != a.shape) {
+    sumsq = rt::RtValue(rt::Tensor::allocate(ir::DType::F64, a.shape));
+    std::fill_n(sumsq.tensor().as<double>(), a.numel(), 0.0);
+  }
+  double* s = sumsq.tensor().as<double>();
+  const double* x = a.as<double>();
+  const double* y = b.as<double>();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double d = x[i] - y[i];
+    if (std::isfinite(d)) s[i] += d * d;
+  }
+}
+
+double t_quantile_1e4(int dof) {
+  // Student's t, P(|T| > t) = 1e-4 (upper 0.99995 point), dof 1..30; the normal point beyond.
+  static constexpr double kT[] = {6366.2, 100.14, 28.000, 15.544, 11.178, 9.0823, 7.8846, 7.1200,
+                                  6.5937, 6.2111, 5.9212, 5.6945, 5.5125, 5.3634, 5.2391, 5.1339,
+                                  5.0438, 4.9660, 4.8978, 4.8373, 4.7838, 4.7356, 4.6924, 4.6532,
+                                  4.6178, 4.5852, 4.5555, 4.5280, 4.5027, 4.4791};
+  if (dof < 1) return std::numeric_limits<double>::infinity();
+  if (dof <= 30) return kT[dof - 1];
+  return 3.8906;
+}
+
+NoiseBound noise_bound(const std::vector<double>& r, const std::vector<NoiseSamples>& sets) {
+  NoiseBound b;
+  const size_t n = r.size();
+  std::vector<double> var(n, 0.0);
+  for (const NoiseSamples& s : sets) {
+    b.set_rms.push_back(0);
+    if (s.runs <= 0 || !s.sumsq || !s.sumsq->is_tensor()) continue;
+    const rt::Tensor& t = s.sumsq->tensor();
+    if (t.dtype != ir::DType::F64 || static_cast<size_t>(t.numel()) != n) continue;
+    b.samples = b.samples == 0 ? s.runs : std::min(b.samples, s.runs);
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double v = t.as<double>()[i] / s.runs;
+      var[i] += v;
+      sum += v;
+    }
+    b.set_rms.back() = n ? std::sqrt(sum / static_cast<double>(n)) : 0;
+  }
+  if (!b.available()) return b;
+  b.z_element = t_quantile_1e4(b.samples);
+  b.z_aggregate = t_quantile_1e4(std::numeric_limits<int>::max());
+  double total = 0, mag = 0;
+  for (size_t i = 0; i < n; ++i) {
+    total += var[i];
+    if (std::isfinite(r[i])) mag += r[i] * r[i];
+  }
+  const double mean = n ? total / static_cast<double>(n) : 0;
+  const double kappa2 = mag > 0 ? total / mag : 0;
+  b.sigma_rms = std::sqrt(mean);
+  b.scale.resize(n);
+  bool any_nonzero = false, all_admitted = true;
+  for (size_t i = 0; i < n; ++i) {
+    const double ri = std::isfinite(r[i]) ? r[i] : 0;
+    b.scale[i] = std::sqrt(var[i] + mean + kappa2 * ri * ri);
+    if (ri != 0) {
+      any_nonzero = true;
+      if (std::fabs(ri) > b.z_element * b.scale[i]) all_admitted = false;
+    }
+  }
+  b.all_zero_admitted = any_nonzero && all_admitted && b.sigma_rms > 0;
+  return b;
+}
+
+BoundRatio bound_ratio(const NoiseBound& b, const std::vector<double>& r, const std::vector<double>& x) {
+  BoundRatio q;
+  const double inf = std::numeric_limits<double>::infinity();
+  double ss = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < r.size() && i < x.size(); ++i) {
+    if (!std::isfinite(r[i]) || !std::isfinite(x[i])) continue;  // special values compare exactly
+    const double d = std::fabs(x[i] - r[i]);
+    ss += d * d;
+    ++n;
+    if (d == 0) continue;
+    const double allowed = b.z_element * (i < b.scale.size() ? b.scale[i] : 0);
+    q.element = std::max(q.element, allowed > 0 ? d / allowed : inf);
+  }
+  if (n > 0 && ss > 0) {
+    const double allowed = b.z_aggregate * b.sigma_rms;
+    const double rms = std::sqrt(ss / static_cast<double>(n));
+    q.aggregate = allowed > 0 ? rms / allowed : inf;
+  }
+  return q;
+}
+
+}  // namespace plumb::cli
