@@ -44,9 +44,12 @@ int64_t static_numel(const ir::Type& t) {
 
 // How one float result of a core node is rounded (the local error model of check_bound.h).
 struct Rounding {
-  enum Kind { kNone, kRelative, kSum } kind = kNone;
+  enum Kind { kNone, kRelative, kProduct, kSum } kind = kNone;
   double width = 1;   // kRelative: the half-width in units of u|y|
-  int64_t terms = 1;  // kSum: n
+  int64_t terms = 1;  // kProduct (width sqrt(n)), kSum: n; -1: not static, computed in the graph
+  // Where n comes from when it is not static: extent `axis` of input 0 (axis >= 0), numel(input 0)
+  // / numel(result) (axis -1), or numel(input 1) / extent 0 of input 1 (axis -2, conv weights).
+  int64_t axis = -1;
 };
 
 Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
@@ -88,14 +91,13 @@ Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
       const ir::Type& in = g.type_of(n.inputs[0]);
       int64_t len = -1;
       if (n.op == ir::Op::Scan) {
-        len = static_extent(in, n.attr_int("axis"));
+        r.axis = n.attr_int("axis");
+        len = static_extent(in, r.axis);
       } else {
         const int64_t a = static_numel(in), b = static_numel(g.type_of(n.outputs[0]));
-        if (a > 0 && b > 0) len = a / b;
+        if (a >= 0 && b > 0) len = std::max<int64_t>(a / b, 1);
       }
-      len = std::max<int64_t>(len, 1);
-      if (kind == RK::Prod) return relative(std::sqrt(static_cast<double>(len)));
-      r.kind = Rounding::kSum;
+      r.kind = kind == RK::Prod ? Rounding::kProduct : Rounding::kSum;
       r.terms = len;
       return r;
     }
@@ -112,15 +114,20 @@ Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
       const ir::Type& lhs = g.type_of(n.inputs[0]);
       const ir::Type& rhs = g.type_of(n.inputs[1]);
       if (!ir::is_float(lhs.dtype) || !ir::is_float(rhs.dtype)) return relative(1);
+      if (!lhs.ranked || !rhs.ranked || lhs.rank() < 1 || rhs.rank() < 1) return relative(1);
       int64_t len = -1;
       if (n.op == ir::Op::MatMul) {
-        len = lhs.ranked && lhs.rank() >= 1 ? static_extent(lhs, lhs.rank() - 1) : -1;
-      } else if (rhs.ranked && rhs.rank() >= 2) {
+        r.axis = lhs.rank() - 1;
+        len = static_extent(lhs, r.axis);
+        if (len < 0 && rhs.rank() >= 2) len = static_extent(rhs, rhs.rank() - 2);
+      } else {
+        r.axis = -2;
         len = 1;
-        for (int64_t d = 1; d < rhs.rank(); ++d) len *= std::max<int64_t>(static_extent(rhs, d), 1);
+        for (int64_t d = 1; d < rhs.rank() && len > 0; ++d)
+          len = static_extent(rhs, d) < 0 ? -1 : len * static_extent(rhs, d);
       }
       r.kind = Rounding::kSum;
-      r.terms = std::max<int64_t>(len, 1);
+      r.terms = len;
       return r;
     }
     default: return r;  // data movement, compare, select, gather, scatter, sort, ...
@@ -146,8 +153,47 @@ class Perturber {
   }
 
   ValueId splat(double v, ValueId sh) { return b_.broadcast(b_.scalar_float(ir::DType::F64, v), sh, {}); }
+
+  // perturbation where y (f64) is not representable with `bits` significant bits, else 0: an
+  // exact result (integers of index arithmetic, x - floor(x), ...) has no rounding error, in any
+  // order. Veltkamp's split hi = c - (c - y), c = (2^(53 - bits) + 1) y, is y rounded to `bits`
+  // bits in f64 arithmetic (it works in the precise run, where casts to f32 do not round).
+  ValueId where_inexact(ValueId y, ValueId perturbation, int bits, ValueId sh) {
+    if (bits >= 53) return perturbation;
+    const ValueId c = b_.binary(BK::Mul, y, splat(std::ldexp(1.0, 53 - bits) + 1, sh));
+    const ValueId hi = b_.binary(BK::Sub, c, b_.binary(BK::Sub, c, y));
+    const ValueId exact = b_.compare(ir::CompareKind::Eq, hi, y);
+    return b_.select(exact, splat(0, sh), perturbation);
+  }
   ValueId to_f64(ValueId v) { return b_.type_of(v).dtype == ir::DType::F64 ? v : b_.cast(v, ir::DType::F64); }
   ValueId square(ValueId v) { return b_.binary(BK::Mul, v, v); }
+
+  // f64 scalar: the number of elements of v (its shape's product).
+  ValueId numel(ValueId v) { return b_.cast(b_.reduce(RK::Prod, b_.shape_of(v), {0}), ir::DType::F64); }
+  ValueId extent(ValueId v, int64_t axis) {
+    const ValueId d = b_.emit1(
+        ir::Op::Gather, {b_.shape_of(v), b_.scalar_int(ir::DType::I64, axis)},
+        {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}});
+    return b_.cast(d, ir::DType::F64);
+  }
+  // n of rd for node n (whose result is `result`), an f64 scalar (a constant when static).
+  ValueId terms(const ir::Node& n, const Rounding& rd, ValueId result) {
+    if (rd.terms >= 0) return b_.scalar_float(ir::DType::F64, static_cast<double>(rd.terms));
+    ValueId len = ir::kNoValue;
+    if (rd.axis >= 0)
+      len = extent(n.inputs[0], rd.axis);
+    else if (rd.axis == -1)
+      len = b_.binary(BK::Div, numel(n.inputs[0]), numel(result));
+    else
+      len = b_.binary(BK::Div, numel(n.inputs[1]), extent(n.inputs[1], 0));
+    return b_.binary(BK::Max, len, b_.scalar_float(ir::DType::F64, 1));  // an empty reduction: 1
+  }
+  // c0 + c1 * n, broadcast to sh.
+  ValueId affine(ValueId n, double c0, double c1, ValueId sh) {
+    const ValueId v = b_.binary(BK::Add, b_.scalar_float(ir::DType::F64, c0),
+                                b_.binary(BK::Mul, n, b_.scalar_float(ir::DType::F64, c1)));
+    return b_.broadcast(v, sh, {});
+  }
 
   // The nodes that perturb y0 into y (y's id is kept for the last node's result).
   // With want_sigma, *sigma is a value (in the emitted nodes, before the last) holding the
@@ -159,11 +205,18 @@ class Perturber {
     b_.begin_region({});
     const ir::DType dt = g_.type_of(y).dtype;
     const ValueId yd = to_f64(y0);
+    const int bits = static_cast<int>(std::lround(-std::log2(u)));  // u = 2^-bits
     ValueId out = ir::kNoValue;
-    if (rd.kind == Rounding::kRelative) {
-      // y = y0 (1 + delta), delta uniform in +-width u: inf stays inf, 0 stays 0.
-      const ValueId d = uniform(y0, rd.width * u);
-      out = b_.binary(BK::Add, yd, b_.binary(BK::Mul, yd, d));
+    if (rd.kind == Rounding::kRelative || rd.kind == Rounding::kProduct) {
+      // y = y0 (1 + delta), delta uniform in +-width u (products: width sqrt(n)): inf stays inf.
+      const ValueId sh = b_.shape_of(y0);
+      ValueId d = uniform(y0, rd.kind == Rounding::kRelative ? rd.width * u : u);
+      if (rd.kind == Rounding::kProduct)
+        d = b_.binary(BK::Mul, d, b_.broadcast(b_.unary(UK::Sqrt, terms(n, rd, y0)), sh, {}));
+      width_ = rd.kind == Rounding::kRelative
+                   ? b_.broadcast(b_.scalar_float(ir::DType::F64, rd.width), sh, {})
+                   : b_.broadcast(b_.unary(UK::Sqrt, terms(n, rd, y0)), sh, {});
+      out = b_.binary(BK::Add, yd, where_inexact(yd, b_.binary(BK::Mul, yd, d), bits, sh));
     } else {
       ValueId q = ir::kNoValue;  // sum of the squared terms: the op on squared operands
       if (n.op == ir::Op::MatMul || n.op == ir::Op::Conv) {
@@ -174,13 +227,14 @@ class Perturber {
       } else {
         q = b_.emit1(n.op, {square(n.inputs[0])}, n.attrs);
       }
-      const double k = static_cast<double>(rd.terms);
       // var / u^2 = (n+1)/9 y^2 + ((n+1)/6 + 1)/3 q; z uniform with unit variance (+-sqrt 3) times u
       const ValueId sh = b_.shape_of(y0);
-      const ValueId v = b_.binary(BK::Add, b_.binary(BK::Mul, square(yd), splat((k + 1) / 9, sh)),
-                                  b_.binary(BK::Mul, to_f64(q), splat(((k + 1) / 6 + 1) / 3, sh)));
+      const ValueId k = terms(n, rd, y0);
+      const ValueId v = b_.binary(BK::Add, b_.binary(BK::Mul, square(yd), affine(k, 1.0 / 9, 1.0 / 9, sh)),
+                                  b_.binary(BK::Mul, to_f64(q), affine(k, 7.0 / 18, 1.0 / 18, sh)));
       sd_ = b_.unary(UK::Sqrt, v);
-      out = b_.binary(BK::Add, yd, b_.binary(BK::Mul, sd_, uniform(y0, std::sqrt(3.0) * u)));
+      out = b_.binary(BK::Add, yd,
+                      where_inexact(yd, b_.binary(BK::Mul, sd_, uniform(y0, std::sqrt(3.0) * u)), bits, sh));
     }
     // sigma of the perturbation (for the report's local term): width u |y| / sqrt 3, or u sqrt(v)
     if (want_sigma)
@@ -204,7 +258,7 @@ class Perturber {
     b_.begin_region({});
     const ir::DType dt = g_.type_of(p).dtype;
     const ValueId pd = to_f64(p0);
-    ValueId out = b_.binary(BK::Add, pd, b_.binary(BK::Mul, pd, uniform(p0, u)));
+    ValueId out = b_.binary(BK::Add, pd, b_.binary(BK::Mul, pd, uniform(p0, 2 * u)));
     if (dt != ir::DType::F64) out = b_.cast(out, dt);
     ir::Region r = b_.end_region({});
     PLUMB_RETURN_IF_ERROR(b_.status());
@@ -217,7 +271,7 @@ class Perturber {
   ir::Builder b_;
   uint64_t seed_;
   uint64_t stream_ = 0;
-  ValueId sd_ = ir::kNoValue;
+  ValueId sd_ = ir::kNoValue, width_ = ir::kNoValue;
 };
 
 // The unit roundoff of the ONNX dtype each top-level node's results are judged in: the coarsest
@@ -303,7 +357,7 @@ Expected<StochasticGraph> stochastic_graph(const ir::Graph& g, const std::vector
     if (!is_float_tensor(t)) continue;
     const ValueId p0 = out.add_value(t);
     out.body.params[k] = p0;
-    PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> extra, p.round_param(p0, v, eps_of(t.dtype)));
+    PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> extra, p.round_param(p0, v, eps_of(t.dtype) / 2));
     for (ir::Node& m : extra) head.push_back(std::move(m));
   }
   if (!head.empty())
@@ -317,7 +371,9 @@ void add_squared_deviation(const rt::RtValue& sample, const rt::RtValue& center,
   const rt::Tensor& a = sample.tensor();
   const rt::Tensor& b = center.tensor();
   if (a.dtype != ir::DType::F64 || b.dtype != ir::DType::F64 || a.shape != b.shape) return;
-  if (!sumsq.is_tensor() || sumsq.tensor().shape != a.shape) {
+  // A default RtValue is an empty-shaped tensor with no data: test the data too (rank 0 results).
+  if (!sumsq.is_tensor() || sumsq.tensor().data == nullptr || sumsq.tensor().dtype != ir::DType::F64 ||
+      sumsq.tensor().shape != a.shape) {
     sumsq = rt::RtValue(rt::Tensor::allocate(ir::DType::F64, a.shape));
     std::fill_n(sumsq.tensor().as<double>(), a.numel(), 0.0);
   }
@@ -349,7 +405,7 @@ NoiseBound noise_bound(const std::vector<double>& r, const std::vector<NoiseSamp
     b.set_rms.push_back(0);
     if (s.runs <= 0 || !s.sumsq || !s.sumsq->is_tensor()) continue;
     const rt::Tensor& t = s.sumsq->tensor();
-    if (t.dtype != ir::DType::F64 || static_cast<size_t>(t.numel()) != n) continue;
+    if (!t.data || t.dtype != ir::DType::F64 || static_cast<size_t>(t.numel()) != n) continue;
     b.samples = b.samples == 0 ? s.runs : std::min(b.samples, s.runs);
     double sum = 0;
     for (size_t i = 0; i < n; ++i) {

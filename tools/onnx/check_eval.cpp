@@ -139,7 +139,7 @@ std::vector<double> to_doubles(const rt::Tensor& t) {
 std::string shape_str(const std::vector<int64_t>& s) { return ir::shape_to_string(ir::static_shape(s)); }
 
 std::vector<double> doubles_of(const rt::RtValue* v, const std::vector<int64_t>& shape) {
-  if (!v || !v->is_tensor() || v->tensor().shape != shape) return {};
+  if (!v || !v->is_tensor() || !v->tensor().data || v->tensor().shape != shape) return {};
   return to_doubles(v->tensor());
 }
 

@@ -109,7 +109,7 @@ struct Runs {
     if (k < precise.size()) b.precise = &precise[k];
     if (k < ops.size()) b.ops = NoiseSamples{&ops[k], ops_runs};
     if (k < inputs.size()) b.inputs = NoiseSamples{&inputs[k], inputs_runs};
-    if (k < own_sigma.size() && own_sigma[k].is_tensor()) b.own_sigma = &own_sigma[k];
+    if (k < own_sigma.size() && own_sigma[k].is_tensor() && own_sigma[k].tensor().data) b.own_sigma = &own_sigma[k];
     b.isolated = isolated;
     b.unavailable = unavailable;
     return b;
