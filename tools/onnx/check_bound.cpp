@@ -238,10 +238,10 @@ class Perturber {
     }
     // sigma of the perturbation (for the report's local term): width u |y| / sqrt 3, or u sqrt(v)
     if (want_sigma)
-      *sigma = rd.kind == Rounding::kRelative
-                   ? b_.binary(BK::Mul, b_.unary(UK::Abs, yd),
-                               splat(rd.width * u / std::sqrt(3.0), b_.shape_of(y0)))
-                   : b_.binary(BK::Mul, sd_, splat(u, b_.shape_of(y0)));
+      *sigma = rd.kind == Rounding::kSum
+                   ? b_.binary(BK::Mul, sd_, splat(u, b_.shape_of(y0)))
+                   : b_.binary(BK::Mul, b_.binary(BK::Mul, b_.unary(UK::Abs, yd), width_),
+                               splat(u / std::sqrt(3.0), b_.shape_of(y0)));
     if (dt != ir::DType::F64) out = b_.cast(out, dt);
     ir::Region r = b_.end_region({});
     PLUMB_RETURN_IF_ERROR(b_.status());
