@@ -1,10 +1,10 @@
-#include "tools/onnx/check_report.h"
+#include "check/report.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
@@ -171,15 +171,13 @@ std::string hist_svg(const ErrorStats& s) {
 
 }  // namespace
 
-bool CheckReport::inconclusive() const {
-  for (const TensorRow& row : rows)
-    if (row.inconclusive()) return true;
-  return false;
-}
-
-std::string CheckReport::verdict() const {
-  if (first >= 0) return "mismatch";
-  return inconclusive() ? "inconclusive" : "match";
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::match: return "match";
+    case Verdict::mismatch: return "mismatch";
+    case Verdict::inconclusive: return "inconclusive";
+  }
+  return "?";
 }
 
 std::string CheckReport::node_place(int node) const {
@@ -189,6 +187,12 @@ std::string CheckReport::node_place(int node) const {
 }
 
 void print_report(const CheckReport& r, std::FILE* out) {
+  if (!r.note.empty()) std::fprintf(out, "note: %s\n", r.note.c_str());
+  for (const std::string& name : r.specialized)
+    std::fprintf(out,
+                 "note: lowered for the given value of input '%s' (spec/onnx-rulings.md R1: the verdict "
+                 "holds for that value)\n",
+                 name.c_str());
   // verdict, category (local when isolated), carried statistics, local max abs, bound ratio
   std::fprintf(out, "%-4s  %-12s  %-12s  %-9s  %-9s  %-9s  %-13s  %-7s  %-9s  %-8s  %-7s  %s\n", "", "local",
                "carried", "max abs", "max rel", "max ulp", "mismatch", "nan/inf", "local abs", "x bound",
@@ -224,17 +228,13 @@ void print_report(const CheckReport& r, std::FILE* out) {
     std::fprintf(out, "\n");
   }
   const std::string mode = r.tolerance == "auto" ? "the auto bound" : r.tolerance;
-  if (r.first < 0 && r.inconclusive()) {
-    size_t n = 0;
-    for (const TensorRow& row : r.rows) n += row.inconclusive();
-    std::fprintf(
-        out, "inconclusive: %zu of %zu tensors cannot be decided by %s (reasons above); no mismatch found\n",
-        n, r.rows.size(), mode.c_str());
-    return;
-  }
   if (r.match()) {
     std::fprintf(out, "match: %zu tensors within %s%s\n", r.rows.size(), mode.c_str(),
                  r.isolated ? " (each node also checked on its expected inputs)" : "");
+    return;
+  }
+  if (r.first < 0) {
+    std::fprintf(out, "%s: %s\n", verdict_name(r.verdict), r.inconclusive_reason.c_str());
     return;
   }
   const TensorRow& f = r.rows[r.first];
@@ -259,8 +259,12 @@ void print_report(const CheckReport& r, std::FILE* out) {
 
 std::string report_json(const CheckReport& r) {
   std::ostringstream o;
-  o << "{\n  \"model\": " << json_str(r.model) << ",\n  \"verdict\": " << json_str(r.verdict())
-    << ",\n  \"tolerance\": " << json_str(r.tolerance)
+  o << "{\n  \"model\": " << json_str(r.model) << ",\n  \"verdict\": " << json_str(verdict_name(r.verdict))
+    << ",\n  \"inconclusive_reason\": " << json_str(r.inconclusive_reason)
+    << ",\n  \"tolerance\": " << json_str(r.tolerance) << ",\n  \"note\": " << json_str(r.note)
+    << ",\n  \"specialized_inputs\": [";
+  for (size_t k = 0; k < r.specialized.size(); ++k) o << (k ? ", " : "") << json_str(r.specialized[k]);
+  o << "]"
     << ",\n  \"isolated\": " << (r.isolated ? "true" : "false") << ",\n  \"first_divergence\": ";
   if (r.first < 0) {
     o << "null";
@@ -301,10 +305,15 @@ std::string report_html(const CheckReport& r) {
        "code{font-size:12px}</style></head><body>\n";
   o << "<h1>plumb check</h1>\n<p>Model <code>" << html(r.model) << "</code>, tolerance " << html(r.tolerance)
     << (r.isolated ? ", each node also evaluated on the expected values of its inputs" : "") << ".</p>\n";
-  if (r.first < 0 && r.inconclusive()) {
-    o << "<p id=\"verdict\" class=\"bad\">inconclusive: the noise estimate cannot decide some tensors</p>\n";
-  } else if (r.match()) {
+  for (const std::string& name : r.specialized)
+    o << "<p>Lowered for the given value of input <code>" << html(name)
+      << "</code> (spec/onnx-rulings.md R1): the verdict holds for that value.</p>\n";
+  if (!r.note.empty()) o << "<p>Note: " << html(r.note) << "</p>\n";
+  if (r.match()) {
     o << "<p id=\"verdict\" class=\"ok\">match: " << r.rows.size() << " tensors</p>\n";
+  } else if (r.first < 0) {
+    o << "<p id=\"verdict\" class=\"bad\">" << verdict_name(r.verdict) << ": " << html(r.inconclusive_reason)
+      << "</p>\n";
   } else {
     const TensorRow& f = r.rows[r.first];
     o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: "
@@ -339,4 +348,4 @@ std::string report_html(const CheckReport& r) {
   return o.str();
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

@@ -1,4 +1,4 @@
-#include "tools/onnx/check_bound.h"
+#include "check/bound.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,11 +7,13 @@
 #include <set>
 #include <utility>
 
+#include "check/eval.h"
 #include "ir/builder.h"
 #include "ir/op.h"
-#include "tools/onnx/check_eval.h"
+#include "runtime/cpu/ref/dispatch.h"
+#include "runtime/cpu/ref/float_formats.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
@@ -165,6 +167,17 @@ class Perturber {
     const ValueId exact = b_.compare(ir::CompareKind::Eq, hi, y);
     return b_.select(exact, splat(0, sh), perturbation);
   }
+  // perturbation where a sum may have rounded, else 0: a sum of integer terms is exact when the sum
+  // of their squares q (>= sum |t_k|, which bounds every partial sum) is an integer below 2^bits.
+  // (That the final sum is representable is not enough: 64 x f32(1/3) is, its partial sums are not.)
+  ValueId where_sum_inexact(ValueId y, ValueId q, ValueId perturbation, int bits, ValueId sh) {
+    if (bits >= 53) return perturbation;
+    const ValueId yi = b_.compare(ir::CompareKind::Eq, b_.unary(UK::Floor, y), y);
+    const ValueId qi = b_.compare(ir::CompareKind::Eq, b_.unary(UK::Floor, q), q);
+    const ValueId small = b_.compare(ir::CompareKind::Lt, q, splat(std::ldexp(1.0, bits), sh));
+    const ValueId exact = b_.binary(BK::And, yi, b_.binary(BK::And, qi, small));
+    return b_.select(exact, splat(0, sh), perturbation);
+  }
   ValueId to_f64(ValueId v) { return b_.type_of(v).dtype == ir::DType::F64 ? v : b_.cast(v, ir::DType::F64); }
   ValueId square(ValueId v) { return b_.binary(BK::Mul, v, v); }
 
@@ -230,11 +243,13 @@ class Perturber {
       // var / u^2 = (n+1)/9 y^2 + ((n+1)/6 + 1)/3 q; z uniform with unit variance (+-sqrt 3) times u
       const ValueId sh = b_.shape_of(y0);
       const ValueId k = terms(n, rd, y0);
+      const ValueId qd = to_f64(q);
       const ValueId v = b_.binary(BK::Add, b_.binary(BK::Mul, square(yd), affine(k, 1.0 / 9, 1.0 / 9, sh)),
-                                  b_.binary(BK::Mul, to_f64(q), affine(k, 7.0 / 18, 1.0 / 18, sh)));
+                                  b_.binary(BK::Mul, qd, affine(k, 7.0 / 18, 1.0 / 18, sh)));
       sd_ = b_.unary(UK::Sqrt, v);
-      out = b_.binary(BK::Add, yd,
-                      where_inexact(yd, b_.binary(BK::Mul, sd_, uniform(y0, std::sqrt(3.0) * u)), bits, sh));
+      out = b_.binary(
+          BK::Add, yd,
+          where_sum_inexact(yd, qd, b_.binary(BK::Mul, sd_, uniform(y0, std::sqrt(3.0) * u)), bits, sh));
     }
     // sigma of the perturbation (for the report's local term): width u |y| / sqrt 3, or u sqrt(v)
     if (want_sigma)
@@ -248,21 +263,6 @@ class Perturber {
     if (r.nodes.empty() || r.nodes.back().outputs.size() != 1 || r.nodes.back().outputs[0] != out)
       return internal_error("stochastic graph: the perturbation does not end in its result");
     r.nodes.back().outputs[0] = y;
-    return std::move(r.nodes);
-  }
-
-  // A fed parameter's faithful rounding (+-ulp: relative half-width 2u = eps): the nodes that make
-  // `p` from the new parameter `p0`.
-  Expected<std::vector<ir::Node>> round_param(ValueId p0, ValueId p, double u) {
-    b_.set_provenance(ir::Provenance{"", "", 0, "noise.input"});
-    b_.begin_region({});
-    const ir::DType dt = g_.type_of(p).dtype;
-    const ValueId pd = to_f64(p0);
-    ValueId out = b_.binary(BK::Add, pd, b_.binary(BK::Mul, pd, uniform(p0, 2 * u)));
-    if (dt != ir::DType::F64) out = b_.cast(out, dt);
-    ir::Region r = b_.end_region({});
-    PLUMB_RETURN_IF_ERROR(b_.status());
-    r.nodes.back().outputs[0] = p;
     return std::move(r.nodes);
   }
 
@@ -349,20 +349,6 @@ Expected<StochasticGraph> stochastic_graph(const ir::Graph& g, const std::vector
       out.body.results.push_back(it->second);
       out.output_names.push_back(out.values[o.sigma_of[k]].onnx_name + " (noise sigma)");
     }
-  std::vector<ir::Node> head;
-  for (size_t k : o.rounded_params) {
-    if (k >= out.body.params.size()) continue;
-    const ValueId v = out.body.params[k];
-    const ir::Type t = out.type_of(v);
-    if (!is_float_tensor(t)) continue;
-    const ValueId p0 = out.add_value(t);
-    out.body.params[k] = p0;
-    PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> extra, p.round_param(p0, v, eps_of(t.dtype) / 2));
-    for (ir::Node& m : extra) head.push_back(std::move(m));
-  }
-  if (!head.empty())
-    out.body.nodes.insert(out.body.nodes.begin(), std::make_move_iterator(head.begin()),
-                          std::make_move_iterator(head.end()));
   return sg;
 }
 
@@ -384,6 +370,51 @@ void add_squared_deviation(const rt::RtValue& sample, const rt::RtValue& center,
     const double d = x[i] - y[i];
     if (std::isfinite(d)) s[i] += d * d;
   }
+}
+
+std::vector<double> noise_variance(const NoiseSamples& s, int64_t n) {
+  if (s.runs <= 0 || !s.sumsq || !s.sumsq->is_tensor()) return {};
+  const rt::Tensor& t = s.sumsq->tensor();
+  if (!t.data || t.dtype != ir::DType::F64 || t.numel() != n) return {};
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = t.as<double>()[i] / s.runs;
+  return v;
+}
+
+rt::RtValue perturbed_input(const rt::RtValue& x, const std::vector<double>& var, uint64_t seed) {
+  if (!x.is_tensor() || !x.tensor().data || !ir::is_float(x.tensor().dtype)) return x;
+  const rt::Tensor& t = x.tensor();
+  const ir::DType dt = t.dtype;
+  const double u = eps_of(dt) / 2;
+  rt::Tensor out = rt::Tensor::allocate(dt, t.shape);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  rt::visit_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || rt::is_narrow_float_v<T>) {
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
+        const double z = (static_cast<double>(state >> 11) * 0x1p-53 * 2 - 1) * std::sqrt(3.0);
+        double v;
+        if constexpr (rt::is_narrow_float_v<T>)
+          v = rt::to_f64(t.as<T>()[i]);
+        else
+          v = static_cast<double>(t.as<T>()[i]);
+        const double own = i < static_cast<int64_t>(var.size()) && std::isfinite(var[i]) ? var[i] : 0.0;
+        const double moved = std::isfinite(v) ? v + std::sqrt(own + 4 * u * u * v * v / 3) * z : v;
+        if constexpr (std::is_same_v<T, float>)
+          out.as<T>()[i] = static_cast<float>(moved);
+        else if constexpr (std::is_same_v<T, double>)
+          out.as<T>()[i] = moved;
+        else if constexpr (std::is_same_v<T, rt::f16>)
+          out.as<T>()[i] = rt::to_f16(moved);
+        else if constexpr (std::is_same_v<T, rt::bf16>)
+          out.as<T>()[i] = rt::to_bf16(moved);
+        else
+          out.as<T>()[i] = t.as<T>()[i];  // the 8- and 4-bit floats: unchanged
+      }
+    }
+  });
+  return rt::RtValue(std::move(out));
 }
 
 double t_quantile_1e4(int dof) {
@@ -462,4 +493,4 @@ BoundRatio bound_ratio(const NoiseBound& b, const std::vector<double>& r, const 
   return q;
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

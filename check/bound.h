@@ -24,11 +24,13 @@
 //            perturbation of its local size (rng, a different seed per run). The spread of those
 //            runs around r is the noise of such an implementation, carried as it really
 //            propagates, so it stays proportional to the real noise at any depth.
-//   inputs   in the isolated runs, the fed expected values are themselves rounded results, within
-//            one ulp of what the implementation consumed (a value it held wider and rounded for the
-//            export, or another run's value whose last rounding fell on the other side: faithful
-//            rounding): K more runs perturb only them, uniform in +-2u|x| (= +-eps|x| >= +-ulp(x)),
-//            which gives the expected-input term.
+//   inputs   in the isolated runs, a fed expected value need not be what the implementation that
+//            produced the next expected value consumed: it may be rounded (a value held wider and
+//            rounded for the export: within one ulp, faithful rounding) or come from another
+//            implementation or run (intermediates dumped by onnxruntime, outputs by torch): then it
+//            differs by that tensor's own noise, estimated by its end-to-end stochastic runs. K more
+//            runs move only the fed values by both (perturbed_input), which gives the
+//            expected-input term.
 //
 // Decision (per tensor of N elements; sigma_i^2 = sum over the run sets of sum_k (y_k,i - r_i)^2 / K,
 // S^2 = mean_i sigma_i^2):
@@ -56,20 +58,18 @@
 #include "ir/status.h"
 #include "runtime/value.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
-struct OnnxNodeInfo;          // check_eval.h
-double eps_of(ir::DType dt);  // check_eval.h
+struct OnnxNodeInfo;          // check/eval.h
+double eps_of(ir::DType dt);  // check/eval.h
 
 constexpr int kDefaultSamples = 6;  // stochastic runs per run set (--samples)
 
 // What the stochastic graph perturbs.
 struct NoiseOptions {
-  uint64_t seed = 1;                   // one per run
-  bool ops = true;                     // every float core result (local rounding)
-  std::vector<size_t> rounded_params;  // body.params indices whose values get a faithful rounding
-                                       // (fed expected values)
-  std::vector<ir::ValueId> sigma_of;   // top-level values whose perturbation sigma is also a result
+  uint64_t seed = 1;                  // one per run
+  bool ops = true;                    // every float core result (local rounding)
+  std::vector<ir::ValueId> sigma_of;  // top-level values whose perturbation sigma is also a result
 };
 
 struct StochasticGraph {
@@ -113,7 +113,16 @@ struct BoundRatio {
 };
 BoundRatio bound_ratio(const NoiseBound& b, const std::vector<double>& r, const std::vector<double>& x);
 
+// Per element sumsq / K (empty without samples or when the size is not n).
+std::vector<double> noise_variance(const NoiseSamples& s, int64_t n);
+
+// A fed expected value moved by its own noise: x + sqrt(var_i + (2u x_i)^2 / 3) z_i, z uniform with
+// unit variance (seeded), rounded to x's dtype. var: the end-to-end noise variance of the tensor
+// (another implementation's value may differ from the one that implementation consumed by that
+// much), empty for none; (2u x)^2 / 3: its faithful rounding. Non-float values are returned as is.
+rt::RtValue perturbed_input(const rt::RtValue& x, const std::vector<double>& var, uint64_t seed);
+
 // Student's t quantile with `dof` degrees of freedom at two-sided 1e-4 (normal for dof > 30).
 double t_quantile_1e4(int dof);
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

@@ -1,4 +1,4 @@
-#include "tools/onnx/check_eval.h"
+#include "check/eval.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,11 @@
 #include <limits>
 #include <map>
 
+#include "check/compare.h"
 #include "ir/op.h"
 #include "runtime/cpu/ref/dispatch.h"
-#include "tools/onnx/values_io.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
@@ -326,6 +326,14 @@ ir::Graph isolated_graph(const ir::Graph& g, const std::vector<ir::ValueId>& cut
   return out;
 }
 
+bool has_storage(const rt::RtValue& v) {
+  return v.is_tensor() && (v.tensor().data != nullptr || v.tensor().numel() == 0);
+}
+
+bool holds_f64_of_shape(const rt::RtValue& v, const std::vector<int64_t>& shape) {
+  return has_storage(v) && v.tensor().dtype == ir::DType::F64 && v.tensor().shape == shape;
+}
+
 double eps_of(ir::DType dt) { return std::ldexp(1.0, 1 - format_of(dt).p); }
 
 double ulp_in(ir::DType dt, double x) {
@@ -394,4 +402,4 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const Bound
   return st;
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check
