@@ -72,6 +72,8 @@ Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
     }
   };
   switch (n.op) {
+    case ir::Op::Constant:  // a converter's folded or cast constant: faithfully rounded (+-ulp)
+      return relative(2);
     case ir::Op::Unary:
       if (kind == UK::Sqrt) return relative(1);
       if (ir::tolerance_of(n.op, kind) == ir::ToleranceClass::Exact) return r;  // neg, abs, floor, ...

@@ -15,7 +15,10 @@
 //                (E over orders of sum_k S_k^2 = (n+1)(2y^2 + q)/6 for the partial sums S_k, plus
 //                one rounding per product); q is the same op on squared operands
 //              products of n factors (reduce/scan prod): uniform in +-sqrt(n) u |y|
+//              float constants (weights, folded values): uniform in +-2u|c| (faithfully rounded)
 //              exact ops (copies, gathers, max, compare, floor, ...): none
+//              results exactly representable in the dtype (Veltkamp's split), and sums of integer
+//              terms with sum t^2 < 2^p: none (index arithmetic in floats stays exact)
 //            with u of the ONNX node's output dtype even where the lowering computes in f64 (the
 //            ONNX formula "in the tensor's dtype"; e.g. GridSample's coordinates).
 //   carried  how those local errors propagate through the rest of the graph: not bounded but
