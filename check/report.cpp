@@ -186,6 +186,38 @@ std::string CheckReport::node_place(int node) const {
   return "node '" + n.name + "' (" + n.op_type + "-" + std::to_string(n.opset) + ")";
 }
 
+namespace {
+
+// The compared tensor that is core value v.
+std::string row_name(const CheckReport& r, ir::ValueId v) {
+  for (const TensorRow& row : r.rows)
+    if (row.value == v) return row.name;
+  return "?";
+}
+
+}  // namespace
+
+bool CheckReport::localized() const { return first >= 0 && rows[first].node >= 0 && span.nodes.size() <= 1; }
+
+std::string CheckReport::divergence_text() const {
+  if (first < 0) return "";
+  const TensorRow& f = rows[first];
+  if (f.node < 0) return "tensor '" + f.name + "'";
+  if (localized()) return node_place(f.node);
+  const std::string from = span.agreeing.empty()
+                               ? std::string("the graph inputs")
+                               : "the last agreeing tensor '" + row_name(*this, span.agreeing.back()) + "'";
+  std::string list;
+  constexpr size_t kListed = 8;
+  for (size_t k = 0; k < span.nodes.size() && k < kListed; ++k) {
+    const OnnxNodeInfo& n = nodes[span.nodes[k]];
+    list += (k ? ", '" : "'") + n.name + "' (" + n.op_type + "-" + std::to_string(n.opset) + ")";
+  }
+  if (span.nodes.size() > kListed) list += strfmt(", and %zu more", span.nodes.size() - kListed);
+  return "between " + from + " and the first differing tensor '" + f.name + "' (" +
+         std::to_string(span.nodes.size()) + " nodes: " + list + ")";
+}
+
 void print_report(const CheckReport& r, std::FILE* out) {
   if (!r.note.empty()) std::fprintf(out, "note: %s\n", r.note.c_str());
   for (const std::string& name : r.specialized)
@@ -238,15 +270,17 @@ void print_report(const CheckReport& r, std::FILE* out) {
     return;
   }
   const TensorRow& f = r.rows[r.first];
-  if (f.node >= 0)
-    std::fprintf(out, "first divergence: %s\n", r.node_place(f.node).c_str());
-  else
-    std::fprintf(out, "first divergence: tensor '%s'\n", f.name.c_str());
+  std::fprintf(out, "first divergence: %s\n", r.divergence_text().c_str());
   const ErrorStats& d = r.first_kind == "local" ? f.local : f.carried;
+  const bool local = r.first_kind == "local";
+  const char* where =
+      r.localized() ? (local ? "local (its inputs agree: the node itself differs)"
+                             : "end to end (its inputs were compared and agree within the tolerance)")
+                    : (local ? "in that span (its nodes ran on the expected values where given; the tensors "
+                               "between were not compared)"
+                             : "end to end, in that span (the tensors between were not compared)");
   std::fprintf(out, "  tensor '%s': %s error, %s (%lld of %lld elements beyond the noise bound)\n",
-               f.name.c_str(),
-               r.first_kind == "local" ? "local (its inputs agree: the node itself differs)"
-                                       : "end to end (no intermediates fed forward)",
+               f.name.c_str(), where,
                d.category() == "semantic" ? "semantic error" : "numerical noise beyond the tolerance",
                (long long)d.beyond_noise, (long long)d.elements);
   std::fprintf(out, "  minimum tolerance that would pass: atol %s (rtol 0) or rtol %s (atol 0)%s\n",
@@ -269,11 +303,25 @@ std::string report_json(const CheckReport& r) {
   if (r.first < 0) {
     o << "null";
   } else {
+    // node, op_type and opset name the node only when the divergence is localized on it; otherwise
+    // "span" says which nodes it lies between (DESIGN.md §7: scripts read first_divergence.node).
     const TensorRow& f = r.rows[r.first];
-    o << "{\"node\": " << json_str(f.node >= 0 ? r.nodes[f.node].name : "")
-      << ", \"op_type\": " << json_str(f.node >= 0 ? r.nodes[f.node].op_type : "")
-      << ", \"opset\": " << (f.node >= 0 ? r.nodes[f.node].opset : 0) << ", \"tensor\": " << json_str(f.name)
-      << ", \"kind\": " << json_str(r.first_kind) << "}";
+    const bool one = r.localized();
+    o << "{\"node\": " << (one ? json_str(r.nodes[f.node].name) : "null")
+      << ", \"op_type\": " << (one ? json_str(r.nodes[f.node].op_type) : "null")
+      << ", \"opset\": " << (one ? std::to_string(r.nodes[f.node].opset) : "null")
+      << ", \"tensor\": " << json_str(f.name) << ", \"kind\": " << json_str(r.first_kind)
+      << ", \"localized\": " << (one ? "true" : "false") << ", \"text\": " << json_str(r.divergence_text())
+      << ",\n    \"span\": {\"after\": [";
+    for (size_t k = 0; k < r.span.agreeing.size(); ++k)
+      o << (k ? ", " : "") << json_str(row_name(r, r.span.agreeing[k]));
+    o << "], \"from_graph_inputs\": " << (r.span.from_graph_inputs ? "true" : "false") << ", \"nodes\": [";
+    for (size_t k = 0; k < r.span.nodes.size(); ++k) {
+      const OnnxNodeInfo& n = r.nodes[r.span.nodes[k]];
+      o << (k ? ", " : "") << "{\"name\": " << json_str(n.name) << ", \"op_type\": " << json_str(n.op_type)
+        << ", \"opset\": " << n.opset << "}";
+    }
+    o << "]}}";
   }
   o << ",\n  \"tensors\": [";
   for (size_t k = 0; k < r.rows.size(); ++k) {
@@ -316,9 +364,8 @@ std::string report_html(const CheckReport& r) {
       << "</p>\n";
   } else {
     const TensorRow& f = r.rows[r.first];
-    o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: "
-      << html(f.node >= 0 ? r.node_place(f.node) : "tensor '" + f.name + "'") << " (" << html(r.first_kind)
-      << " error on tensor <code>" << html(f.name) << "</code>)</p>\n";
+    o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: " << html(r.divergence_text()) << " ("
+      << html(r.first_kind) << " error on tensor <code>" << html(f.name) << "</code>)</p>\n";
   }
   o << "<h2>Error along the topological order</h2>\n" << plot_svg(r);
   o << "<h2>Tensors</h2>\n<table id=\"tensors\"><tr><th>#</th><th>tensor</th><th>node</th><th>class</th>"

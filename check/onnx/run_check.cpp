@@ -301,6 +301,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
       const rt::RtValue& a = runs->native[at];
       TensorRow row;
       row.name = t.e->name;
+      row.value = t.value;
       row.order = t.producer;
       row.type = ir::type_to_string(rt::type_of(a));
       if (t.producer != SIZE_MAX) row.node = static_cast<int>(group_of(rep.nodes, t.producer));
@@ -350,6 +351,14 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   }
   rep.note = note;
   find_first_divergence(rep);
+  if (rep.first >= 0) {
+    // The tensors known to agree where the first differing one was computed: those fed forward
+    // (their expected values were its nodes' inputs), or, judged end to end, those that matched.
+    std::set<ir::ValueId> known;
+    for (const TensorRow& row : rep.rows)
+      if (rep.first_kind == "local" ? row.fed : row.carried.match) known.insert(row.value);
+    rep.span = divergence_span(g, rep.nodes, rep.rows[rep.first].value, known);
+  }
   return rep;
 }
 

@@ -8,8 +8,11 @@
 // runs the model on the reference runtime and compares (check/eval.h):
 // - Isolated per-node checking (default when intermediates are given): each node is also evaluated
 //   on the expected values of its inputs, so local error is told apart from error carried forward.
-//   The first divergence is the first node (topological order) whose outputs differ on its own
-//   expected inputs; without intermediates, the first differing tensor.
+//   The first divergence is the first compared tensor (topological order) that differs when its
+//   nodes run on the expected values fed to them; without intermediates, the first differing
+//   tensor. It is blamed on one node only when every input of that node was compared (or is a
+//   graph input or constant); otherwise on the span of nodes between the tensors known to agree
+//   and it (check/span.h).
 // - Tolerance from data (the default): a precise (f64) run and `samples` stochastic runs per run
 //   set estimate each tensor's noise (check/bound.h, docs/check-tolerance.md); the verdict is
 //   inconclusive where they cannot decide. A FixedTolerance gives |a - e| <= atol + rtol |e|
