@@ -158,6 +158,14 @@ class Perturber {
 
   ValueId splat(double v, ValueId sh) { return b_.broadcast(b_.scalar_float(ir::DType::F64, v), sh, {}); }
 
+  // The perturbation where it is finite, else 0: an inf or NaN result (a masked attention score,
+  // an overflow) keeps its value; -inf + sigma z would be NaN.
+  ValueId finite_only(ValueId perturbation, ValueId sh) {
+    const ValueId finite = b_.compare(ir::CompareKind::Lt, b_.unary(UK::Abs, perturbation),
+                                      splat(std::numeric_limits<double>::infinity(), sh));
+    return b_.select(finite, perturbation, splat(0, sh));
+  }
+
   // perturbation where y (f64) is not representable with `bits` significant bits, else 0: an
   // exact result (integers of index arithmetic, x - floor(x), ...) has no rounding error, in any
   // order. Veltkamp's split hi = c - (c - y), c = (2^(53 - bits) + 1) y, is y rounded to `bits`
@@ -167,7 +175,7 @@ class Perturber {
     const ValueId c = b_.binary(BK::Mul, y, splat(std::ldexp(1.0, 53 - bits) + 1, sh));
     const ValueId hi = b_.binary(BK::Sub, c, b_.binary(BK::Sub, c, y));
     const ValueId exact = b_.compare(ir::CompareKind::Eq, hi, y);
-    return b_.select(exact, splat(0, sh), perturbation);
+    return finite_only(b_.select(exact, splat(0, sh), perturbation), sh);
   }
   // perturbation where a sum may have rounded, else 0: a sum of integer terms is exact when the sum
   // of their squares q (>= sum |t_k|, which bounds every partial sum) is an integer below 2^bits.
@@ -178,7 +186,7 @@ class Perturber {
     const ValueId qi = b_.compare(ir::CompareKind::Eq, b_.unary(UK::Floor, q), q);
     const ValueId small = b_.compare(ir::CompareKind::Lt, q, splat(std::ldexp(1.0, bits), sh));
     const ValueId exact = b_.binary(BK::And, yi, b_.binary(BK::And, qi, small));
-    return b_.select(exact, splat(0, sh), perturbation);
+    return finite_only(b_.select(exact, splat(0, sh), perturbation), sh);
   }
   ValueId to_f64(ValueId v) { return b_.type_of(v).dtype == ir::DType::F64 ? v : b_.cast(v, ir::DType::F64); }
   ValueId square(ValueId v) { return b_.binary(BK::Mul, v, v); }
@@ -450,7 +458,10 @@ NoiseBound noise_bound(const std::vector<double>& r, const std::vector<NoiseSamp
   }
   if (!b.available()) return b;
   b.z_element = t_quantile_1e4(b.samples);
-  b.z_aggregate = t_quantile_1e4(std::numeric_limits<int>::max());
+  // S^2 pools N*K squared deviations (the pooled-variance degrees of freedom): for a scalar the
+  // aggregate test is the element test, for large tensors the normal point.
+  const double dof = static_cast<double>(b.samples) * static_cast<double>(n);
+  b.z_aggregate = t_quantile_1e4(dof > 1e6 ? 1000000 : static_cast<int>(dof));
   double total = 0, mag = 0;
   for (size_t i = 0; i < n; ++i) {
     total += var[i];

@@ -1,4 +1,4 @@
-// The `--tolerance auto` noise bound of `plumb check` (issue 12; docs/check.md "The auto bound").
+// The `--tolerance auto` noise bound of `plumb check` (issue 12; docs/check-tolerance.md).
 //
 // The question per compared float tensor: could an implementation that evaluates every op of the
 // graph in the tensor's dtype, in some reasonable order, have produced the expected value e? Its
@@ -43,10 +43,11 @@
 //             z_el(K) = Student's t quantile with K degrees of freedom, two-sided 1e-4 (e - r is
 //             compared with a scale estimated from K samples: Sohier et al., "Confidence intervals
 //             for stochastic arithmetic", TOMS 2021, centered normal hypothesis).
-//   aggregate rms_i(e_i - r_i) <= z_agg * S, z_agg = 3.89 (normal, two-sided 1e-4, the tensor as one
-//             draw: holds even when its elements' errors are fully correlated). TOSA's compliance
-//             tests judge dot products the same way: per element and by the statistics of the
-//             whole tensor.
+//   aggregate rms_i(e_i - r_i) <= z_agg * S, z_agg = Student's t quantile, two-sided 1e-4, with the
+//             N*K degrees of freedom of the pooled S^2 (3.89 for large tensors, z_el for a
+//             scalar); the numerator is taken as one draw, so that it holds even when the
+//             tensor's errors are fully correlated. TOSA's compliance tests judge dot products
+//             the same way: per element and by the statistics of the whole tensor.
 // The verdict is "inconclusive" (never "match") when the samples cannot decide: none could be
 // made, plumb's own native f32 run falls outside the bound of a tensor whose expected value also
 // does (the samples do not represent this tensor's noise), or the bound admits zero for every
