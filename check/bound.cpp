@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "check/eval.h"
+#include "ir/attrs.h"
 #include "ir/builder.h"
 #include "ir/op.h"
 #include "runtime/cpu/ref/dispatch.h"
@@ -17,18 +18,11 @@ namespace plumb::check {
 
 namespace {
 
-namespace BK = ir::BinaryKind;
-namespace UK = ir::UnaryKind;
-namespace RK = ir::ReduceKind;
-namespace PK = ir::PoolKind;
+using BK = ir::BinaryKind;
+using UK = ir::UnaryKind;
+using RK = ir::ReduceKind;
+using PK = ir::PoolKind;
 using ir::ValueId;
-
-int kind_code(const ir::Node& n) {
-  const ir::Attr* a = n.find_attr("kind");
-  if (!a) return -1;
-  if (const auto* e = std::get_if<ir::EnumValue>(&a->value)) return e->code;
-  return -1;
-}
 
 bool is_float_tensor(const ir::Type& t) { return t.is_tensor() && t.ranked && ir::is_float(t.dtype); }
 
@@ -56,7 +50,6 @@ struct Rounding {
 
 Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
   Rounding r;
-  const int kind = kind_code(n);
   auto relative = [&](double w) {
     r.kind = Rounding::kRelative;
     r.width = w;
@@ -75,27 +68,31 @@ Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
     case ir::Op::Constant:  // a converter's folded or cast constant: faithfully rounded (+-ulp)
       return relative(2);
     case ir::Op::Unary:
-      if (kind == UK::Sqrt) return relative(1);
-      if (ir::tolerance_of(n.op, kind) == ir::ToleranceClass::Exact) return r;  // neg, abs, floor, ...
-      return relative(ulp_class(ir::tolerance_of(n.op, kind)));
-    case ir::Op::Binary:
+      if (ir::attrs<ir::Op::Unary>(n).kind == UK::Sqrt) return relative(1);
+      if (ir::tolerance_of(n) == ir::ToleranceClass::Exact) return r;  // neg, abs, floor, ...
+      return relative(ulp_class(ir::tolerance_of(n)));
+    case ir::Op::Binary: {
+      const BK kind = ir::attrs<ir::Op::Binary>(n).kind;
       if (kind == BK::Add || kind == BK::Sub || kind == BK::Mul || kind == BK::Div) return relative(1);
-      if (ir::tolerance_of(n.op, kind) == ir::ToleranceClass::Exact) return r;  // max, min, rem, ...
-      return relative(ulp_class(ir::tolerance_of(n.op, kind)));
+      if (ir::tolerance_of(n) == ir::ToleranceClass::Exact) return r;  // max, min, rem, ...
+      return relative(ulp_class(ir::tolerance_of(n)));
+    }
     case ir::Op::Cast: {
       const ir::Type& in = g.type_of(n.inputs[0]);
-      const ir::DType to = n.attr_dtype("to");
+      const ir::DType to = ir::attrs<ir::Op::Cast>(n).to;
       if (!in.is_tensor() || !ir::is_float(to)) return r;
       if (!ir::is_float(in.dtype) || precision_bits(in.dtype) > precision_bits(to)) return relative(1);
       return r;
     }
     case ir::Op::Reduce:
     case ir::Op::Scan: {
+      const RK kind =
+          n.op == ir::Op::Reduce ? ir::attrs<ir::Op::Reduce>(n).kind : ir::attrs<ir::Op::Scan>(n).kind;
       if (kind != RK::Sum && kind != RK::Prod) return r;
       const ir::Type& in = g.type_of(n.inputs[0]);
       int64_t len = -1;
       if (n.op == ir::Op::Scan) {
-        r.axis = n.attr_int("axis");
+        r.axis = ir::attrs<ir::Op::Scan>(n).axis;
         len = static_extent(in, r.axis);
       } else {
         const int64_t a = static_numel(in), b = static_numel(g.type_of(n.outputs[0]));
@@ -106,9 +103,10 @@ Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
       return r;
     }
     case ir::Op::Pool: {
-      if (kind != PK::Sum) return r;
+      const ir::PoolAttrs a = ir::attrs<ir::Op::Pool>(n);
+      if (a.kind != PK::Sum) return r;
       int64_t len = 1;
-      for (int64_t w : n.attr_ints("window")) len *= std::max<int64_t>(w, 1);
+      for (int64_t w : a.window) len *= std::max<int64_t>(w, 1);
       r.kind = Rounding::kSum;
       r.terms = len;
       return r;
@@ -147,10 +145,9 @@ class Perturber {
   // z uniform in [-h, h] (f64) of y0's shape.
   ValueId uniform(ValueId y0, double h) {
     const ValueId sh = b_.shape_of(y0);
-    const ValueId bits = b_.emit1(ir::Op::Rng, {sh},
-                                  {{"algorithm", ir::EnumValue{ir::RngAlgorithm::Philox4x32x10}},
-                                   {"seed", static_cast<int64_t>(seed_)},
-                                   {"stream", static_cast<int64_t>(stream_++)}});
+    const ValueId bits = b_.emit1(ir::RngAttrs{ir::RngAlgorithm::Philox4x32x10, static_cast<int64_t>(seed_),
+                                               static_cast<int64_t>(stream_++)},
+                                  {sh});
     const ValueId u = b_.cast(bits, ir::DType::F64);  // [0, 2^32)
     const ValueId z = b_.binary(BK::Mul, u, splat(2 * h / 4294967296.0, sh));
     return b_.binary(BK::Sub, z, splat(h, sh));
@@ -194,9 +191,8 @@ class Perturber {
   // f64 scalar: the number of elements of v (its shape's product).
   ValueId numel(ValueId v) { return b_.cast(b_.reduce(RK::Prod, b_.shape_of(v), {0}), ir::DType::F64); }
   ValueId extent(ValueId v, int64_t axis) {
-    const ValueId d = b_.emit1(
-        ir::Op::Gather, {b_.shape_of(v), b_.scalar_int(ir::DType::I64, axis)},
-        {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}});
+    const ValueId d = b_.emit1(ir::GatherAttrs{ir::GatherKind::Axis, 0, 0},
+                               {b_.shape_of(v), b_.scalar_int(ir::DType::I64, axis)});
     return b_.cast(d, ir::DType::F64);
   }
   // n of rd for node n (whose result is `result`), an f64 scalar (a constant when static).

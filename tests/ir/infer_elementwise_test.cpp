@@ -73,8 +73,7 @@ TEST(InferUnary, C2DtypeTable) {
                 {UnaryKind::Atanh, f},    {UnaryKind::Tanh, f}};
     for (const auto& row : rows) {
       auto r = run_infer(Op::Unary, {kind(row.k)}, {t(dt, {3})});
-      EXPECT_EQ(r.types.has_value(), row.ok)
-          << dtype_name(dt) << " kind " << enum_name(row.k);
+      EXPECT_EQ(r.types.has_value(), row.ok) << dtype_name(dt) << " kind " << enum_name(row.k);
       if (!row.ok) {
         EXPECT_EQ(r.label(), "unary.C2");
       }
@@ -133,8 +132,7 @@ TEST(InferBinary, C4DtypeTable) {
                 {BinaryKind::Shr, u}};
     for (const auto& row : rows) {
       auto r = run_infer(Op::Binary, {kind(row.k)}, {t(dt, {2}), t(dt, {2})});
-      EXPECT_EQ(r.types.has_value(), row.ok)
-          << dtype_name(dt) << " kind " << enum_name(row.k);
+      EXPECT_EQ(r.types.has_value(), row.ok) << dtype_name(dt) << " kind " << enum_name(row.k);
       if (!row.ok) {
         EXPECT_EQ(r.label(), "binary.C4");
       }
