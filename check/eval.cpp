@@ -94,59 +94,6 @@ void replace_uses(ir::Region& r, ir::ValueId from, ir::ValueId to) {
     if (v == from) v = to;
 }
 
-<<<<<<< HEAD
-bool is_float_tensor(const ir::Graph& g, ir::ValueId v) {
-  const ir::Type& t = g.type_of(v);
-  return t.is_tensor() && ir::is_float(t.dtype);
-}
-
-ir::Node unary_abs(ir::ValueId in, ir::ValueId out, const ir::Provenance& prov) {
-  ir::Node n;
-  n.op = ir::Op::Unary;
-  n.inputs = {in};
-  n.outputs = {out};
-  n.attrs = ir::attr_list(ir::UnaryAttrs{ir::UnaryKind::Abs});
-  n.prov = prov;
-  n.prov.step = "bounds.abs";
-  return n;
-}
-
-void rewrite_bounds(ir::Graph& g, ir::Region& r, const std::vector<bool>* dot_of_top) {
-  std::vector<ir::Node> out;
-  out.reserve(r.nodes.size());
-  for (size_t k = 0; k < r.nodes.size(); ++k) {
-    ir::Node n = std::move(r.nodes[k]);
-    for (ir::Region& sub : n.regions) rewrite_bounds(g, sub, nullptr);
-    std::vector<size_t> abs_inputs;
-    const ir::BinaryKind binary =
-        n.op == ir::Op::Binary ? ir::attrs<ir::Op::Binary>(n).kind : ir::BinaryKind::Mul;
-    if (n.op == ir::Op::MatMul || n.op == ir::Op::Conv) {
-      abs_inputs = {0, 1};
-    } else if ((n.op == ir::Op::Reduce && ir::attrs<ir::Op::Reduce>(n).kind == ir::ReduceKind::Sum) ||
-               (n.op == ir::Op::Scan && ir::attrs<ir::Op::Scan>(n).kind == ir::ReduceKind::Sum)) {
-      abs_inputs = {0};
-    } else if (n.op == ir::Op::Pool && ir::attrs<ir::Op::Pool>(n).kind == ir::PoolKind::Sum) {
-      abs_inputs = {0};
-    } else if (binary == ir::BinaryKind::Add || binary == ir::BinaryKind::Sub) {
-      // |x| + |y|: the magnitude a sum's rounding scales with (cancellation, e.g. 1 + erf(x) of an
-      // exported GELU); a non-finite bounds value (exp of a magnitude) contributes nothing
-      abs_inputs = {0, 1};
-      n.attrs = ir::attr_list(ir::BinaryAttrs{ir::BinaryKind::Add});
-    }
-    for (size_t i : abs_inputs) {
-      if (i >= n.inputs.size() || !is_float_tensor(g, n.inputs[i])) continue;
-      const ir::Type t = g.type_of(n.inputs[i]);
-      const ir::ValueId a = g.add_value(t);
-      out.push_back(unary_abs(n.inputs[i], a, n.prov));
-      n.inputs[i] = a;
-    }
-    out.push_back(std::move(n));
-  }
-  r.nodes = std::move(out);
-}
-
-=======
->>>>>>> main
 struct FloatFormat {
   int p;     // precision in bits, hidden bit included
   int emin;  // exponent of the smallest normal

@@ -26,11 +26,12 @@ TEST(OpTable, AttributesOfReduce) {
 }
 
 TEST(OpTable, EnumCodesFollowOpsDef) {
-  EXPECT_EQ(UnaryKind::Neg, 0);
-  EXPECT_EQ(ReduceKind::Min, 3);
-  EXPECT_EQ(enum_value_name("ReduceKind", ReduceKind::Prod), "prod");
-  EXPECT_EQ(enum_value_from_name("BinaryKind", "shr"), BinaryKind::Shr);
-  EXPECT_EQ(tolerance_of(Op::Unary, UnaryKind::Exp), ToleranceClass::Ulp4);
+  EXPECT_EQ(code_of(UnaryKind::Neg), 0);
+  EXPECT_EQ(code_of(ReduceKind::Min), 3);
+  EXPECT_EQ(enum_value_name("ReduceKind", code_of(ReduceKind::Prod)), "prod");
+  EXPECT_EQ(enum_name(ReduceKind::Prod), "prod");
+  EXPECT_EQ(enum_value_from_name("BinaryKind", "shr"), code_of(BinaryKind::Shr));
+  EXPECT_EQ(tolerance_of(Op::Unary, code_of(UnaryKind::Exp)), ToleranceClass::Ulp4);
   EXPECT_EQ(tolerance_of(Op::MatMul, 0), ToleranceClass::DotProduct);
 }
 
