@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "ir/attrs.h"
 #include "ir/narrow_float.h"
 #include "ir/text.h"
 #include "ir/verify.h"

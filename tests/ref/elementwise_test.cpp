@@ -34,12 +34,12 @@ ir::Attr kind(Kind code) {
 }
 
 template <typename T>
-testing::KernelResult unary(int k, std::vector<int64_t> shape, std::vector<T> x,
+testing::KernelResult unary(ir::UnaryKind k, std::vector<int64_t> shape, std::vector<T> x,
                             ir::DType dt = testing::dtype_of<T>()) {
   return KernelRun(ir::Op::Unary).attr("kind", ir::EnumValue{k}).input(make_tensor<T>(shape, x, dt)).run();
 }
 template <typename T>
-testing::KernelResult binary(int k, std::vector<T> a, std::vector<T> b,
+testing::KernelResult binary(ir::BinaryKind k, std::vector<T> a, std::vector<T> b,
                              ir::DType dt = testing::dtype_of<T>()) {
   const std::vector<int64_t> shape{static_cast<int64_t>(a.size())};
   return KernelRun(ir::Op::Binary)
@@ -144,7 +144,7 @@ TEST(RefUnary, TranscendentalsWithinUlp4) {
     ASSERT_TRUE(r.status.is_ok());
     for (int i = 0; i < 2; ++i)
       EXPECT_NEAR(values<double>(r.out(0))[i], want[k][i], 4 * 2.220446049250313e-16 * std::fabs(want[k][i]))
-          << "kind " << kinds[k];
+          << "kind " << ir::enum_name(kinds[k]);
   }
   auto ac = unary<double>(ir::UnaryKind::Acosh, {2}, {1.0, 0.5});
   expect_same_floats(values<double>(ac.out(0)), {0.0, kNaN});
@@ -350,7 +350,7 @@ TEST(RefBinary, PreciseModeSeesF64) {
 
 // ---- compare ---------------------------------------------------------------------------------
 
-testing::KernelResult compare_f(int k, std::vector<float> a, std::vector<float> b) {
+testing::KernelResult compare_f(ir::CompareKind k, std::vector<float> a, std::vector<float> b) {
   const std::vector<int64_t> shape{static_cast<int64_t>(a.size())};
   return KernelRun(ir::Op::Compare)
       .attr("kind", ir::EnumValue{k})
@@ -363,7 +363,7 @@ TEST(RefCompare, FloatNaNAndSignedZero) {
   const std::vector<float> a{kNaNF, -0.0f, 1, 2, -kInfF};
   const std::vector<float> b{kNaNF, 0.0f, 2, 1, -kInfF};
   const struct {
-    int k;
+    ir::CompareKind k;
     std::vector<bool> want;
   } rows[] = {{ir::CompareKind::Eq, {false, true, false, false, true}},
               {ir::CompareKind::Ne, {true, false, true, true, false}},

@@ -16,7 +16,7 @@ using testing::KernelRun;
 using testing::make_tensor;
 using testing::values;
 
-KernelRun decode(int format) {
+KernelRun decode(ir::PixelFormat format) {
   KernelRun k(ir::Op::ImageDecode);
   k.attr("format", ir::EnumValue{format});
   return k;
