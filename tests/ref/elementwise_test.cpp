@@ -375,7 +375,7 @@ TEST(RefCompare, FloatNaNAndSignedZero) {
     auto r = compare_f(row.k, a, b);
     ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
     EXPECT_EQ(r.out(0).dtype, ir::DType::Bool);
-    EXPECT_EQ(values<bool>(r.out(0)), row.want) << "kind " << row.k;
+    EXPECT_EQ(values<bool>(r.out(0)), row.want) << "kind " << ir::enum_name(row.k);
   }
 }
 
