@@ -14,7 +14,7 @@
 
 #include "ir/graph.h"
 #include "ir/status.h"
-#include "runtime/cpu/ref/kernel.h"  // NumericMode
+#include "runtime/numeric_mode.h"
 #include "runtime/value.h"
 
 namespace plumb::rt {
@@ -78,9 +78,18 @@ class Backend {
                                                      const CompileOptions& options) = 0;
 };
 
-// The backends built into this library, by name: "ref". Unknown names are InvalidInput; known
-// but not built ones ("cpu", "cuda" in a build without them) are Unsupported.
-Expected<std::unique_ptr<Backend>> make_backend(std::string_view name);
-std::vector<std::string> backend_names();
+// A row of the backend table (runtime/backend_table.cpp, generated from the plumb_backend()
+// lines of runtime/CMakeLists.txt).
+struct BackendEntry {
+  std::string_view name;
+  std::unique_ptr<Backend> (*make)();
+};
+
+// The backend called `name`: one built into this library, or one of `extra` (backends that a
+// program links in itself, e.g. the tests' backend). Unknown names are InvalidInput; known but
+// not built ones ("cpu", "cuda" in a build without them) are Unsupported.
+Expected<std::unique_ptr<Backend>> make_backend(std::string_view name,
+                                                const std::vector<BackendEntry>& extra = {});
+std::vector<std::string> backend_names(const std::vector<BackendEntry>& extra = {});
 
 }  // namespace plumb::rt

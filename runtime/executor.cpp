@@ -166,7 +166,7 @@ Status Executor::run(BufferTable& b) {
     calls_.clear();
     calls_.reserve(nodes.size());
     for (const ir::Node& n : nodes) {
-      ref::KernelCtx kc{n, {}, {}, options_.mode};
+      NodeCall kc{n, {}, {}, options_.mode};
       for (ir::ValueId v : n.inputs) kc.inputs.push_back(&b.values[v]);
       for (ir::ValueId v : n.outputs) kc.outputs.push_back(&b.values[v]);
       calls_.push_back(std::move(kc));
@@ -225,7 +225,7 @@ Status Executor::run_node_dynamic(const ir::Node& n, BufferTable& b) {
   std::vector<ir::Type> types(nin);
   std::vector<std::vector<int64_t>> vals(nin);
   std::vector<ir::Operand> operands(nin);
-  ref::KernelCtx kc{n, {}, {}, options_.mode};
+  NodeCall kc{n, {}, {}, options_.mode};
   for (size_t k = 0; k < nin; ++k) {
     const RtValue& v = b.values[n.inputs[k]];
     types[k] = type_of(v);

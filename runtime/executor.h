@@ -32,18 +32,18 @@
 #include "ir/graph.h"
 #include "ir/status.h"
 #include "runtime/backend.h"
-#include "runtime/cpu/ref/kernel.h"
+#include "runtime/node_call.h"
 #include "runtime/plan.h"
 
 namespace plumb::rt {
 
-// How one non-control-flow node runs. The call record is ref::KernelCtx (node, input and output
-// value pointers, numeric mode): the same contract for every backend's kernels. Outputs are
+// How one non-control-flow node runs. The call record is NodeCall (runtime/node_call.h: node,
+// input and output value pointers, numeric mode): the same contract for every backend's kernels. Outputs are
 // preallocated when their type is static; otherwise they are empty and the runner assigns them.
 class NodeRunner {
  public:
   virtual ~NodeRunner() = default;
-  virtual Status run_node(ref::KernelCtx& cx) = 0;
+  virtual Status run_node(NodeCall& cx) = 0;
 };
 
 // A BufferTable for `plan`: allocates the arena, binds constants and folded values, and sets
@@ -76,7 +76,7 @@ class Executor {
   NodeRunner& runner_;
   CompileOptions options_;
   // One call record per top-level static node, pointing into the BufferTable it was built for.
-  std::vector<ref::KernelCtx> calls_;
+  std::vector<NodeCall> calls_;
   const BufferTable* calls_for_ = nullptr;
   const RtValue* calls_base_ = nullptr;
 };

@@ -7,6 +7,7 @@
 
 #include "ir/infer.h"
 #include "runtime/cpu/ref/dispatch.h"
+#include "runtime/cpu/ref/kernel.h"
 
 namespace plumb::rt {
 namespace {

@@ -24,7 +24,7 @@
 
 #include "ir/graph.h"
 #include "ir/status.h"
-#include "runtime/cpu/ref/kernel.h"
+#include "runtime/numeric_mode.h"
 #include "runtime/value.h"
 
 namespace plumb::rt {

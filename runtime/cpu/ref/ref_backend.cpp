@@ -1,5 +1,6 @@
 #include "runtime/cpu/ref/ref_backend.h"
 
+#include "runtime/cpu/ref/kernel.h"
 #include "runtime/executor.h"
 #include "runtime/plan.h"
 
@@ -34,6 +35,6 @@ class RefBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_ref_backend() { return std::make_unique<RefBackend>(); }
+std::unique_ptr<Backend> make_backend() { return std::make_unique<RefBackend>(); }
 
 }  // namespace plumb::rt::ref

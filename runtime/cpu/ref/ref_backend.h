@@ -8,6 +8,7 @@
 
 namespace plumb::rt::ref {
 
-std::unique_ptr<Backend> make_ref_backend();
+// Its row in the backend table (runtime/backend_table.cpp).
+std::unique_ptr<Backend> make_backend();
 
 }  // namespace plumb::rt::ref
