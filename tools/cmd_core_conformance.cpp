@@ -24,6 +24,7 @@
 #include "runtime/backend.h"
 #include "tools/commands.h"
 #include "tools/core_vectors.h"
+#include "tools/session_options.h"
 
 namespace plumb::cli {
 namespace {
@@ -143,7 +144,7 @@ int cmd_core_conformance(const Args& args) {
     return report_error("", invalid_input("--filter: bad regular expression '" + filter + "'"));
   }
 
-  if (auto b = rt::make_backend(backend); !b) return report_error("", b.status());
+  if (auto b = rt::make_backend(backend, cli_backends()); !b) return report_error("", b.status());
   std::vector<std::string> names;
   for (const std::string& n : find_cases(root))
     if (std::regex_search(n, re)) names.push_back(n);

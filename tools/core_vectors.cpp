@@ -13,6 +13,7 @@
 #include "runtime/cpu/ref/constant_data.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/session.h"
+#include "tools/session_options.h"
 #include "tools/value_digest.h"
 
 namespace plumb::cli {
@@ -274,8 +275,7 @@ Status check_vector_case(const VectorCase& c, const std::string& backend, bool s
   }
 
   const ir::ToleranceClass cls = strict ? ir::ToleranceClass::Exact : loosest_tolerance(*g);
-  rt::SessionOptions opts;
-  opts.backend = backend;
+  rt::SessionOptions opts = session_options(backend);
   auto s = rt::Session::create(std::move(*g), opts);
   if (!s) {
     if (s.status().code() == ErrorCode::kUnsupported) return s.status();  // counted as skipped

@@ -8,6 +8,7 @@
 #include "ir/graph.h"
 #include "tools/commands.h"
 #include "tools/onnx_hooks.h"
+#include "tools/session_options.h"
 
 namespace plumb::cli {
 
@@ -48,6 +49,10 @@ __attribute__((weak)) Expected<ir::Graph> load_onnx_as_core_specialized(const st
                                                                         std::vector<std::string>*) {
   return load_onnx_as_core(path);
 }
+
+// Backends this program links in beyond the runtime's table: none here; plumb_testbackend's
+// strong definition (tests/test_backend/cli_backends.cpp) adds the tests' backend.
+__attribute__((weak)) std::vector<rt::BackendEntry> cli_backends() { return {}; }
 
 int usage_error(const std::string& why) {
   std::fprintf(stderr, "plumb: %s\n%s", why.c_str(), kUsage);

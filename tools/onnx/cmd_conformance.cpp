@@ -29,6 +29,7 @@
 #include "runtime/session.h"
 #include "tools/commands.h"
 #include "tools/onnx/values_io.h"
+#include "tools/session_options.h"
 #include "tools/value_digest.h"
 
 namespace plumb::cli {
@@ -127,8 +128,7 @@ Result run_test(const Options& o, const std::string& name) {
     }
     auto graph = lower::lower_model(*model, lo);
     if (!graph) return fail("lower", graph.status());
-    rt::SessionOptions so;
-    so.backend = o.backend;
+    rt::SessionOptions so = session_options(o.backend);
     auto session = rt::Session::create(std::move(*graph), so);
     if (!session) return fail("compile", session.status());
     rt::Session& s = **session;
