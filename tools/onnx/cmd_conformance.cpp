@@ -24,17 +24,23 @@
 #include <regex>
 #include <sstream>
 
+#include "check/compare.h"
+#include "check/onnx/values_io.h"
 #include "frontends/onnx/model.h"
 #include "lowering/onnx/driver.h"
 #include "runtime/session.h"
 #include "tools/commands.h"
-#include "tools/onnx/values_io.h"
 #include "tools/session_options.h"
 #include "tools/value_digest.h"
 
 namespace plumb::cli {
 
 namespace {
+
+using check::compare;
+using check::Comparison;
+using check::to_runtime;
+using check::Tolerance;
 
 struct Options {
   std::string suite;
