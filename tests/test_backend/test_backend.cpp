@@ -6,6 +6,7 @@
 #include <new>
 
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/partition.h"
 #include "runtime/plan.h"
 
 namespace plumb::rt::test {
@@ -48,7 +49,7 @@ class TestSpan final : public CompiledSpan {
  public:
   TestSpan(const ir::Graph& g, const Plan& plan, const SpanSignature& sig, const ScrambledAllocator& memory,
            NumericMode mode)
-      : g_(g), plan_(plan), sig_(sig), memory_(memory), mode_(mode) {
+      : g_(g), plan_(plan), sig_(sig), memory_(memory), mode_(mode), preorder_(body_preorder(g)) {
     auto add = [&](ir::ValueId v) {
       if (slot_.count(v)) return;
       const int64_t bytes = plan.values[v].type.is_tensor() ? tensor_bytes_or_zero(plan.values[v].type) : 0;
@@ -78,7 +79,8 @@ class TestSpan final : public CompiledSpan {
       NodeCall call{n, {}, {}, mode_, &g_};
       for (ir::ValueId v : n.inputs) call.inputs.push_back(&clear[v]);
       for (ir::ValueId v : n.outputs) call.outputs.push_back(&clear[v]);
-      PLUMB_RETURN_IF_ERROR(ref::run_kernel(call));
+      Status st = ref::run_kernel(call);
+      if (!st.is_ok()) return st.place().empty() ? st.with_place(ir::node_place(n, preorder_[i])) : st;
     }
     for (size_t k = 0; k < sig_.outputs.size(); ++k) {
       PLUMB_ASSIGN_OR_RETURN(const Tensor* t, device_tensor(args.outputs[k], sig_.outputs[k]));
@@ -121,6 +123,7 @@ class TestSpan final : public CompiledSpan {
   SpanSignature sig_;
   const ScrambledAllocator& memory_;
   NumericMode mode_;
+  std::vector<int64_t> preorder_;  // for the places of errors
   std::map<ir::ValueId, Slot> slot_;
   int64_t scratch_ = 0;
 };
