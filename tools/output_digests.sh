@@ -4,7 +4,8 @@
 #   backend_node.txt  the newest ONNX backend node suite ($PLUMB_SHARED_DIR/onnx-backend-node,
 #                     PLUMB_SHARED_DIR defaults to ../shared)
 #   libonnx.txt       Debian's ONNX 1.12 node suite (/usr/share/libonnx-testdata/data/node)
-#   models.txt        the whole-model tests (tests/models/*: plumb run --out, sha256 of each output)
+#   models.txt        the whole-model tests (tests/models/*: plumb run --out, sha256 of each output,
+#                     or the first line of the error of a model that does not run)
 #   times.txt         wall seconds of each part
 # Two builds (or two backends) gave byte-identical outputs exactly when `diff -r OUT1 OUT2`, less
 # times.txt, is empty. Usage: tools/output_digests.sh PLUMB BACKEND OUT [JOBS]
@@ -30,10 +31,10 @@ done
 t0=$(date +%s.%N)
 for model in "$src"/tests/models/*/model*.onnx; do
   d=$(dirname "$model") tmp=$(mktemp -d)
-  if "$plumb" run "$model" --data "$d/data" --out "$tmp" --backend "$backend" > /dev/null 2>&1; then
+  if "$plumb" run "$model" --data "$d/data" --out "$tmp" --backend "$backend" > /dev/null 2> "$tmp/err"; then
     (cd "$tmp" && sha256sum output_*.pb | sed "s|^|${model#$src/} |") >> "$out/models.txt"
   else
-    echo "${model#$src/} run failed" >> "$out/models.txt"
+    echo "${model#$src/} run failed: $(head -1 "$tmp/err")" >> "$out/models.txt"
   fi
   rm -rf "$tmp"
 done
