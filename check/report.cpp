@@ -49,11 +49,13 @@ std::string html(const std::string& s) {
   return o;
 }
 
-// The verdict word of a row: ok, or DIFF.
-const char* verdict(const TensorRow& r) { return r.failed() ? "DIFF" : "ok"; }
+// The verdict word of a row: ok, DIFF, or ? (inconclusive).
+const char* verdict(const TensorRow& r) { return r.failed() ? "DIFF" : r.inconclusive() ? "?" : "ok"; }
 
 // The statistics that decide a row: local when the isolated run has it, else carried.
-const ErrorStats& deciding(const TensorRow& r) { return r.has_local ? r.local : r.carried; }
+const ErrorStats& deciding(const TensorRow& r) { return r.deciding(); }
+
+std::string term_json(double v) { return v < 0 ? "null" : json_num(v); }
 
 std::string stats_json(const ErrorStats& s) {
   std::ostringstream o;
@@ -64,7 +66,16 @@ std::string stats_json(const ErrorStats& s) {
     << ", \"max_rel\": " << json_num(s.max_rel) << ", \"max_ulp\": " << json_num(s.max_ulp)
     << ", \"bound_ratio\": " << (s.have_bounds || !s.match ? json_num(s.bound_ratio) : "null")
     << ", \"min_atol\": " << json_num(s.max_abs) << ", \"min_rtol\": " << json_num(s.min_rtol)
-    << ", \"why\": " << json_str(s.why) << ", \"histogram_log10_abs\": [";
+    << ", \"why\": " << json_str(s.why) << ", \"inconclusive\": " << (s.inconclusive ? "true" : "false");
+  if (s.have_bounds)
+    o << ", \"noise\": {\"samples\": " << s.samples << ", \"sigma_rms\": " << json_num(s.sigma_rms)
+      << ", \"element_ratio\": " << json_num(s.element_ratio)
+      << ", \"aggregate_ratio\": " << json_num(s.aggregate_ratio)
+      << ", \"native_ratio\": " << json_num(s.native_ratio)
+      << ", \"terms\": {\"local\": " << term_json(s.term_local)
+      << ", \"carried\": " << term_json(s.term_carried) << ", \"inputs\": " << term_json(s.term_inputs)
+      << "}, \"dominant\": " << json_str(s.dominant()) << "}";
+  o << ", \"histogram_log10_abs\": [";
   for (int b = 0; b < kHistBins; ++b) o << (b ? ", " : "") << s.hist[b];
   o << "]}";
   return o.str();
@@ -215,21 +226,22 @@ void print_report(const CheckReport& r, std::FILE* out) {
                  "holds for that value)\n",
                  name.c_str());
   // verdict, category (local when isolated), carried statistics, local max abs, bound ratio
-  std::fprintf(out, "%-4s  %-8s  %-8s  %-9s  %-9s  %-9s  %-13s  %-7s  %-9s  %-8s  %s\n", "", "local",
+  std::fprintf(out, "%-4s  %-12s  %-12s  %-9s  %-9s  %-9s  %-13s  %-7s  %-9s  %-8s  %-7s  %s\n", "", "local",
                "carried", "max abs", "max rel", "max ulp", "mismatch", "nan/inf", "local abs", "x bound",
-               "tensor  [node, class]");
+               "noise", "tensor  [node, class]");
   for (const TensorRow& row : r.rows) {
     const ErrorStats& c = row.carried;
     const ErrorStats& d = deciding(row);
-    std::fprintf(out, "%-4s  %-8s  %-8s  %-9s  %-9s  %-9s  %-13s  %-7lld  %-9s  %-8s  %s  [%s, %s]\n",
+    std::fprintf(out, "%-4s  %-12s  %-12s  %-9s  %-9s  %-9s  %-13s  %-7lld  %-9s  %-8s  %-7s  %s  [%s, %s]\n",
                  verdict(row), row.has_local ? row.local.category().c_str() : "-", c.category().c_str(),
                  num(c.max_abs).c_str(), num(c.max_rel).c_str(), num(c.max_ulp).c_str(),
                  strfmt("%lld/%lld", (long long)d.mismatches, (long long)d.elements).c_str(),
                  (long long)c.nan_inf_mismatches, row.has_local ? num(row.local.max_abs).c_str() : "-",
-                 d.have_bounds ? num(d.bound_ratio).c_str() : "-", row.name.c_str(),
+                 d.have_bounds ? num(d.bound_ratio).c_str() : "-",
+                 (row.carried.have_bounds ? row.carried : d).dominant().c_str(), row.name.c_str(),
                  row.node >= 0 ? r.node_place(row.node).c_str() : "graph input",
                  row.node >= 0 ? r.nodes[row.node].tolerance_class().c_str() : "-");
-    if (row.failed()) std::fprintf(out, "      %s\n", d.why.c_str());
+    if (row.failed() || row.inconclusive()) std::fprintf(out, "      %s\n", d.why.c_str());
   }
   for (const std::string& s : r.skipped) std::fprintf(out, "skip  %s\n", s.c_str());
   // Worst tensors, by how far they are outside their bound (or the fixed tolerance).

@@ -26,7 +26,10 @@ struct TensorRow {
   // With the isolated run, the local result decides: |carried - expected| <= |carried - local| +
   // |local - expected|, and |carried - local| is only the inputs' difference carried through a
   // node that computes right (it stays in the report, classified, as carried error).
-  bool failed() const { return has_local ? !local.match : !carried.match; }
+  // failed: a mismatch; inconclusive: the deciding statistics cannot tell noise from error.
+  const ErrorStats& deciding() const { return has_local ? local : carried; }
+  bool failed() const { return !deciding().match && !deciding().inconclusive; }
+  bool inconclusive() const { return deciding().inconclusive; }
 };
 
 // The answer of a check (DESIGN.md §7 exit codes: 0, 1, 3).
