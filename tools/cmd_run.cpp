@@ -14,32 +14,18 @@
 #include <string>
 #include <type_traits>
 
-#include "ir/load.h"
+#include "check/model_inputs.h"
+#include "check/npy.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/session.h"
 #include "tools/commands.h"
-#include "tools/input_files.h"
-#include "tools/npy.h"
 #include "tools/onnx_hooks.h"
 
 namespace plumb::cli {
 
-// Hooks for the ONNX test-data layout (TensorProto files). The weak definitions here say "not in
-// this build"; tools/onnx may define them.
-__attribute__((weak)) Expected<rt::RtValue> read_input_pb(const std::string& path, const ir::Type& declared) {
-  return unsupported(path + ": .pb inputs need the ONNX tools, which this build does not have");
-}
-__attribute__((weak)) Status write_output_pb(const std::string& path, const rt::RtValue& value,
-                                             const std::string& name) {
-  return unsupported("writing .pb outputs needs the ONNX tools, which this build does not have");
-}
-__attribute__((weak)) bool have_pb_io() { return false; }
-
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+using check::ends_with;
 
 Status parse_int(const std::string& flag, const std::string& text, int64_t& out) {
   char* end = nullptr;
@@ -134,80 +120,26 @@ int cmd_run(const Args& args) {
   if (!data_dir.empty() && !inputs.empty())
     return report_error("", invalid_input("give either --data or --input, not both"));
 
-  // The file that feeds input k ("" when none): by --input NAME or #k, or input_<k> in --data.
-  auto file_for = [&](size_t k, const std::string& name) -> std::string {
-    for (const auto& [n, file] : inputs)
-      if (n == name || n == "#" + std::to_string(k)) return file;
-    return data_input_file(data_dir, k);
-  };
-  // An .onnx model is lowered knowing its input values, so that a parameter ONNX takes as a graph
-  // input (axes, pads, a shape) can be specialized on; the values read then are the ones fed.
-  std::map<size_t, rt::RtValue> preread;
-  std::vector<std::string> specialized;
-  InputReader reader = [&](size_t k, const std::string& name,
-                           const ir::Type& type) -> Expected<std::optional<rt::RtValue>> {
-    const std::string file = file_for(k, name);
-    if (file.empty()) return std::optional<rt::RtValue>();
-    Expected<rt::RtValue> v = read_value(file, type);
-    if (!v) return v.status().with_place(file);
-    preread[k] = *v;
-    return std::optional<rt::RtValue>(std::move(*v));
-  };
-  Expected<ir::Graph> g = !ends_with(model, ".onnx") ? ir::load_file(model)
-                          : inputs.empty() && data_dir.empty()
-                              ? load_onnx_as_core(model)
-                              : load_onnx_as_core_specialized(model, reader, &specialized);
-  if (!g) return report_error(model, g.status());
-  for (const std::string& name : specialized)
+  check::InputFiles files{data_dir, inputs};
+  Expected<check::LoadedModel> loaded = check::load_model(model, files, cli_frontend());
+  if (!loaded) return report_error("", loaded.status());
+  for (const std::string& name : loaded->specialized)
     std::fprintf(stderr,
                  "plumb: %s: note: lowered for the given value of input '%s' (an attribute-like "
                  "parameter the core needs at build time)\n",
                  model.c_str(), name.c_str());
-  opts.verify = ends_with(model, ".onnx");  // load_file has verified a .plumb file
-  auto created = rt::Session::create(std::move(*g), opts);
+  if (!data_dir.empty()) {  // --data names every input; --input may leave some unbound (run says which)
+    Status st = check::have_all_inputs(*loaded, files);
+    if (!st.is_ok()) return report_error("", st);
+  }
+  opts.verify = !loaded->verified;
+  auto created = rt::Session::create(std::move(loaded->graph), opts);
   if (!created) return report_error(model, created.status());
   rt::Session& s = **created;
-
-  for (const auto& [name, file] : inputs) {
-    size_t k = 0;
-    if (name[0] == '#') {
-      int64_t idx = 0;
-      Status st = parse_int("--input #k", name.substr(1), idx);
-      if (!st.is_ok()) return report_error("", st);
-      k = static_cast<size_t>(idx);
-    } else {
-      auto idx = s.input_index(name);
-      if (!idx) return report_error(model, idx.status());
-      k = *idx;
-    }
-    if (k >= s.num_inputs()) return report_error(model, invalid_input("no input " + name));
-    if (preread.count(k)) {
-      Status st = s.set_input(k, preread[k]);
-      if (!st.is_ok()) return report_error(model, st);
-      continue;
-    }
-    Expected<rt::RtValue> v = read_value(file, s.input_type(k));
-    if (!v) return report_error(file, v.status());
-    Status st = s.set_input(k, std::move(*v));
+  for (size_t k = 0; k < loaded->inputs.size(); ++k) {
+    if (!loaded->inputs[k]) continue;
+    Status st = s.set_input(k, std::move(*loaded->inputs[k]));
     if (!st.is_ok()) return report_error(model, st);
-  }
-  if (!data_dir.empty()) {
-    for (size_t k = 0; k < s.num_inputs(); ++k) {
-      if (preread.count(k)) {
-        Status st = s.set_input(k, preread[k]);
-        if (!st.is_ok()) return report_error(model, st);
-        continue;
-      }
-      const std::string file = file_for(k, s.input_name(k));  // --data and --input are exclusive
-      if (file.empty())
-        return report_error(data_dir,
-                            invalid_input("no input_" + std::to_string(k) + ".npy or .pb for input " +
-                                          std::to_string(k) + " '" + s.input_name(k) + "'"));
-      Expected<rt::RtValue> v = read_value(file, s.input_type(k));
-      if (!v) return report_error(file, v.status());
-      Status st = s.set_input(k, std::move(*v));
-      if (!st.is_ok()) return report_error(model, st);
-    }
   }
 
   Status st = s.run();
@@ -231,7 +163,7 @@ int cmd_run(const Args& args) {
     if (!v.is_tensor())
       return report_error(path, unsupported("output " + std::to_string(k) + " is " +
                                             ir::type_to_string(rt::type_of(v)) + ", which .npy cannot hold"));
-    Status w = write_npy(path, v.tensor());
+    Status w = check::write_npy(path, v.tensor());
     if (!w.is_ok()) return report_error(path, w);
   }
   return 0;

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <string>
 
-#include "ir/graph.h"
 #include "tools/commands.h"
 #include "tools/onnx_hooks.h"
 
@@ -21,7 +20,8 @@ constexpr const char* kUsage =
     "  asm TEXT -o FILE.plumb            assemble the text form into a .plumb file\n"
     "  run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref|cpu|cuda]\n"
     "  convert MODEL.onnx -o MODEL.plumb\n"
-    "  check MODEL --data DIR [--expected DIR] [--rtol R --atol A | --tolerance auto] [--report FILE]\n"
+    "  check MODEL --data DIR [--input NAME=FILE ...] [--expected DIR] [--rtol R --atol A | --tolerance "
+    "auto] [--report FILE]\n"
     "        [--no-isolate] [--chunk-mb N]\n"
     "  conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
     "  conformance --core DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N] [--cells FILE]\n"
@@ -39,15 +39,13 @@ __attribute__((weak)) int cmd_check(const Args&) { return not_built("check"); }
 __attribute__((weak)) int cmd_conformance(const Args&) { return not_built("conformance"); }
 __attribute__((weak)) int cmd_coverage(const Args&) { return not_built("coverage"); }
 
-// Lowers an .onnx file to a core graph; the ONNX frontend's strong definition replaces this one.
-__attribute__((weak)) Expected<ir::Graph> load_onnx_as_core(const std::string& path) {
-  return unsupported(".onnx models are not supported in this build");
+// The ONNX frontend's hooks (tools/onnx_hooks.h); tools/onnx/onnx_hooks.cpp replaces these.
+__attribute__((weak)) check::Frontend cli_frontend() { return {}; }
+__attribute__((weak)) Status write_output_pb(const std::string& path, const rt::RtValue&,
+                                             const std::string&) {
+  return unsupported("writing .pb outputs needs the ONNX tools, which this build does not have");
 }
-__attribute__((weak)) Expected<ir::Graph> load_onnx_as_core_specialized(const std::string& path,
-                                                                        const InputReader&,
-                                                                        std::vector<std::string>*) {
-  return load_onnx_as_core(path);
-}
+__attribute__((weak)) bool have_pb_io() { return false; }
 
 int usage_error(const std::string& why) {
   std::fprintf(stderr, "plumb: %s\n%s", why.c_str(), kUsage);

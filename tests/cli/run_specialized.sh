@@ -3,7 +3,8 @@
 # spec/onnx-rulings.md): with the data the lowering is specialized on the given axes, says so in a
 # note on stderr, and writes the suite's expected output; plumb convert, which has no input
 # values, refuses the node in one line with exit 2; plumb print --data shows the specialized graph
-# (the axes as a constant, the reduce with them) and says which input it used. Skipped (77) when the suite is absent or the
+# (the axes as a constant, the reduce with them) and says which input it used; plumb check's report
+# says the verdict holds for the given axes. Skipped (77) when the suite is absent or the
 # build has no ONNX tools (the tiny configuration).
 # Usage: run_specialized.sh PATH/TO/plumb SOURCE_DIR
 set -u
@@ -27,6 +28,13 @@ cmp -s "$tmp/out/output_0.pb" "$case_dir/test_data_set_0/output_0.pb" || {
   "$plumb" check "$case_dir/model.onnx" --data "$case_dir/test_data_set_0" > "$tmp/check" 2>&1 \
     || fail "check on the suite data: $(cat "$tmp/check")"
 }
+
+# plumb check says its verdict holds for the given value (terminal report and JSON).
+"$plumb" check "$case_dir/model.onnx" --data "$case_dir/test_data_set_0" --report "$tmp/r.json" > "$tmp/check" 2>&1 \
+  || fail "check on the suite data: $(cat "$tmp/check")"
+grep -q "note: lowered for the given value of input 'axes' (spec/onnx-rulings.md R1" "$tmp/check" \
+  || fail "check: no specialization note: $(cat "$tmp/check")"
+grep -q '"specialized_inputs": \["axes"\]' "$tmp/r.json" || fail "check JSON: $(head -8 "$tmp/r.json")"
 
 "$plumb" print "$case_dir/model.onnx" --data "$case_dir/test_data_set_0" > "$tmp/print" 2> "$tmp/err3" \
   || fail "print --data exit $?: $(cat "$tmp/err3")"

@@ -22,15 +22,21 @@
 #include <regex>
 #include <sstream>
 
+#include "check/compare.h"
+#include "check/onnx/values_io.h"
 #include "frontends/onnx/model.h"
 #include "lowering/onnx/driver.h"
 #include "runtime/session.h"
 #include "tools/commands.h"
-#include "tools/onnx/values_io.h"
 
 namespace plumb::cli {
 
 namespace {
+
+using check::compare;
+using check::Comparison;
+using check::to_runtime;
+using check::Tolerance;
 
 struct Options {
   std::string suite;

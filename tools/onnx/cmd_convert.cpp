@@ -19,12 +19,14 @@ int cmd_convert(const Args& args) {
   }
   if (in.empty() || out.empty())
     return report_error("convert", invalid_input("usage: plumb convert MODEL.onnx -o MODEL.plumb"));
-  auto g = load_onnx_as_core(in);
-  if (!g) return report_error(in, g.status());
-  Status s = ir::save_file(*g, out, ir::SaveOptions{});
+  if (!check::ends_with(in, ".onnx")) return report_error(in, invalid_input("convert takes an .onnx model"));
+  auto m = check::load_model(in, check::InputFiles{}, cli_frontend());
+  if (!m) return report_error("", m.status());
+  const ir::Graph& g = m->graph;
+  Status s = ir::save_file(g, out, ir::SaveOptions{});
   if (!s.is_ok()) return report_error(out, s);
-  size_t nodes = g->body.nodes.size();
-  std::printf("wrote %s: %zu top-level core nodes, core version %u\n", out.c_str(), nodes, g->core_version);
+  size_t nodes = g.body.nodes.size();
+  std::printf("wrote %s: %zu top-level core nodes, core version %u\n", out.c_str(), nodes, g.core_version);
   return 0;
 }
 

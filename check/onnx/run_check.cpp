@@ -1,89 +1,43 @@
-// plumb check MODEL --data DIR [--expected PATH] [--tolerance auto | --rtol R --atol A]
-//                   [--report FILE.json|FILE.html ...] [--no-isolate] [--chunk-mb N]
-// The converter-validation workflow (DESIGN.md §7, issue 6). Runs MODEL on the reference runtime
-// with DIR's input_<k>.pb and compares with the expected values (tools/onnx/check_expected.h:
-// output_<k>.pb, any tensor named by ONNX tensor name in .pb/.npy/.npz files or Polygraphy JSON).
-// - Isolated per-node checking (default when intermediates are given): each node is also evaluated
-//   on the expected values of its inputs, so local error is told apart from error carried forward
-//   (tools/onnx/check_eval.h). The first divergence is the first node (topological order) whose
-//   outputs differ on its own expected inputs; without intermediates, the first differing tensor.
-// - Tolerance from data (`--tolerance auto`, the default): precise (f64) and bounds runs give a
-//   per-element bound from each node's tolerance class (check_eval.h); `--rtol/--atol` give the
-//   fixed |a - e| <= atol + rtol |e| instead (the auto bound still classifies noise vs semantic).
-// Prints a table, `first divergence: node '<ONNX node name>' (<OpType>-<opset>)` when one is
-// found, and exits 0 (match), 1 (mismatch) or 2 (error: one `plumb: ...` line on stderr).
-#include <unistd.h>
+// run_check (check/onnx/run_check.h): load, read the expected values, run the carried and the
+// isolated graphs in their three modes (check/eval.h), compare, find the first divergence.
+#include "check/onnx/run_check.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <set>
-#include <type_traits>
 #include <utility>
 
-#include "frontends/onnx/model.h"
-#include "frontends/onnx/tensor_proto.h"
-#include "ir/load.h"
-#include "lowering/onnx/driver.h"
+#include "check/onnx/expected.h"
+#include "check/onnx/frontend.h"
+#include "check/onnx/values_io.h"
+#include "ir/verify.h"
 #include "runtime/session.h"
-#include "tools/commands.h"
-#include "tools/onnx/check_eval.h"
-#include "tools/onnx/check_expected.h"
-#include "tools/onnx/check_report.h"
-#include "tools/onnx/values_io.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
-bool parse_double(const std::string& s, double* v) {
-  char* end = nullptr;
-  *v = std::strtod(s.c_str(), &end);
-  return !s.empty() && *end == '\0' && *v >= 0;
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-// A one-line progress indicator on a terminal only (stderr), erased when done.
+// The progress callback of a request, as run_all reports to it.
 class Progress {
  public:
-  Progress() : tty_(::isatty(2) != 0) {}
-  ~Progress() { done(); }
+  explicit Progress(const std::function<void(const std::string&)>& f) : f_(f) {}
   void step(const std::string& what) {
-    if (!tty_) return;
-    std::fprintf(stderr, "\r\033[Kplumb check: %s", what.c_str());
-    std::fflush(stderr);
-    shown_ = true;
-  }
-  void done() {
-    if (shown_) std::fprintf(stderr, "\r\033[K");
-    shown_ = false;
+    if (f_) f_(what);
   }
 
  private:
-  bool tty_;
-  bool shown_ = false;
+  const std::function<void(const std::string&)>& f_;
 };
 
-struct Options {
-  std::string model, data, expected;
-  FixedTolerance tol;
-  bool auto_tol_requested = false;
-  bool isolate = true;
-  int64_t chunk_bytes = int64_t{1} << 30;  // --chunk-mb: compared tensors held per run
-  std::vector<std::string> reports;
-};
-
+// Each graph run_all runs is verified once (ir::verify) before its first run; the sessions do not
+// verify again.
 Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode mode,
                                              const std::vector<rt::RtValue>& inputs) {
   rt::SessionOptions o;
   o.mode = mode;
+  o.verify = false;  // verified by the caller (run_all)
   PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, rt::Session::create(g, o));
   for (size_t k = 0; k < inputs.size() && k < s->num_inputs(); ++k)
     PLUMB_RETURN_IF_ERROR(s->set_input(k, inputs[k]));
@@ -104,12 +58,15 @@ struct Runs {
   }
 };
 
-// sum += |p - r| elementwise, for float tensors of one shape (sum starts as an empty value).
+// sum += |p - r| elementwise, for float tensors of one shape. sum starts as an empty value: a
+// default RtValue, i.e. a rank-0 f32 tensor with no storage, so "has the shape already" is not
+// enough to tell it apart from a running sum (a rank-0 result has that shape too: a reduction to a
+// scalar, torch.std, a loss), and the storage and dtype must be checked.
 void add_deviation(const rt::RtValue& p, const rt::RtValue& r, rt::RtValue& sum) {
   if (!p.is_tensor() || !r.is_tensor() || p.tensor().dtype != ir::DType::F64 ||
       r.tensor().dtype != ir::DType::F64 || p.tensor().shape != r.tensor().shape)
     return;
-  if (!sum.is_tensor() || sum.tensor().shape != p.tensor().shape)
+  if (!holds_f64_of_shape(sum, p.tensor().shape))
     sum = rt::RtValue(rt::Tensor::allocate(ir::DType::F64, p.tensor().shape));
   double* s = sum.tensor().as<double>();
   const double* a = p.tensor().as<double>();
@@ -154,6 +111,7 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
                        const std::vector<std::vector<size_t>>& perturb, Progress& progress,
                        const std::string& label, std::string* note) {
   Runs r;
+  PLUMB_RETURN_IF_ERROR(ir::verify(g));
   progress.step(label + ": native run");
   PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs));
   progress.step(label + ": precise (f64) run");
@@ -164,7 +122,10 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   }
   r.precise = std::move(*p);
   progress.step(label + ": bounds run");
-  auto b = run_graph(bounds_graph(g, nodes), rt::NumericMode::kPrecise, inputs);
+  const ir::Graph bg = bounds_graph(g, nodes);
+  const Status bv = ir::verify(bg);
+  auto b =
+      bv.is_ok() ? run_graph(bg, rt::NumericMode::kPrecise, inputs) : Expected<std::vector<rt::RtValue>>(bv);
   if (b)
     r.bounds = std::move(*b);
   else
@@ -181,93 +142,6 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   return r;
 }
 
-// Offers a graph input's value to the lowering (LowerOptions::input_values: rules that need it as a
-// build-time constant specialize on it). Compiles to nothing with a driver that lacks the field.
-template <typename O, typename = void>
-struct HasInputValues : std::false_type {};
-template <typename O>
-struct HasInputValues<O, std::void_t<decltype(std::declval<O&>().input_values)>> : std::true_type {};
-template <typename O>
-void offer_input_value(O& options, const std::string& name, const onnx::Tensor& t) {
-  if constexpr (HasInputValues<O>::value) options.input_values[name] = t;
-}
-
-Expected<ir::Graph> load_model_with_inputs(const Options& opt, std::vector<onnx::DataValue>* inputs) {
-  const bool is_onnx = ends_with(opt.model, ".onnx");
-  if (!is_onnx) {
-    PLUMB_ASSIGN_OR_RETURN(ir::Graph g, ir::load_file(opt.model));
-    for (size_t k = 0; k < g.body.params.size(); ++k) {
-      const std::string f = opt.data + "/input_" + std::to_string(k) + ".pb";
-      PLUMB_ASSIGN_OR_RETURN(onnx::DataValue dv,
-                             onnx::read_data_file(f, onnx::data_kind_of(g.type_of(g.body.params[k]))));
-      inputs->push_back(std::move(dv));
-    }
-    return g;
-  }
-  PLUMB_ASSIGN_OR_RETURN(onnx::OnnxModel model, onnx::load_model(opt.model));
-  lower::LowerOptions lo;
-  const auto real = model.graph.real_inputs();
-  for (size_t k = 0; k < real.size(); ++k) {
-    const std::string f = opt.data + "/input_" + std::to_string(k) + ".pb";
-    PLUMB_ASSIGN_OR_RETURN(onnx::DataValue dv, onnx::read_data_file(f));
-    if (dv.kind == onnx::DataValue::Kind::Tensor) offer_input_value(lo, real[k]->name, dv.tensor);
-    inputs->push_back(std::move(dv));
-  }
-  return lower::lower_model(model, lo);
-}
-
-int parse_args(const Args& args, Options& opt) {
-  bool fixed = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
-    if (a == "--data") {
-      opt.data = value();
-    } else if (a == "--expected") {
-      opt.expected = value();
-    } else if (a == "--rtol") {
-      if (!parse_double(value(), &opt.tol.rtol))
-        return report_error("check", invalid_input("--rtol needs a number >= 0"));
-      fixed = true;
-    } else if (a == "--atol") {
-      if (!parse_double(value(), &opt.tol.atol))
-        return report_error("check", invalid_input("--atol needs a number >= 0"));
-      fixed = true;
-    } else if (a == "--tolerance") {
-      if (value() != "auto")
-        return report_error("check", invalid_input("--tolerance takes 'auto' (or use --rtol/--atol)"));
-      opt.auto_tol_requested = true;
-    } else if (a == "--report") {
-      const std::string f = value();
-      if (!ends_with(f, ".json") && !ends_with(f, ".html"))
-        return report_error("check", invalid_input("--report takes a FILE.json or FILE.html"));
-      opt.reports.push_back(f);
-    } else if (a == "--no-isolate") {
-      opt.isolate = false;
-    } else if (a == "--chunk-mb") {
-      double mb = 0;
-      if (!parse_double(value(), &mb) || mb > 1e9)
-        return report_error("check", invalid_input("--chunk-mb needs a number of megabytes >= 0"));
-      opt.chunk_bytes = static_cast<int64_t>(mb * 1e6);
-    } else if (opt.model.empty() && (a.empty() || a[0] != '-')) {
-      opt.model = a;
-    } else {
-      return report_error("check", invalid_input("unexpected argument '" + a + "'"));
-    }
-  }
-  if (opt.model.empty() || opt.data.empty())
-    return report_error(
-        "check",
-        invalid_input("usage: plumb check MODEL --data DIR [--expected PATH] "
-                      "[--tolerance auto | --rtol R --atol A] [--report FILE.json|.html] [--no-isolate] "
-                      "[--chunk-mb N]"));
-  if (fixed && opt.auto_tol_requested)
-    return report_error("check", invalid_input("--tolerance auto and --rtol/--atol exclude each other"));
-  opt.tol.use = fixed;
-  if (opt.expected.empty()) opt.expected = opt.data;
-  return -1;
-}
-
 struct Target {
   ExpectedValue* e;
   ir::ValueId value;
@@ -277,28 +151,19 @@ struct Target {
 
 }  // namespace
 
-int cmd_check(const Args& args) {
-  Options opt;
-  if (int rc = parse_args(args, opt); rc >= 0) return rc;
-  Progress progress;
+Expected<CheckReport> run_check(const CheckRequest& opt) {
+  Progress progress(opt.progress);
+  const std::string expected_path = opt.expected.empty() ? opt.inputs.data_dir : opt.expected;
+  if (expected_path.empty()) return invalid_input("no expected values given (an expected folder or file)");
 
   progress.step("lowering " + opt.model);
-  std::vector<onnx::DataValue> input_data;
-  auto graph = load_model_with_inputs(opt, &input_data);
-  if (!graph) return report_error(opt.model, graph.status());
-  const ir::Graph g = std::move(*graph);
-  std::vector<rt::RtValue> inputs;
-  for (size_t k = 0; k < g.body.params.size(); ++k) {
-    const std::string f = opt.data + "/input_" + std::to_string(k) + ".pb";
-    if (k >= input_data.size()) return report_error(f, invalid_input("missing input " + std::to_string(k)));
-    auto v = to_runtime(input_data[k], g.type_of(g.body.params[k]));
-    if (!v) return report_error(f, v.status());
-    inputs.push_back(std::move(*v));
-  }
+  PLUMB_ASSIGN_OR_RETURN(LoadedModel loaded, load_model(opt.model, opt.inputs, onnx_frontend()));
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<rt::RtValue> inputs, all_inputs(loaded, opt.inputs));
+  const ir::Graph g = std::move(loaded.graph);
 
   progress.step("reading expected values");
-  auto expected = read_expected(opt.expected);
-  if (!expected) return report_error(opt.expected, expected.status());
+  auto expected = read_expected(expected_path);
+  if (!expected) return in_file(expected.status(), expected_path);
 
   // Which core value each expected value is.
   std::map<ir::ValueId, size_t> producer;
@@ -312,6 +177,7 @@ int cmd_check(const Args& args) {
 
   CheckReport rep;
   rep.model = opt.model;
+  rep.specialized = loaded.specialized;
   rep.nodes = onnx_nodes_of(g);
   rep.tolerance = opt.tol.use ? strfmt("rtol %g, atol %g", opt.tol.rtol, opt.tol.atol) : "auto";
   std::vector<Target> targets;
@@ -331,7 +197,7 @@ int cmd_check(const Args& args) {
     }
     if (!seen.insert(v).second) continue;
     auto ev = to_runtime(e.value, g.type_of(v));
-    if (!ev) return report_error(e.source, ev.status());
+    if (!ev) return in_file(ev.status(), e.source);
     e.value = onnx::DataValue{};  // the runtime copy is the one compared: keep one copy only
     const auto p = producer.find(v);
     targets.push_back({&e, v, p == producer.end() ? SIZE_MAX : p->second, std::move(*ev)});
@@ -339,10 +205,9 @@ int cmd_check(const Args& args) {
   std::stable_sort(targets.begin(), targets.end(),
                    [](const Target& a, const Target& b) { return a.producer < b.producer; });
   if (targets.empty()) {
-    progress.done();
-    return report_error(opt.expected,
-                        invalid_input("no expected value names a tensor of the model (output_<k>.pb, "
-                                      "<tensor>.pb, .npy, .npz or Polygraphy .json)"));
+    return in_file(invalid_input("no expected value names a tensor of the model (output_<k>.pb, "
+                                 "<tensor>.pb, .npy, .npz or Polygraphy .json)"),
+                   expected_path);
   }
 
   // The class a tensor is judged by: its node's, widened by the nodes since the previous compared
@@ -400,10 +265,7 @@ int cmd_check(const Args& args) {
     const ir::Graph carried = with_results(g, values_of(c));
     std::string run_note;
     auto runs = run_all(carried, rep.nodes, inputs, {}, progress, chunk_label("model", c), &run_note);
-    if (!runs) {
-      progress.done();
-      return report_error(opt.model, runs.status());
-    }
+    if (!runs) return in_file(runs.status(), opt.model);
     if (!run_note.empty() && note.find(run_note) == std::string::npos)
       note += (note.empty() ? "" : "; ") + run_note;
     progress.step("comparing");
@@ -453,21 +315,20 @@ int cmd_check(const Args& args) {
               ("isolated run failed, checked end to end only: " + iso.status().to_string());
     }
   }
+  rep.note = note;
+  find_first_divergence(rep);
+  return rep;
+}
+
+void find_first_divergence(CheckReport& rep) {
+  rep.first = -1;
+  rep.first_kind.clear();
   for (size_t k = 0; k < rep.rows.size() && rep.first < 0; ++k)
     if (rep.rows[k].has_local && !rep.rows[k].local.match)
       rep.first = static_cast<int>(k), rep.first_kind = "local";
   for (size_t k = 0; k < rep.rows.size() && rep.first < 0; ++k)
     if (rep.rows[k].failed()) rep.first = static_cast<int>(k), rep.first_kind = "carried";
-  progress.done();
-
-  if (!note.empty()) std::printf("note: %s\n", note.c_str());
-  print_report(rep, stdout);
-  for (const std::string& f : opt.reports) {
-    std::ofstream out(f, std::ios::binary);
-    out << (ends_with(f, ".json") ? report_json(rep) : report_html(rep));
-    if (!out) return report_error(f, invalid_input("cannot write the report"));
-  }
-  return rep.match() ? 0 : 1;
+  rep.verdict = rep.first >= 0 ? Verdict::mismatch : Verdict::match;
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

@@ -1,13 +1,12 @@
-// .onnx -> core graph for every command that takes a MODEL (strong definitions of the hooks that
-// tools/main.cpp declares weak, so the tiny build links without the ONNX frontend).
-#include <cstring>
+#include "check/onnx/frontend.h"
 
+#include "check/onnx/values_io.h"
 #include "frontends/onnx/model.h"
+#include "frontends/onnx/tensor_proto.h"
 #include "ir/graph.h"
 #include "lowering/onnx/driver.h"
-#include "tools/onnx_hooks.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
@@ -20,15 +19,8 @@ std::optional<onnx::Tensor> to_file_tensor(const std::string& name, const rt::Te
   return onnx::Tensor::owned(name, t.dtype, t.shape, std::vector<uint8_t>(p, p + t.nbytes()));
 }
 
-}  // namespace
-
-Expected<ir::Graph> load_onnx_as_core(const std::string& path) {
-  PLUMB_ASSIGN_OR_RETURN(onnx::OnnxModel model, onnx::load_model(path));
-  return lower::lower_model(model);
-}
-
-Expected<ir::Graph> load_onnx_as_core_specialized(const std::string& path, const InputReader& read,
-                                                  std::vector<std::string>* specialized) {
+Expected<ir::Graph> lower_onnx_specialized(const std::string& path, const InputReader& read,
+                                           std::vector<std::string>* specialized) {
   PLUMB_ASSIGN_OR_RETURN(onnx::OnnxModel model, onnx::load_model(path));
   lower::LowerOptions options;
   const std::vector<const onnx::OnnxValueInfo*> inputs = model.graph.real_inputs();
@@ -43,4 +35,21 @@ Expected<ir::Graph> load_onnx_as_core_specialized(const std::string& path, const
   return std::move(l.graph);
 }
 
-}  // namespace plumb::cli
+Expected<rt::RtValue> read_pb(const std::string& path, const ir::Type& declared) {
+  PLUMB_ASSIGN_OR_RETURN(onnx::DataValue v, onnx::read_data_file(path, onnx::data_kind_of(declared)));
+  auto r = to_runtime(v, declared);
+  if (!r) return onnx::place_in_file(r.status(), path);
+  return r;
+}
+
+}  // namespace
+
+Frontend onnx_frontend() { return Frontend{lower_onnx_specialized, read_pb}; }
+
+Status write_pb(const std::string& path, const rt::RtValue& value, const std::string& name) {
+  auto d = to_data_value(value, name);
+  if (!d) return onnx::place_in_file(d.status(), path);
+  return onnx::write_data_file(path, *d);
+}
+
+}  // namespace plumb::check

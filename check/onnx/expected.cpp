@@ -1,4 +1,4 @@
-#include "tools/onnx/check_expected.h"
+#include "check/onnx/expected.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 
 #include "frontends/onnx/npy.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
@@ -351,4 +351,4 @@ Expected<std::vector<ExpectedValue>> read_expected(const std::string& path) {
   return out;
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

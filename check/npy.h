@@ -11,7 +11,7 @@
 #include "ir/status.h"
 #include "runtime/value.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 // Largest .npy file read (bytes).
 constexpr uint64_t kMaxNpyBytes = uint64_t{1} << 34;
@@ -22,4 +22,4 @@ Expected<rt::Tensor> read_npy(const std::string& path);
 Expected<std::vector<uint8_t>> encode_npy(const rt::Tensor& t);
 Status write_npy(const std::string& path, const rt::Tensor& t);
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

@@ -1,4 +1,4 @@
-#include "tools/onnx/check_eval.h"
+#include "check/eval.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,11 +6,11 @@
 #include <limits>
 #include <map>
 
+#include "check/compare.h"
 #include "ir/op.h"
 #include "runtime/cpu/ref/dispatch.h"
-#include "tools/onnx/values_io.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
@@ -336,6 +336,14 @@ ir::Graph bounds_graph(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   return out;
 }
 
+bool has_storage(const rt::RtValue& v) {
+  return v.is_tensor() && (v.tensor().data != nullptr || v.tensor().numel() == 0);
+}
+
+bool holds_f64_of_shape(const rt::RtValue& v, const std::vector<int64_t>& shape) {
+  return has_storage(v) && v.tensor().dtype == ir::DType::F64 && v.tensor().shape == shape;
+}
+
 double eps_of(ir::DType dt) { return std::ldexp(1.0, 1 - format_of(dt).p); }
 
 double ulp_in(ir::DType dt, double x) {
@@ -370,7 +378,7 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const Bound
         st.bound_ratio = std::numeric_limits<double>::infinity();
         return st;
       }
-      auto tensor_of = [](const rt::RtValue* v) { return v && v->is_tensor() ? &v->tensor() : nullptr; };
+      auto tensor_of = [](const rt::RtValue* v) { return v && has_storage(*v) ? &v->tensor() : nullptr; };
       ErrorStats st = compare_floats(ta, te, tensor_of(bi.precise), tensor_of(bi.bounds),
                                      tensor_of(bi.sensitivity), info, tol);
       if (ta.dtype != te.dtype)
@@ -435,4 +443,4 @@ rt::RtValue perturbed_by_one_ulp(const rt::RtValue& v, uint64_t seed) {
   return rt::RtValue(std::move(out));
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

@@ -1,7 +1,6 @@
-// Expected-value readers of `plumb check` (tools/onnx/check_expected.cpp): base64, Polygraphy's
-// JSON, and a folder mixing .pb/.npz/.json. The tools are not a library, so this test compiles the
-// one source file it tests (it needs only the ONNX frontend).
-#include "tools/onnx/check_expected.cpp"  // NOLINT(build/include)
+// Expected-value readers of `plumb check` (check/onnx/expected.cpp): base64, Polygraphy's
+// JSON, and a folder mixing .pb/.npz/.json.
+#include "check/onnx/expected.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +11,7 @@
 
 #include "frontends/onnx/npy.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 namespace {
 
 std::string b64(const std::string& bytes) {  // independent encoder for the test
@@ -136,4 +135,4 @@ TEST(CheckExpected, ReadsAFolderMixingFormats) {
 }
 
 }  // namespace
-}  // namespace plumb::cli
+}  // namespace plumb::check

@@ -1,5 +1,6 @@
-// The evaluation behind `plumb check` (DESIGN.md §7, issue 6): the runs it makes, the isolated
-// (per-node) graph, the bounds graph, and the error statistics with the tolerance from data.
+// The evaluation behind `plumb check` (DESIGN.md §7, issue 6; check/onnx/run_check.h drives it): the
+// runs it makes, the isolated (per-node) graph, the bounds graph, and the error statistics with the
+// tolerance from data.
 //
 // Runs, each on the ref backend:
 //   carried    the model as lowered, every compared ONNX tensor added as a graph result
@@ -34,7 +35,7 @@
 #include "ir/status.h"
 #include "runtime/value.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 constexpr double kBoundFactor = 4.0;
 constexpr int kHistBins = 20;  // log10 |a - e| in [-18, 2), one bin per decade (equal elements: none)
@@ -112,8 +113,14 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const Bound
 // cancel); bound_i gets + sum over the sets of |p_i - r_i|.
 rt::RtValue perturbed_by_one_ulp(const rt::RtValue& v, uint64_t seed);
 
+// Whether v is a tensor with storage: a default RtValue (an unset result, an empty running sum) is
+// a rank-0 f32 tensor with none, which only the storage tells apart from a real rank-0 value.
+bool has_storage(const rt::RtValue& v);
+// has_storage, f64, of `shape`.
+bool holds_f64_of_shape(const rt::RtValue& v, const std::vector<int64_t>& shape);
+
 // ulp of x in a float dtype, and its machine epsilon.
 double ulp_in(ir::DType dt, double x);
 double eps_of(ir::DType dt);
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

@@ -17,7 +17,7 @@
 #include "frontends/onnx/tensor_proto.h"
 #include "ir/status.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 struct ExpectedValue {
   std::string source;  // file (and archive entry) it came from, for messages
@@ -38,4 +38,4 @@ Expected<std::vector<onnx::Tensor>> parse_polygraphy_json(const std::string& tex
 // Standard base64 (RFC 4648, '=' padding, whitespace ignored); nullopt-like error when invalid.
 Expected<std::string> decode_base64(const std::string& text);
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

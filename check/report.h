@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tools/onnx/check_eval.h"
+#include "check/eval.h"
 
-namespace plumb::cli {
+namespace plumb::check {
 
 struct TensorRow {
   std::string name;    // ONNX tensor name
@@ -27,8 +27,20 @@ struct TensorRow {
   bool failed() const { return has_local ? !local.match : !carried.match; }
 };
 
+// The answer of a check (DESIGN.md §7 exit codes: 0, 1, 3).
+enum class Verdict {
+  match,         // every compared tensor within its tolerance
+  mismatch,      // a tensor differs beyond it: `first` names the first divergence
+  inconclusive,  // the evidence cannot separate noise from error (`inconclusive_reason` says why)
+};
+const char* verdict_name(Verdict v);  // "match", "mismatch", "inconclusive"
+
 struct CheckReport {
   std::string model;
+  // Graph inputs the lowering specialized the graph on (spec/onnx-rulings.md R1): the verdict
+  // holds for these input values only.
+  std::vector<std::string> specialized;
+  std::string note;       // what limited the check (a run that failed, ...), "" when nothing did
   std::string tolerance;  // "auto" or "rtol 0.001, atol 1e-07"
   bool isolated = false;  // per-node isolated evaluation ran
   std::vector<OnnxNodeInfo> nodes;
@@ -36,7 +48,9 @@ struct CheckReport {
   std::vector<std::string> skipped;  // expected names that are not tensors of the model
   int first = -1;                    // row of the first divergence
   std::string first_kind;            // "local" (its own inputs agree) or "carried"
-  bool match() const { return first < 0; }
+  Verdict verdict = Verdict::match;
+  std::string inconclusive_reason;
+  bool match() const { return verdict == Verdict::match; }
   std::string node_place(int node) const;  // "node 'name' (Op-13)"
 };
 
@@ -44,4 +58,4 @@ void print_report(const CheckReport& r, std::FILE* out);
 std::string report_json(const CheckReport& r);
 std::string report_html(const CheckReport& r);
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

@@ -1,10 +1,10 @@
-#include "tools/onnx/check_report.h"
+#include "check/report.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
-namespace plumb::cli {
+namespace plumb::check {
 
 namespace {
 
@@ -160,6 +160,15 @@ std::string hist_svg(const ErrorStats& s) {
 
 }  // namespace
 
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::match: return "match";
+    case Verdict::mismatch: return "mismatch";
+    case Verdict::inconclusive: return "inconclusive";
+  }
+  return "?";
+}
+
 std::string CheckReport::node_place(int node) const {
   if (node < 0 || static_cast<size_t>(node) >= nodes.size()) return "";
   const OnnxNodeInfo& n = nodes[node];
@@ -167,6 +176,12 @@ std::string CheckReport::node_place(int node) const {
 }
 
 void print_report(const CheckReport& r, std::FILE* out) {
+  if (!r.note.empty()) std::fprintf(out, "note: %s\n", r.note.c_str());
+  for (const std::string& name : r.specialized)
+    std::fprintf(out,
+                 "note: lowered for the given value of input '%s' (spec/onnx-rulings.md R1: the verdict "
+                 "holds for that value)\n",
+                 name.c_str());
   // verdict, category (local when isolated), carried statistics, local max abs, bound ratio
   std::fprintf(out, "%-4s  %-8s  %-8s  %-9s  %-9s  %-9s  %-13s  %-7s  %-9s  %-8s  %s\n", "", "local",
                "carried", "max abs", "max rel", "max ulp", "mismatch", "nan/inf", "local abs", "x bound",
@@ -206,6 +221,10 @@ void print_report(const CheckReport& r, std::FILE* out) {
                  r.isolated ? " (each node also checked on its expected inputs)" : "");
     return;
   }
+  if (r.first < 0) {
+    std::fprintf(out, "%s: %s\n", verdict_name(r.verdict), r.inconclusive_reason.c_str());
+    return;
+  }
   const TensorRow& f = r.rows[r.first];
   if (f.node >= 0)
     std::fprintf(out, "first divergence: %s\n", r.node_place(f.node).c_str());
@@ -228,11 +247,14 @@ void print_report(const CheckReport& r, std::FILE* out) {
 
 std::string report_json(const CheckReport& r) {
   std::ostringstream o;
-  o << "{\n  \"model\": " << json_str(r.model)
-    << ",\n  \"verdict\": " << json_str(r.match() ? "match" : "mismatch")
-    << ",\n  \"tolerance\": " << json_str(r.tolerance)
+  o << "{\n  \"model\": " << json_str(r.model) << ",\n  \"verdict\": " << json_str(verdict_name(r.verdict))
+    << ",\n  \"inconclusive_reason\": " << json_str(r.inconclusive_reason)
+    << ",\n  \"tolerance\": " << json_str(r.tolerance) << ",\n  \"note\": " << json_str(r.note)
+    << ",\n  \"specialized_inputs\": [";
+  for (size_t k = 0; k < r.specialized.size(); ++k) o << (k ? ", " : "") << json_str(r.specialized[k]);
+  o << "]"
     << ",\n  \"isolated\": " << (r.isolated ? "true" : "false") << ",\n  \"first_divergence\": ";
-  if (r.match()) {
+  if (r.first < 0) {
     o << "null";
   } else {
     const TensorRow& f = r.rows[r.first];
@@ -271,8 +293,15 @@ std::string report_html(const CheckReport& r) {
        "code{font-size:12px}</style></head><body>\n";
   o << "<h1>plumb check</h1>\n<p>Model <code>" << html(r.model) << "</code>, tolerance " << html(r.tolerance)
     << (r.isolated ? ", each node also evaluated on the expected values of its inputs" : "") << ".</p>\n";
+  for (const std::string& name : r.specialized)
+    o << "<p>Lowered for the given value of input <code>" << html(name)
+      << "</code> (spec/onnx-rulings.md R1): the verdict holds for that value.</p>\n";
+  if (!r.note.empty()) o << "<p>Note: " << html(r.note) << "</p>\n";
   if (r.match()) {
     o << "<p id=\"verdict\" class=\"ok\">match: " << r.rows.size() << " tensors</p>\n";
+  } else if (r.first < 0) {
+    o << "<p id=\"verdict\" class=\"bad\">" << verdict_name(r.verdict) << ": " << html(r.inconclusive_reason)
+      << "</p>\n";
   } else {
     const TensorRow& f = r.rows[r.first];
     o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: "
@@ -307,4 +336,4 @@ std::string report_html(const CheckReport& r) {
   return o.str();
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

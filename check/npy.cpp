@@ -1,11 +1,11 @@
-#include "tools/npy.h"
+#include "check/npy.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 
-namespace plumb::cli {
+namespace plumb::check {
 namespace {
 
 struct NpyType {
@@ -168,4 +168,4 @@ Status write_npy(const std::string& path, const rt::Tensor& t) {
   return Status::ok();
 }
 
-}  // namespace plumb::cli
+}  // namespace plumb::check

@@ -1,0 +1,48 @@
+// plumb::check's entry point: a model, its inputs and expected values in, a CheckReport out
+// (DESIGN.md §7, issue 6 and 12). It never prints and never exits; the CLI (tools/onnx/check_cli.cpp),
+// the C API and the Python binding render the report and choose the exit code.
+//
+// What it does: loads MODEL (check/model_inputs.h: .onnx lowered specialized on the input values it
+// needs at build time, ruling R1, or .plumb), reads the expected values (check/onnx/expected.h:
+// output_<k>.pb, any tensor named by ONNX tensor name in .pb/.npy/.npz files or Polygraphy JSON),
+// runs the model on the reference runtime and compares (check/eval.h):
+// - Isolated per-node checking (default when intermediates are given): each node is also evaluated
+//   on the expected values of its inputs, so local error is told apart from error carried forward.
+//   The first divergence is the first node (topological order) whose outputs differ on its own
+//   expected inputs; without intermediates, the first differing tensor.
+// - Tolerance from data (the default): precise (f64) and bounds runs give a per-element bound from
+//   each node's tolerance class; a FixedTolerance gives |a - e| <= atol + rtol |e| instead (the auto
+//   bound still classifies noise vs semantic).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "check/eval.h"
+#include "check/model_inputs.h"
+#include "check/report.h"
+#include "ir/status.h"
+
+namespace plumb::check {
+
+struct CheckRequest {
+  std::string model;                       // .onnx or .plumb
+  InputFiles inputs;                       // the model's input values
+  std::string expected;                    // folder or file of expected values ("" = inputs.data_dir)
+  FixedTolerance tol;                      // tol.use = false: the auto bound decides
+  bool isolate = true;                     // per-node isolated evaluation where intermediates are given
+  int64_t chunk_bytes = int64_t{1} << 30;  // compared tensors held per run (see run_check.cpp)
+  // Called with a short description of each step ("model: precise (f64) run"); may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+// Errors (bad model, bad input or expected file, unsupported op, a run-time error on the inputs)
+// name the file they concern in their place.
+Expected<CheckReport> run_check(const CheckRequest& request);
+
+// Sets r.first / r.first_kind from the rows: the first row whose local (isolated) result fails,
+// else the first row that fails end to end; and r.verdict (match or mismatch).
+void find_first_divergence(CheckReport& r);
+
+}  // namespace plumb::check

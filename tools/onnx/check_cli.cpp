@@ -1,0 +1,141 @@
+// plumb check MODEL --data DIR [--input NAME=FILE ...] [--expected PATH] [--tolerance auto | --rtol R
+//                   --atol A] [--report FILE.json|FILE.html ...] [--no-isolate] [--chunk-mb N]
+// The converter-validation workflow (DESIGN.md §7): the arguments, a progress line on a terminal,
+// the report and the exit code. The check itself is plumb::check::run_check
+// (check/onnx/run_check.h). Exits 0 (match), 1 (mismatch), 3 (inconclusive) or 2 (error: one
+// `plumb: ...` line on stderr).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "check/onnx/run_check.h"
+#include "tools/commands.h"
+
+namespace plumb::cli {
+
+namespace {
+
+using check::ends_with;
+
+bool parse_double(const std::string& s, double* v) {
+  char* end = nullptr;
+  *v = std::strtod(s.c_str(), &end);
+  return !s.empty() && *end == '\0' && *v >= 0;
+}
+
+// A one-line progress indicator on a terminal only (stderr), erased when done.
+class Progress {
+ public:
+  Progress() : tty_(::isatty(2) != 0) {}
+  ~Progress() { done(); }
+  void step(const std::string& what) {
+    if (!tty_) return;
+    std::fprintf(stderr, "\r\033[Kplumb check: %s", what.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void done() {
+    if (shown_) std::fprintf(stderr, "\r\033[K");
+    shown_ = false;
+  }
+
+ private:
+  bool tty_;
+  bool shown_ = false;
+};
+
+struct Options {
+  check::CheckRequest request;
+  bool auto_tol_requested = false;
+  std::vector<std::string> reports;
+};
+
+int parse_args(const Args& args, Options& opt) {
+  check::CheckRequest& req = opt.request;
+  bool fixed = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
+    if (a == "--data") {
+      req.inputs.data_dir = value();
+    } else if (a == "--input") {
+      const std::string v = value();
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return report_error("check", invalid_input("--input needs NAME=FILE, got '" + v + "'"));
+      req.inputs.named.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    } else if (a == "--expected") {
+      req.expected = value();
+    } else if (a == "--rtol") {
+      if (!parse_double(value(), &req.tol.rtol))
+        return report_error("check", invalid_input("--rtol needs a number >= 0"));
+      fixed = true;
+    } else if (a == "--atol") {
+      if (!parse_double(value(), &req.tol.atol))
+        return report_error("check", invalid_input("--atol needs a number >= 0"));
+      fixed = true;
+    } else if (a == "--tolerance") {
+      if (value() != "auto")
+        return report_error("check", invalid_input("--tolerance takes 'auto' (or use --rtol/--atol)"));
+      opt.auto_tol_requested = true;
+    } else if (a == "--report") {
+      const std::string f = value();
+      if (!ends_with(f, ".json") && !ends_with(f, ".html"))
+        return report_error("check", invalid_input("--report takes a FILE.json or FILE.html"));
+      opt.reports.push_back(f);
+    } else if (a == "--no-isolate") {
+      req.isolate = false;
+    } else if (a == "--chunk-mb") {
+      double mb = 0;
+      if (!parse_double(value(), &mb) || mb > 1e9)
+        return report_error("check", invalid_input("--chunk-mb needs a number of megabytes >= 0"));
+      req.chunk_bytes = static_cast<int64_t>(mb * 1e6);
+    } else if (req.model.empty() && (a.empty() || a[0] != '-')) {
+      req.model = a;
+    } else {
+      return report_error("check", invalid_input("unexpected argument '" + a + "'"));
+    }
+  }
+  if (req.model.empty() || req.inputs.data_dir.empty())
+    return report_error(
+        "check",
+        invalid_input("usage: plumb check MODEL --data DIR [--input NAME=FILE ...] [--expected PATH] "
+                      "[--tolerance auto | --rtol R --atol A] [--report FILE.json|.html] [--no-isolate] "
+                      "[--chunk-mb N]"));
+  if (fixed && opt.auto_tol_requested)
+    return report_error("check", invalid_input("--tolerance auto and --rtol/--atol exclude each other"));
+  req.tol.use = fixed;
+  return -1;
+}
+
+int exit_code(check::Verdict v) {
+  switch (v) {
+    case check::Verdict::match: return 0;
+    case check::Verdict::mismatch: return 1;
+    case check::Verdict::inconclusive: return 3;
+  }
+  return 2;
+}
+
+}  // namespace
+
+int cmd_check(const Args& args) {
+  Options opt;
+  if (int rc = parse_args(args, opt); rc >= 0) return rc;
+  Progress progress;
+  opt.request.progress = [&](const std::string& what) { progress.step(what); };
+  Expected<check::CheckReport> rep = check::run_check(opt.request);
+  progress.done();
+  if (!rep) return report_error("", rep.status());
+  print_report(*rep, stdout);
+  for (const std::string& f : opt.reports) {
+    std::ofstream out(f, std::ios::binary);
+    out << (ends_with(f, ".json") ? report_json(*rep) : report_html(*rep));
+    if (!out) return report_error(f, invalid_input("cannot write the report"));
+  }
+  return exit_code(rep->verdict);
+}
+
+}  // namespace plumb::cli
