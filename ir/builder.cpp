@@ -163,11 +163,16 @@ std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vect
 std::optional<ConstantData> Builder::fold(const Node& n) {
   if (!fold_ || !open_.empty() || n.outputs.size() != 1 || !n.regions.empty()) return std::nullopt;
   switch (n.op) {
-    case Op::Constant: case Op::Rng: case Op::ImageDecode: case Op::If: case Op::While:
-    case Op::Sequence: case Op::Optional: case Op::Map: case Op::String:
-      return std::nullopt;
-    default:
-      break;
+    case Op::Constant:
+    case Op::Rng:
+    case Op::ImageDecode:
+    case Op::If:
+    case Op::While:
+    case Op::Sequence:
+    case Op::Optional:
+    case Op::Map:
+    case Op::String: return std::nullopt;
+    default: break;
   }
   const Type& t = g_.values[n.outputs[0]].type;
   if (!t.is_tensor() || !t.ranked || !shape_is_static(t.shape) || t.dtype == DType::String ||

@@ -7,9 +7,11 @@
 //   Status st = (*s)->run();
 //   const rt::Tensor& y = (*s)->output(0).tensor();
 //
-// Planning is lazy: a run whose input types (dtype and shape) equal the previous run's reuses the
-// plan, arena and compiled program; otherwise the session re-plans (symbolic dims resolve to the
-// new sizes; shape-computing nodes are re-evaluated).
+// Planning is lazy and cached per input shape: a run whose input types (dtype and shape) equal
+// those of an earlier run reuses that run's plan, arena and compiled program; otherwise the
+// session plans for them (symbolic dims resolve to the new sizes; shape-computing nodes are
+// re-evaluated) and keeps the result, up to SessionOptions::max_plans (least recently used first
+// out). bench/replan_bench.cpp measures what a re-plan costs.
 //
 // NumericMode::kPrecise evaluates every floating value of the graph as f64: floating inputs are
 // widened exactly, constants widened, casts between float types become f64 -> f64 (exact), a cast
@@ -40,6 +42,8 @@ struct SessionOptions {
   int64_t max_while_iterations = 0;
   // Run ir::verify on the graph. Only a caller that has just verified it may turn this off.
   bool verify = true;
+  // Plans kept for distinct input shapes (each with its arena); at least 1.
+  int max_plans = 8;
 };
 
 class Session {
@@ -67,8 +71,10 @@ class Session {
   std::vector<RtValue> outputs() const;
 
   const ir::Graph& graph() const { return graph_; }
-  const Plan* plan() const { return plan_.get(); }  // the current plan (null before the first run)
+  // The current plan (null before the first run).
+  const Plan* plan() const { return plans_.empty() ? nullptr : plans_.front().plan.get(); }
   int64_t plans_made() const { return plans_made_; }
+  size_t plans_cached() const { return plans_.size(); }
 
  private:
   Session() = default;
@@ -81,9 +87,14 @@ class Session {
   std::vector<RtValue> inputs_;
   std::vector<const RtValue*> input_ptrs_;
   std::vector<uint8_t> input_set_;
-  std::unique_ptr<Plan> plan_;
-  std::unique_ptr<BufferTable> buffers_;
-  std::unique_ptr<Program> program_;
+  // One input shape's plan, its buffers (arena) and compiled program.
+  struct Planned {
+    std::unique_ptr<Plan> plan;
+    std::unique_ptr<BufferTable> buffers;
+    std::unique_ptr<Program> program;
+  };
+  Status plan_for_inputs();     // makes plans_.front() the entry for inputs_
+  std::vector<Planned> plans_;  // most recently used first
   bool have_outputs_ = false;
   int64_t plans_made_ = 0;
 };

@@ -135,8 +135,8 @@ Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const Lo
     if (!in->type)
       return invalid_model("", "graph input '" + in->name + "' has no type").with_place("graph inputs");
     auto offered = options.input_values.find(in->name);
-    const ir::Type t = specialized_type(
-        *in->type, offered == options.input_values.end() ? nullptr : &offered->second);
+    const ir::Type t =
+        specialized_type(*in->type, offered == options.input_values.end() ? nullptr : &offered->second);
     cx.bind(in->name, b.input(t, in->name));
   }
   PLUMB_RETURN_IF_ERROR(b.status());

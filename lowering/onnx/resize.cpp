@@ -466,7 +466,9 @@ Status lower_resize(LowerCtx& cx, const OnnxNode& n) {
     PLUMB_ASSIGN_OR_RETURN(s.roi, read_floats(cx, n, 1, "roi"));
   }
   PLUMB_ASSIGN_OR_RETURN(s.scales_value, computed_param(cx, n, 2));
-  if (s.scales_value == ir::kNoValue) PLUMB_ASSIGN_OR_RETURN(s.scales, read_floats(cx, n, 2, "scales"));
+  if (s.scales_value == ir::kNoValue) {
+    PLUMB_ASSIGN_OR_RETURN(s.scales, read_floats(cx, n, 2, "scales"));
+  }
   PLUMB_ASSIGN_OR_RETURN(s.sizes_value, computed_param(cx, n, 3));
   if (s.sizes_value == ir::kNoValue && cx.has_input(n, 3)) {
     ValueId sz = cx.input(n, 3);

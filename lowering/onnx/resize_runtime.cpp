@@ -69,10 +69,9 @@ ValueId nearest_index(AxisMath& m, Nearest k, ValueId x, ValueId scale) {
 ValueId cubic_kernel(AxisMath& m, ValueId t, double a) {
   t = m.abs(t);
   const ValueId near = m.add(m.mul(m.mul(m.sub(m.mul(m.c(a + 2), t), m.c(a + 3)), t), t), m.c(1));
-  const ValueId far = m.sub(
-      m.mul(m.add(m.mul(m.sub(m.mul(m.c(a), t), m.c(5 * a)), t), m.c(8 * a)), t), m.c(4 * a));
-  return m.sel(m.cmp(CK::Le, t, m.c(1)), near,
-               m.sel(m.cmp(CK::Lt, t, m.c(2)), far, m.c(0)));
+  const ValueId far =
+      m.sub(m.mul(m.add(m.mul(m.sub(m.mul(m.c(a), t), m.c(5 * a)), t), m.c(8 * a)), t), m.c(4 * a));
+  return m.sel(m.cmp(CK::Le, t, m.c(1)), near, m.sel(m.cmp(CK::Lt, t, m.c(2)), far, m.c(0)));
 }
 
 // clamp(i, 0, in - 1) as i64 indices (i integral in f64).
@@ -101,7 +100,8 @@ ValueId resize_axis(LowerCtx& cx, const Params& p, ValueId y, int64_t axis, Valu
   const ValueId out = m.splat(cx.b.cast(out_i, kF64));
   const ValueId scale = m.splat(scale_s);
   const ValueId x = source_coord(m, p.coord, o, scale, in, out);
-  if (p.mode == Mode::Nearest) return gather_along(cx, y, clamp_index(m, nearest_index(m, p.nearest, x, scale), in), axis);
+  if (p.mode == Mode::Nearest)
+    return gather_along(cx, y, clamp_index(m, nearest_index(m, p.nearest, x, scale), in), axis);
   // The ratio of x to its left neighbour i0 is in (0, 1]: an integral x has i0 = x - 1.
   const ValueId fl = m.floor(x);
   const ValueId i0 = m.sel(m.cmp(CK::Eq, fl, x), m.sub(x, m.c(1)), fl);
@@ -115,7 +115,7 @@ ValueId resize_axis(LowerCtx& cx, const Params& p, ValueId y, int64_t axis, Valu
   for (int64_t t = 0; t < taps; ++t) {
     const ValueId k = m.c(static_cast<double>(first + t));
     const ValueId w = p.mode == Mode::Linear ? m.max(m.c(0), m.sub(m.c(1), m.abs(m.sub(k, ratio))))
-                                              : cubic_kernel(m, m.sub(k, ratio), p.cubic_a);
+                                             : cubic_kernel(m, m.sub(k, ratio), p.cubic_a);
     const ValueId g = gather_along(cx, y, clamp_index(m, m.add(i0, k), in), axis);
     const ValueId shape = shape_value(cx, g);
     const ValueId wb = cx.b.broadcast(w, shape, {axis});
@@ -155,8 +155,8 @@ Status emit_runtime_resize(LowerCtx& cx, const onnx::OnnxNode& n, ValueId x, con
   if (s.p.coord == Coord::TfCropAndResize) refused = "tf_crop_and_resize";
   if (s.p.coord == Coord::HalfPixelSymmetric) refused = "half_pixel_symmetric";
   if (refused)
-    return cx.unsupported(what + " with " + refused +
-                          " needs its output extents at build time, and input '" + n.inputs[0] +
+    return cx.unsupported(what + " with " + refused + " needs its output extents at build time, and input '" +
+                          n.inputs[0] +
                           "' or its sizes/scales are only known at run time; `plumb run` or "
                           "`plumb check` with input data will work");
   const ir::Type xt = cx.type(x);

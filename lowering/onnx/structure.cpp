@@ -132,7 +132,8 @@ Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
   if (axis < r - 1) parts.push_back(static_slice(cx, idx_shape, {axis}, {r - 1 - axis}));
   ValueId shape = parts.size() == 1 ? parts[0] : cx.b.concat(parts, 0);
   ValueId i64 = cx.b.cast(idx, ir::DType::I64);
-  i64 = fix_negative(cx, i64, cx.b.broadcast(cx.b.reshape(depth, cx.b.shape_const({})), shape_value(cx, i64), {}));
+  i64 = fix_negative(cx, i64,
+                     cx.b.broadcast(cx.b.reshape(depth, cx.b.shape_const({})), shape_value(cx, i64), {}));
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < r; ++i)
     if (i != axis) dims.push_back(i);
@@ -226,8 +227,8 @@ Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
 // Pad with pads known only at run time (issue 13), or negative pads on symbolic dims: the crop is
 // a slice by max(-pad, 0) on each side and the pad takes max(pad, 0), both computed by the graph
 // (a crop beyond the dim is the slice's run-time error, naming this node).
-Status lower_pad_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId pads, const std::vector<int64_t>& axes,
-                         ValueId value, int mode) {
+Status lower_pad_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId pads,
+                         const std::vector<int64_t>& axes, ValueId value, int mode) {
   const int64_t r = rank_of(cx, x);
   const int64_t k = static_cast<int64_t>(axes.size());
   const ir::Type pt = cx.type(pads);
@@ -250,8 +251,9 @@ Status lower_pad_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId pad
   const ValueId size = cx.b.binary(BK::Sub, cx.b.binary(BK::Sub, shape_value(cx, x), crop_lo), crop_hi);
   x = cx.b.emit1(ir::Op::Slice,
                  {x, crop_lo, size, cx.b.shape_const(std::vector<int64_t>(static_cast<size_t>(r), 1))});
-  cx.set_output(n, 0,
-                cx.b.emit1(ir::Op::Pad, {x, positive(begin), positive(end), value}, {{"mode", ir::EnumValue{mode}}}));
+  cx.set_output(
+      n, 0,
+      cx.b.emit1(ir::Op::Pad, {x, positive(begin), positive(end), value}, {{"mode", ir::EnumValue{mode}}}));
   return Status::ok();
 }
 
@@ -310,7 +312,8 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
   for (int64_t i = 0; i < r; ++i) crop = crop || lo[i] < 0 || hi[i] < 0;
   if (crop) {
     if (!is_static(xt))
-      return lower_pad_runtime(cx, n, x, cx.b.const_ints(ir::DType::I64, {static_cast<int64_t>(pads.size())}, pads),
+      return lower_pad_runtime(cx, n, x,
+                               cx.b.const_ints(ir::DType::I64, {static_cast<int64_t>(pads.size())}, pads),
                                axes, value, m);
     std::vector<int64_t> start(r, 0), size = static_dims(xt), stride(r, 1);
     for (int64_t i = 0; i < r; ++i) {

@@ -55,8 +55,8 @@ void CompareResize(std::vector<onnx::OnnxAttribute> attrs, const std::vector<dou
   else
     inputs.push_back({{0}, {}, ir::DType::F32, true});
   if (!sizes.empty())
-    inputs.push_back({{static_cast<int64_t>(sizes.size())}, Doubles(sizes.begin(), sizes.end()),
-                      ir::DType::I64, true});
+    inputs.push_back(
+        {{static_cast<int64_t>(sizes.size())}, Doubles(sizes.begin(), sizes.end()), ir::DType::I64, true});
   onnx::OnnxModel m = OneNodeModel("Resize", opset, inputs, attrs, 1);
   rt::Tensor x = MakeTensor(ir::DType::F32, {1, 2, h, w}, Ramp(2 * h * w, 10.0));
   std::string what;
@@ -76,23 +76,25 @@ TEST(RuntimeShapes, ResizeEveryModeAndCoordinateMatchesStatic) {
                      StrAttr("nearest_mode", nm)},
                     {1, 1, 2.5f, 0.6f}, {}, 3, 5);
     for (const char* mode : {"linear", "cubic"}) {
-      CompareResize({StrAttr("mode", mode), StrAttr("coordinate_transformation_mode", c)},
-                    {1, 1, 1.7f, 0.5f}, {}, 4, 6);
-      CompareResize({StrAttr("mode", mode), StrAttr("coordinate_transformation_mode", c)}, {},
-                    {1, 2, 7, 1}, 3, 4);
-      CompareResize({StrAttr("mode", mode), StrAttr("coordinate_transformation_mode", c)}, {},
-                    {1, 2, 1, 9}, 1, 3);
+      CompareResize({StrAttr("mode", mode), StrAttr("coordinate_transformation_mode", c)}, {1, 1, 1.7f, 0.5f},
+                    {}, 4, 6);
+      CompareResize({StrAttr("mode", mode), StrAttr("coordinate_transformation_mode", c)}, {}, {1, 2, 7, 1},
+                    3, 4);
+      CompareResize({StrAttr("mode", mode), StrAttr("coordinate_transformation_mode", c)}, {}, {1, 2, 1, 9},
+                    1, 3);
     }
   }
-  CompareResize({StrAttr("mode", "nearest"), StrAttr("coordinate_transformation_mode",
-                                                     "tf_half_pixel_for_nn")},
-                {1, 1, 2, 3}, {}, 2, 2, 11);
+  CompareResize(
+      {StrAttr("mode", "nearest"), StrAttr("coordinate_transformation_mode", "tf_half_pixel_for_nn")},
+      {1, 1, 2, 3}, {}, 2, 2, 11);
 }
 
 TEST(RuntimeShapes, ResizeRefusesWhatNeedsBuildTimeExtentsNamingTheInput) {
-  onnx::OnnxModel m = Dynamic(OneNodeModel(
-      "Resize", 19, {{{1, 1, 4, 4}, Ramp(16)}, {{0}, {}, ir::DType::F32, true}, {{4}, {1, 1, 0.5, 0.5}, ir::DType::F32, true}},
-      {StrAttr("mode", "linear"), IntAttr("antialias", 1)}, 1));
+  onnx::OnnxModel m = Dynamic(OneNodeModel("Resize", 19,
+                                           {{{1, 1, 4, 4}, Ramp(16)},
+                                            {{0}, {}, ir::DType::F32, true},
+                                            {{4}, {1, 1, 0.5, 0.5}, ir::DType::F32, true}},
+                                           {StrAttr("mode", "linear"), IntAttr("antialias", 1)}, 1));
   auto g = lower::lower_model(m);
   ASSERT_FALSE(g.has_value());
   EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported);
@@ -104,19 +106,24 @@ TEST(RuntimeShapes, ResizeRefusesWhatNeedsBuildTimeExtentsNamingTheInput) {
 
 // Resize sizes as a graph input (a computed tensor): a run-time operand, at any value.
 TEST(RuntimeShapes, ResizeSizesFromAGraphInput) {
-  onnx::OnnxModel computed = OneNodeModel(
-      "Resize", 19, {{{1, 1, 3, 4}, Ramp(12)}, {{0}, {}, ir::DType::F32, true}, {{0}, {}, ir::DType::F32, true},
-                     {{4}, {1, 1, 5, 2}, ir::DType::I64}},
-      {StrAttr("mode", "linear")}, 1);
+  onnx::OnnxModel computed = OneNodeModel("Resize", 19,
+                                          {{{1, 1, 3, 4}, Ramp(12)},
+                                           {{0}, {}, ir::DType::F32, true},
+                                           {{0}, {}, ir::DType::F32, true},
+                                           {{4}, {1, 1, 5, 2}, ir::DType::I64}},
+                                          {StrAttr("mode", "linear")}, 1);
   rt::Tensor x = MakeTensor(ir::DType::F32, {1, 1, 3, 4}, Ramp(12));
   for (const Ints& sizes : {Ints{1, 1, 5, 2}, Ints{1, 1, 1, 7}, Ints{1, 1, 0, 3}}) {
-    onnx::OnnxModel fixed = OneNodeModel(
-        "Resize", 19, {{{1, 1, 3, 4}, Ramp(12)}, {{0}, {}, ir::DType::F32, true}, {{0}, {}, ir::DType::F32, true},
-                       {{4}, Doubles(sizes.begin(), sizes.end()), ir::DType::I64, true}},
-        {StrAttr("mode", "linear")}, 1);
-    ExpectSameOutputs(RunModel(fixed, {x}),
-                      RunModel(computed, {x, MakeTensor(ir::DType::I64, {4}, Doubles(sizes.begin(), sizes.end()))}),
-                      "sizes");
+    onnx::OnnxModel fixed = OneNodeModel("Resize", 19,
+                                         {{{1, 1, 3, 4}, Ramp(12)},
+                                          {{0}, {}, ir::DType::F32, true},
+                                          {{0}, {}, ir::DType::F32, true},
+                                          {{4}, Doubles(sizes.begin(), sizes.end()), ir::DType::I64, true}},
+                                         {StrAttr("mode", "linear")}, 1);
+    ExpectSameOutputs(
+        RunModel(fixed, {x}),
+        RunModel(computed, {x, MakeTensor(ir::DType::I64, {4}, Doubles(sizes.begin(), sizes.end()))}),
+        "sizes");
   }
 }
 
@@ -125,7 +132,8 @@ TEST(RuntimeShapes, TopKComputedK) {
   const Doubles data{3, 1, 4, 1, 5, 9, 2, 6};
   onnx::OnnxModel m = OneNodeModel("TopK", 11, {{{2, 4}, data}, {{1}, {2}, ir::DType::I64}}, {}, 2);
   for (int64_t k : {0, 1, 4}) {
-    onnx::OnnxModel fixed = OneNodeModel("TopK", 11, {{{2, 4}, data}, {{1}, {double(k)}, ir::DType::I64, true}}, {}, 2);
+    onnx::OnnxModel fixed =
+        OneNodeModel("TopK", 11, {{{2, 4}, data}, {{1}, {double(k)}, ir::DType::I64, true}}, {}, 2);
     rt::Tensor x = MakeTensor(ir::DType::F32, {2, 4}, data);
     ExpectSameOutputs(RunModel(fixed, {x}),
                       RunModel(Dynamic(m), {x, MakeTensor(ir::DType::I64, {1}, {double(k)})}),
@@ -135,6 +143,48 @@ TEST(RuntimeShapes, TopKComputedK) {
   RunModel(m, {MakeTensor(ir::DType::F32, {2, 4}, data), MakeTensor(ir::DType::I64, {1}, {5})}, &err);
   EXPECT_FALSE(err.is_ok());
   EXPECT_NE(err.to_string().find("'n0' (TopK"), std::string::npos) << err.to_string();
+}
+
+// Runs `op` twice: with parameter input 1 a constant (the static lowering) and with it a graph
+// input (the run-time one), on the same data; the outputs must be identical.
+void CompareParam(const std::string& op, int64_t opset, const NodeInput& x, const NodeInput& param,
+                  std::vector<onnx::OnnxAttribute> attrs, std::vector<NodeInput> rest = {}) {
+  NodeInput as_const = param, as_input = param;
+  as_const.constant = true;
+  as_input.constant = false;
+  std::vector<NodeInput> fixed_in{x, as_const}, dyn_in{x, as_input};
+  for (const NodeInput& r : rest) fixed_in.push_back(r), dyn_in.push_back(r);
+  const onnx::OnnxModel fixed = OneNodeModel(op, opset, fixed_in, attrs, 1);
+  const onnx::OnnxModel dynamic = Dynamic(OneNodeModel(op, opset, dyn_in, attrs, 1));
+  rt::Tensor xv = MakeTensor(x.dtype, x.shape, x.data);
+  ExpectSameOutputs(RunModel(fixed, {xv}),
+                    RunModel(dynamic, {xv, MakeTensor(param.dtype, param.shape, param.data)}), op);
+}
+
+TEST(RuntimeShapes, TilePadOneHotWithRunTimeParameters) {
+  const NodeInput x{{2, 3}, Ramp(6)};
+  CompareParam("Tile", 13, x, {{2}, {2, 3}, ir::DType::I64}, {});
+  CompareParam("Tile", 13, x, {{2}, {0, 1}, ir::DType::I64}, {});
+  CompareParam("Pad", 13, x, {{4}, {1, -1, 0, 2}, ir::DType::I64}, {StrAttr("mode", "constant")});
+  CompareParam("Pad", 13, x, {{4}, {0, 2, 1, 1}, ir::DType::I64}, {StrAttr("mode", "reflect")});
+  CompareParam("Pad", 13, x, {{4}, {-1, 0, 0, -2}, ir::DType::I64}, {StrAttr("mode", "edge")});
+  const NodeInput values{{2}, {0, 5}, ir::DType::F32, true};
+  CompareParam("OneHot", 11, {{2, 2}, {0, 3, -1, 1}, ir::DType::I64}, {{1}, {4}, ir::DType::I64},
+               {IntAttr("axis", 1)}, {values});
+  CompareParam("OneHot", 11, {{3}, {2, 0, 1}, ir::DType::I64}, {{}, {3.0}, ir::DType::F32}, {}, {values});
+}
+
+// A parameter that decides the rank stays a build-time value: the refusal names it, the graph
+// input it is computed from, and says that a run with data works.
+TEST(RuntimeShapes, RankChangingParameterRefusalSaysWhatWorks) {
+  onnx::OnnxModel m = OneNodeModel("ReduceSum", 13, {{{2, 3}, {}}, {{1}, {}, ir::DType::I64}}, {}, 1);
+  auto g = lower::lower_model(m);
+  ASSERT_FALSE(g.has_value());
+  const std::string msg = g.status().to_string();
+  EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << msg;
+  EXPECT_NE(msg.find("'i1'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("rank"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("plumb run or plumb check with input data"), std::string::npos) << msg;
 }
 
 // Reshape to a shape computed from constants (Concat of two constants): the builder folds the
