@@ -49,11 +49,13 @@ std::string html(const std::string& s) {
   return o;
 }
 
-// The verdict word of a row: ok, or DIFF.
-const char* verdict(const TensorRow& r) { return r.failed() ? "DIFF" : "ok"; }
+// The verdict word of a row: ok, DIFF, or ? (inconclusive).
+const char* verdict(const TensorRow& r) { return r.failed() ? "DIFF" : r.inconclusive() ? "?" : "ok"; }
 
 // The statistics that decide a row: local when the isolated run has it, else carried.
-const ErrorStats& deciding(const TensorRow& r) { return r.has_local ? r.local : r.carried; }
+const ErrorStats& deciding(const TensorRow& r) { return r.deciding(); }
+
+std::string term_json(double v) { return v < 0 ? "null" : json_num(v); }
 
 std::string stats_json(const ErrorStats& s) {
   std::ostringstream o;
@@ -64,7 +66,16 @@ std::string stats_json(const ErrorStats& s) {
     << ", \"max_rel\": " << json_num(s.max_rel) << ", \"max_ulp\": " << json_num(s.max_ulp)
     << ", \"bound_ratio\": " << (s.have_bounds || !s.match ? json_num(s.bound_ratio) : "null")
     << ", \"min_atol\": " << json_num(s.max_abs) << ", \"min_rtol\": " << json_num(s.min_rtol)
-    << ", \"why\": " << json_str(s.why) << ", \"histogram_log10_abs\": [";
+    << ", \"why\": " << json_str(s.why) << ", \"inconclusive\": " << (s.inconclusive ? "true" : "false");
+  if (s.have_bounds)
+    o << ", \"noise\": {\"samples\": " << s.samples << ", \"sigma_rms\": " << json_num(s.sigma_rms)
+      << ", \"element_ratio\": " << json_num(s.element_ratio)
+      << ", \"aggregate_ratio\": " << json_num(s.aggregate_ratio)
+      << ", \"native_ratio\": " << json_num(s.native_ratio)
+      << ", \"terms\": {\"local\": " << term_json(s.term_local)
+      << ", \"carried\": " << term_json(s.term_carried) << ", \"inputs\": " << term_json(s.term_inputs)
+      << "}, \"dominant\": " << json_str(s.dominant()) << "}";
+  o << ", \"histogram_log10_abs\": [";
   for (int b = 0; b < kHistBins; ++b) o << (b ? ", " : "") << s.hist[b];
   o << "]}";
   return o.str();
@@ -175,6 +186,38 @@ std::string CheckReport::node_place(int node) const {
   return "node '" + n.name + "' (" + n.op_type + "-" + std::to_string(n.opset) + ")";
 }
 
+namespace {
+
+// The compared tensor that is core value v.
+std::string row_name(const CheckReport& r, ir::ValueId v) {
+  for (const TensorRow& row : r.rows)
+    if (row.value == v) return row.name;
+  return "?";
+}
+
+}  // namespace
+
+bool CheckReport::localized() const { return first >= 0 && rows[first].node >= 0 && span.nodes.size() <= 1; }
+
+std::string CheckReport::divergence_text() const {
+  if (first < 0) return "";
+  const TensorRow& f = rows[first];
+  if (f.node < 0) return "tensor '" + f.name + "'";
+  if (localized()) return node_place(f.node);
+  const std::string from = span.agreeing.empty()
+                               ? std::string("the graph inputs")
+                               : "the last agreeing tensor '" + row_name(*this, span.agreeing.back()) + "'";
+  std::string list;
+  constexpr size_t kListed = 8;
+  for (size_t k = 0; k < span.nodes.size() && k < kListed; ++k) {
+    const OnnxNodeInfo& n = nodes[span.nodes[k]];
+    list += (k ? ", '" : "'") + n.name + "' (" + n.op_type + "-" + std::to_string(n.opset) + ")";
+  }
+  if (span.nodes.size() > kListed) list += strfmt(", and %zu more", span.nodes.size() - kListed);
+  return "between " + from + " and the first differing tensor '" + f.name + "' (" +
+         std::to_string(span.nodes.size()) + " nodes: " + list + ")";
+}
+
 void print_report(const CheckReport& r, std::FILE* out) {
   if (!r.note.empty()) std::fprintf(out, "note: %s\n", r.note.c_str());
   for (const std::string& name : r.specialized)
@@ -183,21 +226,22 @@ void print_report(const CheckReport& r, std::FILE* out) {
                  "holds for that value)\n",
                  name.c_str());
   // verdict, category (local when isolated), carried statistics, local max abs, bound ratio
-  std::fprintf(out, "%-4s  %-8s  %-8s  %-9s  %-9s  %-9s  %-13s  %-7s  %-9s  %-8s  %s\n", "", "local",
+  std::fprintf(out, "%-4s  %-12s  %-12s  %-9s  %-9s  %-9s  %-13s  %-7s  %-9s  %-8s  %-7s  %s\n", "", "local",
                "carried", "max abs", "max rel", "max ulp", "mismatch", "nan/inf", "local abs", "x bound",
-               "tensor  [node, class]");
+               "noise", "tensor  [node, class]");
   for (const TensorRow& row : r.rows) {
     const ErrorStats& c = row.carried;
     const ErrorStats& d = deciding(row);
-    std::fprintf(out, "%-4s  %-8s  %-8s  %-9s  %-9s  %-9s  %-13s  %-7lld  %-9s  %-8s  %s  [%s, %s]\n",
+    std::fprintf(out, "%-4s  %-12s  %-12s  %-9s  %-9s  %-9s  %-13s  %-7lld  %-9s  %-8s  %-7s  %s  [%s, %s]\n",
                  verdict(row), row.has_local ? row.local.category().c_str() : "-", c.category().c_str(),
                  num(c.max_abs).c_str(), num(c.max_rel).c_str(), num(c.max_ulp).c_str(),
                  strfmt("%lld/%lld", (long long)d.mismatches, (long long)d.elements).c_str(),
                  (long long)c.nan_inf_mismatches, row.has_local ? num(row.local.max_abs).c_str() : "-",
-                 d.have_bounds ? num(d.bound_ratio).c_str() : "-", row.name.c_str(),
+                 d.have_bounds ? num(d.bound_ratio).c_str() : "-",
+                 (row.carried.have_bounds ? row.carried : d).dominant().c_str(), row.name.c_str(),
                  row.node >= 0 ? r.node_place(row.node).c_str() : "graph input",
                  row.node >= 0 ? r.nodes[row.node].tolerance_class().c_str() : "-");
-    if (row.failed()) std::fprintf(out, "      %s\n", d.why.c_str());
+    if (row.failed() || row.inconclusive()) std::fprintf(out, "      %s\n", d.why.c_str());
   }
   for (const std::string& s : r.skipped) std::fprintf(out, "skip  %s\n", s.c_str());
   // Worst tensors, by how far they are outside their bound (or the fixed tolerance).
@@ -226,15 +270,17 @@ void print_report(const CheckReport& r, std::FILE* out) {
     return;
   }
   const TensorRow& f = r.rows[r.first];
-  if (f.node >= 0)
-    std::fprintf(out, "first divergence: %s\n", r.node_place(f.node).c_str());
-  else
-    std::fprintf(out, "first divergence: tensor '%s'\n", f.name.c_str());
+  std::fprintf(out, "first divergence: %s\n", r.divergence_text().c_str());
   const ErrorStats& d = r.first_kind == "local" ? f.local : f.carried;
+  const bool local = r.first_kind == "local";
+  const char* where =
+      r.localized() ? (local ? "local (its inputs agree: the node itself differs)"
+                             : "end to end (its inputs were compared and agree within the tolerance)")
+                    : (local ? "in that span (its nodes ran on the expected values where given; the tensors "
+                               "between were not compared)"
+                             : "end to end, in that span (the tensors between were not compared)");
   std::fprintf(out, "  tensor '%s': %s error, %s (%lld of %lld elements beyond the noise bound)\n",
-               f.name.c_str(),
-               r.first_kind == "local" ? "local (its inputs agree: the node itself differs)"
-                                       : "end to end (no intermediates fed forward)",
+               f.name.c_str(), where,
                d.category() == "semantic" ? "semantic error" : "numerical noise beyond the tolerance",
                (long long)d.beyond_noise, (long long)d.elements);
   std::fprintf(out, "  minimum tolerance that would pass: atol %s (rtol 0) or rtol %s (atol 0)%s\n",
@@ -257,11 +303,25 @@ std::string report_json(const CheckReport& r) {
   if (r.first < 0) {
     o << "null";
   } else {
+    // node, op_type and opset name the node only when the divergence is localized on it; otherwise
+    // "span" says which nodes it lies between (DESIGN.md §7: scripts read first_divergence.node).
     const TensorRow& f = r.rows[r.first];
-    o << "{\"node\": " << json_str(f.node >= 0 ? r.nodes[f.node].name : "")
-      << ", \"op_type\": " << json_str(f.node >= 0 ? r.nodes[f.node].op_type : "")
-      << ", \"opset\": " << (f.node >= 0 ? r.nodes[f.node].opset : 0) << ", \"tensor\": " << json_str(f.name)
-      << ", \"kind\": " << json_str(r.first_kind) << "}";
+    const bool one = r.localized();
+    o << "{\"node\": " << (one ? json_str(r.nodes[f.node].name) : "null")
+      << ", \"op_type\": " << (one ? json_str(r.nodes[f.node].op_type) : "null")
+      << ", \"opset\": " << (one ? std::to_string(r.nodes[f.node].opset) : "null")
+      << ", \"tensor\": " << json_str(f.name) << ", \"kind\": " << json_str(r.first_kind)
+      << ", \"localized\": " << (one ? "true" : "false") << ", \"text\": " << json_str(r.divergence_text())
+      << ",\n    \"span\": {\"after\": [";
+    for (size_t k = 0; k < r.span.agreeing.size(); ++k)
+      o << (k ? ", " : "") << json_str(row_name(r, r.span.agreeing[k]));
+    o << "], \"from_graph_inputs\": " << (r.span.from_graph_inputs ? "true" : "false") << ", \"nodes\": [";
+    for (size_t k = 0; k < r.span.nodes.size(); ++k) {
+      const OnnxNodeInfo& n = r.nodes[r.span.nodes[k]];
+      o << (k ? ", " : "") << "{\"name\": " << json_str(n.name) << ", \"op_type\": " << json_str(n.op_type)
+        << ", \"opset\": " << n.opset << "}";
+    }
+    o << "]}}";
   }
   o << ",\n  \"tensors\": [";
   for (size_t k = 0; k < r.rows.size(); ++k) {
@@ -304,9 +364,8 @@ std::string report_html(const CheckReport& r) {
       << "</p>\n";
   } else {
     const TensorRow& f = r.rows[r.first];
-    o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: "
-      << html(f.node >= 0 ? r.node_place(f.node) : "tensor '" + f.name + "'") << " (" << html(r.first_kind)
-      << " error on tensor <code>" << html(f.name) << "</code>)</p>\n";
+    o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: " << html(r.divergence_text()) << " ("
+      << html(r.first_kind) << " error on tensor <code>" << html(f.name) << "</code>)</p>\n";
   }
   o << "<h2>Error along the topological order</h2>\n" << plot_svg(r);
   o << "<h2>Tensors</h2>\n<table id=\"tensors\"><tr><th>#</th><th>tensor</th><th>node</th><th>class</th>"

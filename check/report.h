@@ -9,22 +9,27 @@
 #include <vector>
 
 #include "check/eval.h"
+#include "check/span.h"
 
 namespace plumb::check {
 
 struct TensorRow {
-  std::string name;    // ONNX tensor name
-  size_t order = 0;    // position of its producing core node (topological)
-  int node = -1;       // index into CheckReport::nodes (-1: not produced by a node)
-  std::string type;    // e.g. "f32[3,16]"
-  ErrorStats carried;  // the model run end to end
+  std::string name;                  // ONNX tensor name
+  ir::ValueId value = ir::kNoValue;  // the core value compared
+  size_t order = 0;                  // position of its producing core node (topological)
+  int node = -1;                     // index into CheckReport::nodes (-1: not produced by a node)
+  std::string type;                  // e.g. "f32[3,16]"
+  ErrorStats carried;                // the model run end to end
   bool has_local = false;
   ErrorStats local;  // its node evaluated on the expected values of its inputs
   bool fed = false;  // its expected value was fed to its consumers in the isolated run
   // With the isolated run, the local result decides: |carried - expected| <= |carried - local| +
   // |local - expected|, and |carried - local| is only the inputs' difference carried through a
   // node that computes right (it stays in the report, classified, as carried error).
-  bool failed() const { return has_local ? !local.match : !carried.match; }
+  // failed: a mismatch; inconclusive: the deciding statistics cannot tell noise from error.
+  const ErrorStats& deciding() const { return has_local ? local : carried; }
+  bool failed() const { return !deciding().match && !deciding().inconclusive; }
+  bool inconclusive() const { return deciding().inconclusive; }
 };
 
 // The answer of a check (DESIGN.md §7 exit codes: 0, 1, 3).
@@ -47,11 +52,18 @@ struct CheckReport {
   std::vector<TensorRow> rows;       // topological order
   std::vector<std::string> skipped;  // expected names that are not tensors of the model
   int first = -1;                    // row of the first divergence
-  std::string first_kind;            // "local" (its own inputs agree) or "carried"
+  std::string first_kind;            // "local" (on the expected values fed to it) or "carried"
+  // The nodes between the tensors known to agree and the first differing one (check/span.h): one
+  // node when the divergence is localized, more with sparse expected values.
+  DivergenceSpan span;
   Verdict verdict = Verdict::match;
   std::string inconclusive_reason;
   bool match() const { return verdict == Verdict::match; }
   std::string node_place(int node) const;  // "node 'name' (Op-13)"
+  bool localized() const;                  // a first divergence on one node
+  // What follows "first divergence: ": "node 'B' (Mul-14)", "tensor 'x'", or "between the last
+  // agreeing tensor 't' and the first differing tensor 'y' (2 nodes: 'B' (Mul-14), 'C' (Add-14))".
+  std::string divergence_text() const;
 };
 
 void print_report(const CheckReport& r, std::FILE* out);

@@ -11,6 +11,7 @@ PACKAGES=(
   libdnnl-dev libre2-dev zlib1g-dev
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev  # image_decode's decoders (PLUMB_IMAGE_CODECS)
   python3-numpy  # tests/cli/core_vectors_fresh.sh regenerates spec/vectors (tools/gen_core_vectors.py)
+  python3-onnx  # tests/cli/check_real_*.sh make their faults and wrong outputs at test time (tests/models/real_cases.py)
   chromium  # headless render test of plumb check's HTML report (tests/cli/check_html.sh)
 )
 

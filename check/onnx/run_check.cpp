@@ -1,5 +1,6 @@
 // run_check (check/onnx/run_check.h): load, read the expected values, run the carried and the
-// isolated graphs in their three modes (check/eval.h), compare, find the first divergence.
+// isolated graphs (native, precise, and the stochastic run sets of check/bound.h), compare, find
+// the first divergence.
 #include "check/onnx/run_check.h"
 
 #include <algorithm>
@@ -45,70 +46,74 @@ Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode
   return s->outputs();
 }
 
-// The three runs of one graph: native, and for the auto bound precise and bounds (empty when
-// they could not run: the bound is then unavailable and the fixed default tolerance decides).
+// The runs of one graph: native, and for the auto bound precise and the stochastic run sets
+// (check_bound.h; empty when they could not run: the auto bound is then unavailable and a
+// differing float tensor is inconclusive).
 struct Runs {
-  std::vector<rt::RtValue> native, precise, bounds, sensitivity;
+  std::vector<rt::RtValue> native, precise;
+  std::vector<rt::RtValue> ops, inputs;  // per result: sum over the runs of (y - r)^2
+  std::vector<rt::RtValue> own_sigma;    // per result (the compared ones): its own op's sigma
+  int ops_runs = 0, inputs_runs = 0;
+  bool isolated = false;
+  std::string unavailable;
   BoundInputs at(size_t k) const {
     BoundInputs b;
     if (k < precise.size()) b.precise = &precise[k];
-    if (k < bounds.size()) b.bounds = &bounds[k];
-    if (k < sensitivity.size()) b.sensitivity = &sensitivity[k];
+    if (k < ops.size()) b.ops = NoiseSamples{&ops[k], ops_runs};
+    if (k < inputs.size()) b.inputs = NoiseSamples{&inputs[k], inputs_runs};
+    if (k < own_sigma.size() && own_sigma[k].is_tensor()) b.own_sigma = &own_sigma[k];
+    b.isolated = isolated;
+    b.unavailable = unavailable;
     return b;
   }
 };
 
-// sum += |p - r| elementwise, for float tensors of one shape. sum starts as an empty value: a
-// default RtValue, i.e. a rank-0 f32 tensor with no storage, so "has the shape already" is not
-// enough to tell it apart from a running sum (a rank-0 result has that shape too: a reduction to a
-// scalar, torch.std, a loss), and the storage and dtype must be checked.
-void add_deviation(const rt::RtValue& p, const rt::RtValue& r, rt::RtValue& sum) {
-  if (!p.is_tensor() || !r.is_tensor() || p.tensor().dtype != ir::DType::F64 ||
-      r.tensor().dtype != ir::DType::F64 || p.tensor().shape != r.tensor().shape)
-    return;
-  if (!holds_f64_of_shape(sum, p.tensor().shape))
-    sum = rt::RtValue(rt::Tensor::allocate(ir::DType::F64, p.tensor().shape));
-  double* s = sum.tensor().as<double>();
-  const double* a = p.tensor().as<double>();
-  const double* b = r.tensor().as<double>();
-  for (int64_t i = 0; i < p.tensor().numel(); ++i)
-    s[i] += std::isfinite(a[i] - b[i]) ? std::fabs(a[i] - b[i]) : 0.0;
-}
-
-// Splits the fed inputs (param indices) into sets such that no ONNX node reads two of one set.
-std::vector<std::vector<size_t>> perturbation_sets(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
-                                                   size_t first_fed) {
-  std::map<ir::ValueId, size_t> param_of;
-  for (size_t k = first_fed; k < g.body.params.size(); ++k) param_of[g.body.params[k]] = k;
-  std::vector<std::set<size_t>> reads(nodes.size());  // fed params each ONNX node reads
-  std::function<void(const ir::Node&, std::set<size_t>&)> scan = [&](const ir::Node& n,
-                                                                     std::set<size_t>& out) {
-    for (ir::ValueId v : n.inputs)
-      if (auto it = param_of.find(v); it != param_of.end()) out.insert(it->second);
-    for (const ir::Region& r : n.regions)
-      for (const ir::Node& m : r.nodes) scan(m, out);
-  };
-  for (size_t k = 0; k < g.body.nodes.size(); ++k) scan(g.body.nodes[k], reads[group_of(nodes, k)]);
-  std::map<size_t, size_t> color;
-  std::vector<std::vector<size_t>> sets;
-  for (size_t p = first_fed; p < g.body.params.size(); ++p) {
-    std::set<size_t> taken;
-    for (const std::set<size_t>& r : reads)
-      if (r.count(p))
-        for (size_t q : r)
-          if (auto it = color.find(q); it != color.end()) taken.insert(it->second);
-    size_t c = 0;
-    while (taken.count(c)) ++c;
-    color[p] = c;
-    if (c >= sets.size()) sets.resize(c + 1);
-    sets[c].push_back(p);
+// One stochastic run set: `samples` precise runs of the perturbed graph, (y - r)^2 summed per
+// result. Returns the number of runs that succeeded; the first failure's reason goes to *why.
+int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, NoiseOptions o, int samples,
+                    const std::vector<rt::RtValue>& inputs, const std::vector<rt::RtValue>& precise,
+                    std::vector<rt::RtValue>& sumsq, std::vector<rt::RtValue>* sigma, Progress& progress,
+                    const std::string& label, std::string* why) {
+  int done = 0;
+  const uint64_t first_seed = o.seed;
+  const size_t base = precise.size() - std::min(precise.size(), o.sigma_of.size());
+  for (int k = 0; k < samples; ++k) {
+    progress.step(label + strfmt(" %d/%d", k + 1, samples));
+    o.seed = first_seed + static_cast<uint64_t>(k);
+    if (k > 0) o.sigma_of.clear();
+    auto sg = stochastic_graph(g, nodes, o);
+    if (!sg) {
+      if (why->empty()) *why = sg.status().to_string();
+      return done;
+    }
+    const Status sv = ir::verify(sg->graph);  // made by check/bound.cpp: verified like every run graph
+    auto q = sv.is_ok() ? run_graph(sg->graph, rt::NumericMode::kPrecise, inputs)
+                        : Expected<std::vector<rt::RtValue>>(sv);
+    if (!q) {
+      if (why->empty()) *why = q.status().to_string();
+      return done;
+    }
+    sumsq.resize(precise.size());
+    for (size_t j = 0; j < precise.size() && j < q->size(); ++j)
+      add_squared_deviation((*q)[j], precise[j], sumsq[j]);
+    if (k == 0 && sigma) {
+      sigma->assign(precise.size(), rt::RtValue());
+      for (size_t j = 0; j < sg->sigma_result.size(); ++j)
+        if (sg->sigma_result[j] >= 0 && static_cast<size_t>(sg->sigma_result[j]) < q->size())
+          (*sigma)[base + j] = std::move((*q)[sg->sigma_result[j]]);
+    }
+    ++done;
   }
-  return sets;
+  return done;
 }
 
+// `compared`: the values of the graph's last results (their own op's sigma is reported);
+// `first_fed`: in an isolated graph, the first parameter that is a fed expected value (the number
+// of parameters when none); `fed_var`: per fed value, its end-to-end noise variance per element.
 Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
-                       const std::vector<rt::RtValue>& inputs,
-                       const std::vector<std::vector<size_t>>& perturb, Progress& progress,
+                       const std::vector<rt::RtValue>& inputs, size_t first_fed,
+                       const std::vector<ir::ValueId>& compared, int samples,
+                       const std::vector<std::vector<double>>* fed_var, Progress& progress,
                        const std::string& label, std::string* note) {
   Runs r;
   PLUMB_RETURN_IF_ERROR(ir::verify(g));
@@ -117,28 +122,47 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   progress.step(label + ": precise (f64) run");
   auto p = run_graph(g, rt::NumericMode::kPrecise, inputs);
   if (!p) {
-    *note = "precise run failed (" + p.status().to_string() + "): auto bound unavailable";
+    r.unavailable = "precise run failed: " + p.status().to_string();
+    *note = r.unavailable + ": auto bound unavailable";
     return r;
   }
   r.precise = std::move(*p);
-  progress.step(label + ": bounds run");
-  const ir::Graph bg = bounds_graph(g, nodes);
-  const Status bv = ir::verify(bg);
-  auto b =
-      bv.is_ok() ? run_graph(bg, rt::NumericMode::kPrecise, inputs) : Expected<std::vector<rt::RtValue>>(bv);
-  if (b)
-    r.bounds = std::move(*b);
-  else
-    *note = "bounds run failed (" + b.status().to_string() + "): no dot-product term in the auto bound";
-  for (size_t set = 0; set < perturb.size(); ++set) {
-    progress.step(label + strfmt(": perturbed run %zu/%zu", set + 1, perturb.size()));
-    std::vector<rt::RtValue> moved = inputs;
-    for (size_t k : perturb[set]) moved[k] = perturbed_by_one_ulp(inputs[k], k + 1);
-    auto q = run_graph(g, rt::NumericMode::kPrecise, moved);
-    if (!q) continue;
-    r.sensitivity.resize(q->size());
-    for (size_t k = 0; k < q->size(); ++k) add_deviation((*q)[k], r.precise[k], r.sensitivity[k]);
+  r.isolated = first_fed < g.body.params.size();
+  std::string why;
+  NoiseOptions ops;
+  ops.seed = 1;
+  if (!r.isolated) ops.sigma_of = compared;
+  r.ops_runs =
+      stochastic_runs(g, nodes, ops, samples, inputs, r.precise, r.ops, r.isolated ? nullptr : &r.own_sigma,
+                      progress, label + ": stochastic run", &why);
+  if (r.isolated) {
+    // The fed expected values moved by their own noise (check/bound.h "inputs"), on the host.
+    for (int k = 0; k < samples; ++k) {
+      progress.step(label + strfmt(": expected-input noise run %d/%d", k + 1, samples));
+      std::vector<rt::RtValue> moved = inputs;
+      for (size_t j = first_fed; j < inputs.size(); ++j) {
+        const size_t f = j - first_fed;
+        moved[j] =
+            perturbed_input(inputs[j], fed_var && f < fed_var->size() ? (*fed_var)[f] : std::vector<double>{},
+                            static_cast<uint64_t>(k) * 1000003 + j + 1);
+      }
+      auto q = run_graph(g, rt::NumericMode::kPrecise, moved);
+      if (!q) {
+        if (why.empty()) why = q.status().to_string();
+        break;
+      }
+      r.inputs.resize(r.precise.size());
+      for (size_t j = 0; j < r.precise.size() && j < q->size(); ++j)
+        add_squared_deviation((*q)[j], r.precise[j], r.inputs[j]);
+      ++r.inputs_runs;
+    }
   }
+  const int got = r.isolated ? std::min(r.ops_runs, r.inputs_runs) : r.ops_runs;
+  if (got < samples) {
+    r.unavailable = strfmt("%d of %d stochastic runs", got, samples) + (why.empty() ? "" : ": " + why);
+    *note = "stochastic runs failed (" + r.unavailable + ")";
+  }
+  if (got < 2) r.ops_runs = r.inputs_runs = 0;  // too few samples to estimate a spread
   return r;
 }
 
@@ -228,8 +252,8 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   }
 
   // Memory: the compared tensors are taken in chunks of about opt.chunk_bytes (what a run holds of
-  // them: the native value plus the f64 precise, bounds and sensitivity values); each chunk repeats
-  // the runs with only its tensors as extra graph results, so a model with more activations than
+  // them: the native value, the f64 precise value, two sums of squared deviations and a sigma); each chunk
+  // repeats the runs with only its tensors as extra graph results, so a model with more activations than
   // memory is still checkable (at the price of more runs). One chunk in the usual case.
   std::vector<std::pair<size_t, size_t>> chunks;
   {
@@ -237,7 +261,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
     size_t first = 0;
     for (size_t k = 0; k < targets.size(); ++k) {
       const rt::RtValue& e = targets[k].expected;
-      const int64_t cost = e.is_tensor() ? e.tensor().nbytes() + 24 * e.tensor().numel() : 0;
+      const int64_t cost = e.is_tensor() ? e.tensor().nbytes() + 32 * e.tensor().numel() : 0;
       if (k > first && held + cost > opt.chunk_bytes) {
         chunks.emplace_back(first, k);
         first = k;
@@ -261,10 +285,12 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   // Carried: the model end to end.
   std::vector<ir::ValueId> cut;
   std::vector<rt::RtValue> iso_inputs = inputs;
+  std::vector<std::vector<double>> fed_var;  // per fed value: its end-to-end noise variance
   for (size_t c = 0; c < chunks.size(); ++c) {
     const ir::Graph carried = with_results(g, values_of(c));
     std::string run_note;
-    auto runs = run_all(carried, rep.nodes, inputs, {}, progress, chunk_label("model", c), &run_note);
+    auto runs = run_all(carried, rep.nodes, inputs, carried.body.params.size(), values_of(c), opt.samples,
+                        nullptr, progress, chunk_label("model", c), &run_note);
     if (!runs) return in_file(runs.status(), opt.model);
     if (!run_note.empty() && note.find(run_note) == std::string::npos)
       note += (note.empty() ? "" : "; ") + run_note;
@@ -275,6 +301,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
       const rt::RtValue& a = runs->native[at];
       TensorRow row;
       row.name = t.e->name;
+      row.value = t.value;
       row.order = t.producer;
       row.type = ir::type_to_string(rt::type_of(a));
       if (t.producer != SIZE_MAX) row.node = static_cast<int>(group_of(rep.nodes, t.producer));
@@ -284,6 +311,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
           a.tensor().dtype == t.expected.tensor().dtype && a.tensor().shape == t.expected.tensor().shape) {
         cut.push_back(t.value);
         iso_inputs.push_back(t.expected);
+        fed_var.push_back(noise_variance(runs->at(at).ops, a.tensor().numel()));
         row.fed = true;
       }
       rep.rows.push_back(std::move(row));
@@ -294,9 +322,8 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   for (size_t c = 0; rep.isolated && c < chunks.size(); ++c) {
     std::string iso_note;
     const ir::Graph iso_graph = isolated_graph(with_results(g, values_of(c)), cut, rep.nodes);
-    auto iso =
-        run_all(iso_graph, rep.nodes, iso_inputs, perturbation_sets(iso_graph, rep.nodes, inputs.size()),
-                progress, chunk_label("isolated nodes", c), &iso_note);
+    auto iso = run_all(iso_graph, rep.nodes, iso_inputs, inputs.size(), values_of(c), opt.samples, &fed_var,
+                       progress, chunk_label("isolated nodes", c), &iso_note);
     if (iso) {
       if (!iso_note.empty() && note.find(iso_note) == std::string::npos)
         note += (note.empty() ? "" : "; ") + ("isolated nodes: " + iso_note);
@@ -307,6 +334,13 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
         row.has_local = true;
         row.local = compare_value(iso->native[at], targets[k].expected, iso->at(at),
                                   row.node >= 0 ? &judged[k] : nullptr, opt.tol);
+        // The end-to-end row's terms: the node's local noise (measured on its own inputs here) and
+        // what the rest of the graph carries in (the end-to-end noise beyond it).
+        if (row.local.term_local >= 0 && row.carried.have_bounds) {
+          const double loc = row.local.term_local, tot = row.carried.sigma_rms;
+          row.carried.term_local = loc;
+          row.carried.term_carried = std::sqrt(std::max(0.0, tot * tot - loc * loc));
+        }
       }
     } else {  // e.g. a node that is out of contract on the expected values: check end to end only
       rep.isolated = false;
@@ -317,6 +351,14 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   }
   rep.note = note;
   find_first_divergence(rep);
+  if (rep.first >= 0) {
+    // The tensors known to agree where the first differing one was computed: those fed forward
+    // (their expected values were its nodes' inputs), or, judged end to end, those that matched.
+    std::set<ir::ValueId> known;
+    for (const TensorRow& row : rep.rows)
+      if (rep.first_kind == "local" ? row.fed : row.carried.match) known.insert(row.value);
+    rep.span = divergence_span(g, rep.nodes, rep.rows[rep.first].value, known);
+  }
   return rep;
 }
 
@@ -324,11 +366,19 @@ void find_first_divergence(CheckReport& rep) {
   rep.first = -1;
   rep.first_kind.clear();
   for (size_t k = 0; k < rep.rows.size() && rep.first < 0; ++k)
-    if (rep.rows[k].has_local && !rep.rows[k].local.match)
+    if (rep.rows[k].has_local && rep.rows[k].failed())
       rep.first = static_cast<int>(k), rep.first_kind = "local";
   for (size_t k = 0; k < rep.rows.size() && rep.first < 0; ++k)
     if (rep.rows[k].failed()) rep.first = static_cast<int>(k), rep.first_kind = "carried";
-  rep.verdict = rep.first >= 0 ? Verdict::mismatch : Verdict::match;
+  size_t undecided = 0;
+  for (const TensorRow& row : rep.rows) undecided += row.inconclusive();
+  rep.verdict = rep.first >= 0 ? Verdict::mismatch : undecided > 0 ? Verdict::inconclusive : Verdict::match;
+  rep.inconclusive_reason.clear();
+  if (rep.verdict == Verdict::inconclusive)
+    rep.inconclusive_reason = strfmt(
+        "%zu of %zu tensors cannot be decided by the auto bound (reasons above); no "
+        "mismatch found",
+        undecided, rep.rows.size());
 }
 
 }  // namespace plumb::check

@@ -8,11 +8,15 @@
 // runs the model on the reference runtime and compares (check/eval.h):
 // - Isolated per-node checking (default when intermediates are given): each node is also evaluated
 //   on the expected values of its inputs, so local error is told apart from error carried forward.
-//   The first divergence is the first node (topological order) whose outputs differ on its own
-//   expected inputs; without intermediates, the first differing tensor.
-// - Tolerance from data (the default): precise (f64) and bounds runs give a per-element bound from
-//   each node's tolerance class; a FixedTolerance gives |a - e| <= atol + rtol |e| instead (the auto
-//   bound still classifies noise vs semantic).
+//   The first divergence is the first compared tensor (topological order) that differs when its
+//   nodes run on the expected values fed to them; without intermediates, the first differing
+//   tensor. It is blamed on one node only when every input of that node was compared (or is a
+//   graph input or constant); otherwise on the span of nodes between the tensors known to agree
+//   and it (check/span.h).
+// - Tolerance from data (the default): a precise (f64) run and `samples` stochastic runs per run
+//   set estimate each tensor's noise (check/bound.h, docs/check-tolerance.md); the verdict is
+//   inconclusive where they cannot decide. A FixedTolerance gives |a - e| <= atol + rtol |e|
+//   instead (the auto bound still classifies noise vs semantic).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +37,7 @@ struct CheckRequest {
   FixedTolerance tol;                      // tol.use = false: the auto bound decides
   bool isolate = true;                     // per-node isolated evaluation where intermediates are given
   int64_t chunk_bytes = int64_t{1} << 30;  // compared tensors held per run (see run_check.cpp)
+  int samples = kDefaultSamples;           // stochastic runs per run set (check/bound.h)
   // Called with a short description of each step ("model: precise (f64) run"); may be empty.
   std::function<void(const std::string&)> progress;
 };

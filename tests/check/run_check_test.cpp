@@ -92,6 +92,8 @@ TEST_F(RunCheck, TheFaultyNodeIsTheFirstDivergence) {
   EXPECT_EQ(rep->rows[rep->first].name, "u");
   EXPECT_EQ(rep->first_kind, "local");
   EXPECT_EQ(rep->node_place(rep->rows[rep->first].node), "node 'B' (Mul-14)");
+  EXPECT_TRUE(rep->localized());
+  EXPECT_EQ(rep->divergence_text(), "node 'B' (Mul-14)");
   EXPECT_TRUE(rep->rows[2].has_local);
   EXPECT_TRUE(rep->rows[2].local.match) << rep->rows[2].local.why;  // C is right on its inputs
   EXPECT_FALSE(rep->rows[2].carried.match);
@@ -104,6 +106,34 @@ TEST_F(RunCheck, OutputsOnlyGiveACarriedDivergence) {
   EXPECT_EQ(rep->verdict, Verdict::mismatch);
   EXPECT_FALSE(rep->isolated);
   EXPECT_EQ(rep->first_kind, "carried");
+  EXPECT_FALSE(rep->localized());
+  EXPECT_EQ(
+      rep->divergence_text(),
+      "between the graph inputs and the first differing tensor 'y' (3 nodes: 'A' (Exp-13), 'B' (Mul-14), "
+      "'C' (Add-14))");
+}
+
+// Issue 12 item 4: u is not compared, so the error lies somewhere in B or C; C's inputs were never
+// compared, and naming C alone ("its inputs agree") would blame the wrong node.
+TEST_F(RunCheck, SparseExpectedValuesNameTheSpan) {
+  const Chain c = chain(1.01f);
+  expect("t", c.t);
+  expect("y", c.y);
+  auto rep = run_check(req_);
+  ASSERT_TRUE(rep.has_value()) << rep.status().to_string();
+  EXPECT_EQ(rep->verdict, Verdict::mismatch);
+  EXPECT_EQ(rep->rows[rep->first].name, "y");
+  EXPECT_FALSE(rep->localized());
+  EXPECT_EQ(
+      rep->divergence_text(),
+      "between the last agreeing tensor 't' and the first differing tensor 'y' (2 nodes: 'B' (Mul-14), 'C' "
+      "(Add-14))");
+  const std::string json = report_json(*rep);
+  EXPECT_NE(json.find("\"first_divergence\": {\"node\": null"), std::string::npos) << json;
+  EXPECT_NE(
+      json.find("\"span\": {\"after\": [\"t\"], \"from_graph_inputs\": false, \"nodes\": [{\"name\": \"B\""),
+      std::string::npos)
+      << json;
 }
 
 TEST_F(RunCheck, NoIsolateJudgesEndToEnd) {

@@ -24,7 +24,7 @@ grep -q 'id="error-plot"' "$tmp/ok.html" || fail "ok.html has no plot"
 out=$("$plumb" check "$ex/model_wrong_axis.onnx" --data "$ex/data" --report "$tmp/bad.json" --report "$tmp/bad.html" 2>&1)
 rc=$?
 [[ $rc -eq 1 ]] || fail "wrong axis: exit $rc: $out"
-grep -q '"first_divergence": {"node": "/softmax/Softmax", "op_type": "Softmax", "opset": 13, "tensor": "probs", "kind": "local"}' \
+grep -q '"first_divergence": {"node": "/softmax/Softmax", "op_type": "Softmax", "opset": 13, "tensor": "probs", "kind": "local", "localized": true' \
   "$tmp/bad.json" || fail "bad.json first_divergence: $(grep first_divergence "$tmp/bad.json")"
 grep -q '"local": {"match": false, "category": "semantic"' "$tmp/bad.json" || fail "bad.json local stats"
 grep -q "minimum tolerance that would pass: atol" <<<"$out" || fail "no minimum tolerance line: $out"

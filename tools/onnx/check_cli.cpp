@@ -1,11 +1,13 @@
 // plumb check MODEL --data DIR [--input NAME=FILE ...] [--expected PATH] [--tolerance auto | --rtol R
 //                   --atol A] [--report FILE.json|FILE.html ...] [--no-isolate] [--chunk-mb N]
+//                   [--samples K]
 // The converter-validation workflow (DESIGN.md §7): the arguments, a progress line on a terminal,
 // the report and the exit code. The check itself is plumb::check::run_check
 // (check/onnx/run_check.h). Exits 0 (match), 1 (mismatch), 3 (inconclusive) or 2 (error: one
 // `plumb: ...` line on stderr).
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -92,6 +94,11 @@ int parse_args(const Args& args, Options& opt) {
       if (!parse_double(value(), &mb) || mb > 1e9)
         return report_error("check", invalid_input("--chunk-mb needs a number of megabytes >= 0"));
       req.chunk_bytes = static_cast<int64_t>(mb * 1e6);
+    } else if (a == "--samples") {
+      double k = 0;
+      if (!parse_double(value(), &k) || k < 2 || k > 1000 || k != std::floor(k))
+        return report_error("check", invalid_input("--samples needs a whole number of runs, 2 to 1000"));
+      req.samples = static_cast<int>(k);
     } else if (req.model.empty() && (a.empty() || a[0] != '-')) {
       req.model = a;
     } else {
@@ -103,7 +110,7 @@ int parse_args(const Args& args, Options& opt) {
         "check",
         invalid_input("usage: plumb check MODEL --data DIR [--input NAME=FILE ...] [--expected PATH] "
                       "[--tolerance auto | --rtol R --atol A] [--report FILE.json|.html] [--no-isolate] "
-                      "[--chunk-mb N]"));
+                      "[--chunk-mb N] [--samples K]"));
   if (fixed && opt.auto_tol_requested)
     return report_error("check", invalid_input("--tolerance auto and --rtol/--atol exclude each other"));
   req.tol.use = fixed;

@@ -1,0 +1,509 @@
+#include "check/bound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "check/eval.h"
+#include "ir/builder.h"
+#include "ir/op.h"
+#include "runtime/cpu/ref/dispatch.h"
+#include "runtime/cpu/ref/float_formats.h"
+
+namespace plumb::check {
+
+namespace {
+
+namespace BK = ir::BinaryKind;
+namespace UK = ir::UnaryKind;
+namespace RK = ir::ReduceKind;
+namespace PK = ir::PoolKind;
+using ir::ValueId;
+
+int kind_code(const ir::Node& n) {
+  const ir::Attr* a = n.find_attr("kind");
+  if (!a) return -1;
+  if (const auto* e = std::get_if<ir::EnumValue>(&a->value)) return e->code;
+  return -1;
+}
+
+bool is_float_tensor(const ir::Type& t) { return t.is_tensor() && t.ranked && ir::is_float(t.dtype); }
+
+int precision_bits(ir::DType dt) { return static_cast<int>(std::lround(1 - std::log2(eps_of(dt)))); }
+
+int64_t static_extent(const ir::Type& t, int64_t axis) {
+  if (!t.ranked || axis < 0 || axis >= t.rank() || !t.shape[axis].is_static()) return -1;
+  return t.shape[axis].size;
+}
+
+int64_t static_numel(const ir::Type& t) {
+  if (!t.is_tensor() || !t.ranked) return -1;
+  return ir::shape_num_elements(t.shape);
+}
+
+// How one float result of a core node is rounded (the local error model of check_bound.h).
+struct Rounding {
+  enum Kind { kNone, kRelative, kProduct, kSum } kind = kNone;
+  double width = 1;   // kRelative: the half-width in units of u|y|
+  int64_t terms = 1;  // kProduct (width sqrt(n)), kSum: n; -1: not static, computed in the graph
+  // Where n comes from when it is not static: extent `axis` of input 0 (axis >= 0), numel(input 0)
+  // / numel(result) (axis -1), or numel(input 1) / extent 0 of input 1 (axis -2, conv weights).
+  int64_t axis = -1;
+};
+
+Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
+  Rounding r;
+  const int kind = kind_code(n);
+  auto relative = [&](double w) {
+    r.kind = Rounding::kRelative;
+    r.width = w;
+    return r;
+  };
+  auto ulp_class = [&](ir::ToleranceClass c) -> double {
+    switch (c) {
+      case ir::ToleranceClass::Ulp1: return 3;
+      case ir::ToleranceClass::Ulp2: return 5;
+      case ir::ToleranceClass::Ulp4: return 9;
+      case ir::ToleranceClass::Ulp8: return 17;
+      default: return 1;
+    }
+  };
+  switch (n.op) {
+    case ir::Op::Constant:  // a converter's folded or cast constant: faithfully rounded (+-ulp)
+      return relative(2);
+    case ir::Op::Unary:
+      if (kind == UK::Sqrt) return relative(1);
+      if (ir::tolerance_of(n.op, kind) == ir::ToleranceClass::Exact) return r;  // neg, abs, floor, ...
+      return relative(ulp_class(ir::tolerance_of(n.op, kind)));
+    case ir::Op::Binary:
+      if (kind == BK::Add || kind == BK::Sub || kind == BK::Mul || kind == BK::Div) return relative(1);
+      if (ir::tolerance_of(n.op, kind) == ir::ToleranceClass::Exact) return r;  // max, min, rem, ...
+      return relative(ulp_class(ir::tolerance_of(n.op, kind)));
+    case ir::Op::Cast: {
+      const ir::Type& in = g.type_of(n.inputs[0]);
+      const ir::DType to = n.attr_dtype("to");
+      if (!in.is_tensor() || !ir::is_float(to)) return r;
+      if (!ir::is_float(in.dtype) || precision_bits(in.dtype) > precision_bits(to)) return relative(1);
+      return r;
+    }
+    case ir::Op::Reduce:
+    case ir::Op::Scan: {
+      if (kind != RK::Sum && kind != RK::Prod) return r;
+      const ir::Type& in = g.type_of(n.inputs[0]);
+      int64_t len = -1;
+      if (n.op == ir::Op::Scan) {
+        r.axis = n.attr_int("axis");
+        len = static_extent(in, r.axis);
+      } else {
+        const int64_t a = static_numel(in), b = static_numel(g.type_of(n.outputs[0]));
+        if (a >= 0 && b > 0) len = std::max<int64_t>(a / b, 1);
+      }
+      r.kind = kind == RK::Prod ? Rounding::kProduct : Rounding::kSum;
+      r.terms = len;
+      return r;
+    }
+    case ir::Op::Pool: {
+      if (kind != PK::Sum) return r;
+      int64_t len = 1;
+      for (int64_t w : n.attr_ints("window")) len *= std::max<int64_t>(w, 1);
+      r.kind = Rounding::kSum;
+      r.terms = len;
+      return r;
+    }
+    case ir::Op::MatMul:
+    case ir::Op::Conv: {
+      const ir::Type& lhs = g.type_of(n.inputs[0]);
+      const ir::Type& rhs = g.type_of(n.inputs[1]);
+      if (!ir::is_float(lhs.dtype) || !ir::is_float(rhs.dtype)) return relative(1);
+      if (!lhs.ranked || !rhs.ranked || lhs.rank() < 1 || rhs.rank() < 1) return relative(1);
+      int64_t len = -1;
+      if (n.op == ir::Op::MatMul) {
+        r.axis = lhs.rank() - 1;
+        len = static_extent(lhs, r.axis);
+        if (len < 0 && rhs.rank() >= 2) len = static_extent(rhs, rhs.rank() - 2);
+      } else {
+        r.axis = -2;
+        len = 1;
+        for (int64_t d = 1; d < rhs.rank() && len > 0; ++d)
+          len = static_extent(rhs, d) < 0 ? -1 : len * static_extent(rhs, d);
+      }
+      r.kind = Rounding::kSum;
+      r.terms = len;
+      return r;
+    }
+    default: return r;  // data movement, compare, select, gather, scatter, sort, ...
+  }
+}
+
+// Emits, after a node, the perturbation of its float result `y` (renamed `y0`), ending in a node
+// whose output is the original id `y`.
+class Perturber {
+ public:
+  Perturber(ir::Graph& g, uint64_t seed) : g_(g), b_(g), seed_(seed) {}
+
+  // z uniform in [-h, h] (f64) of y0's shape.
+  ValueId uniform(ValueId y0, double h) {
+    const ValueId sh = b_.shape_of(y0);
+    const ValueId bits = b_.emit1(ir::Op::Rng, {sh},
+                                  {{"algorithm", ir::EnumValue{ir::RngAlgorithm::Philox4x32x10}},
+                                   {"seed", static_cast<int64_t>(seed_)},
+                                   {"stream", static_cast<int64_t>(stream_++)}});
+    const ValueId u = b_.cast(bits, ir::DType::F64);  // [0, 2^32)
+    const ValueId z = b_.binary(BK::Mul, u, splat(2 * h / 4294967296.0, sh));
+    return b_.binary(BK::Sub, z, splat(h, sh));
+  }
+
+  ValueId splat(double v, ValueId sh) { return b_.broadcast(b_.scalar_float(ir::DType::F64, v), sh, {}); }
+
+  // The perturbation where it is finite, else 0: an inf or NaN result (a masked attention score,
+  // an overflow) keeps its value; -inf + sigma z would be NaN.
+  ValueId finite_only(ValueId perturbation, ValueId sh) {
+    const ValueId finite = b_.compare(ir::CompareKind::Lt, b_.unary(UK::Abs, perturbation),
+                                      splat(std::numeric_limits<double>::infinity(), sh));
+    return b_.select(finite, perturbation, splat(0, sh));
+  }
+
+  // perturbation where y (f64) is not representable with `bits` significant bits, else 0: an
+  // exact result (integers of index arithmetic, x - floor(x), ...) has no rounding error, in any
+  // order. Veltkamp's split hi = c - (c - y), c = (2^(53 - bits) + 1) y, is y rounded to `bits`
+  // bits in f64 arithmetic (it works in the precise run, where casts to f32 do not round).
+  ValueId where_inexact(ValueId y, ValueId perturbation, int bits, ValueId sh) {
+    if (bits >= 53) return perturbation;
+    const ValueId c = b_.binary(BK::Mul, y, splat(std::ldexp(1.0, 53 - bits) + 1, sh));
+    const ValueId hi = b_.binary(BK::Sub, c, b_.binary(BK::Sub, c, y));
+    const ValueId exact = b_.compare(ir::CompareKind::Eq, hi, y);
+    return finite_only(b_.select(exact, splat(0, sh), perturbation), sh);
+  }
+  // perturbation where a sum may have rounded, else 0: a sum of integer terms is exact when the sum
+  // of their squares q (>= sum |t_k|, which bounds every partial sum) is an integer below 2^bits.
+  // (That the final sum is representable is not enough: 64 x f32(1/3) is, its partial sums are not.)
+  ValueId where_sum_inexact(ValueId y, ValueId q, ValueId perturbation, int bits, ValueId sh) {
+    if (bits >= 53) return perturbation;
+    const ValueId yi = b_.compare(ir::CompareKind::Eq, b_.unary(UK::Floor, y), y);
+    const ValueId qi = b_.compare(ir::CompareKind::Eq, b_.unary(UK::Floor, q), q);
+    const ValueId small = b_.compare(ir::CompareKind::Lt, q, splat(std::ldexp(1.0, bits), sh));
+    const ValueId exact = b_.binary(BK::And, yi, b_.binary(BK::And, qi, small));
+    return finite_only(b_.select(exact, splat(0, sh), perturbation), sh);
+  }
+  ValueId to_f64(ValueId v) { return b_.type_of(v).dtype == ir::DType::F64 ? v : b_.cast(v, ir::DType::F64); }
+  ValueId square(ValueId v) { return b_.binary(BK::Mul, v, v); }
+
+  // f64 scalar: the number of elements of v (its shape's product).
+  ValueId numel(ValueId v) { return b_.cast(b_.reduce(RK::Prod, b_.shape_of(v), {0}), ir::DType::F64); }
+  ValueId extent(ValueId v, int64_t axis) {
+    const ValueId d = b_.emit1(
+        ir::Op::Gather, {b_.shape_of(v), b_.scalar_int(ir::DType::I64, axis)},
+        {{"kind", ir::EnumValue{ir::GatherKind::Axis}}, {"axis", int64_t{0}}, {"batch_dims", int64_t{0}}});
+    return b_.cast(d, ir::DType::F64);
+  }
+  // n of rd for node n (whose result is `result`), an f64 scalar (a constant when static).
+  ValueId terms(const ir::Node& n, const Rounding& rd, ValueId result) {
+    if (rd.terms >= 0) return b_.scalar_float(ir::DType::F64, static_cast<double>(rd.terms));
+    ValueId len = ir::kNoValue;
+    if (rd.axis >= 0)
+      len = extent(n.inputs[0], rd.axis);
+    else if (rd.axis == -1)
+      len = b_.binary(BK::Div, numel(n.inputs[0]), numel(result));
+    else
+      len = b_.binary(BK::Div, numel(n.inputs[1]), extent(n.inputs[1], 0));
+    return b_.binary(BK::Max, len, b_.scalar_float(ir::DType::F64, 1));  // an empty reduction: 1
+  }
+  // c0 + c1 * n, broadcast to sh.
+  ValueId affine(ValueId n, double c0, double c1, ValueId sh) {
+    const ValueId v = b_.binary(BK::Add, b_.scalar_float(ir::DType::F64, c0),
+                                b_.binary(BK::Mul, n, b_.scalar_float(ir::DType::F64, c1)));
+    return b_.broadcast(v, sh, {});
+  }
+
+  // The nodes that perturb y0 into y (y's id is kept for the last node's result).
+  // With want_sigma, *sigma is a value (in the emitted nodes, before the last) holding the
+  // perturbation's standard deviation per element.
+  Expected<std::vector<ir::Node>> perturb(const ir::Node& n, const Rounding& rd, ValueId y0, ValueId y,
+                                          double u, bool want_sigma, ValueId* sigma) {
+    b_.set_provenance(n.prov);
+    b_.set_step("noise");
+    b_.begin_region({});
+    const ir::DType dt = g_.type_of(y).dtype;
+    const ValueId yd = to_f64(y0);
+    const int bits = static_cast<int>(std::lround(-std::log2(u)));  // u = 2^-bits
+    ValueId out = ir::kNoValue;
+    if (rd.kind == Rounding::kRelative || rd.kind == Rounding::kProduct) {
+      // y = y0 (1 + delta), delta uniform in +-width u (products: width sqrt(n)): inf stays inf.
+      const ValueId sh = b_.shape_of(y0);
+      ValueId d = uniform(y0, rd.kind == Rounding::kRelative ? rd.width * u : u);
+      if (rd.kind == Rounding::kProduct)
+        d = b_.binary(BK::Mul, d, b_.broadcast(b_.unary(UK::Sqrt, terms(n, rd, y0)), sh, {}));
+      width_ = rd.kind == Rounding::kRelative
+                   ? b_.broadcast(b_.scalar_float(ir::DType::F64, rd.width), sh, {})
+                   : b_.broadcast(b_.unary(UK::Sqrt, terms(n, rd, y0)), sh, {});
+      out = b_.binary(BK::Add, yd, where_inexact(yd, b_.binary(BK::Mul, yd, d), bits, sh));
+    } else {
+      ValueId q = ir::kNoValue;  // sum of the squared terms: the op on squared operands
+      if (n.op == ir::Op::MatMul || n.op == ir::Op::Conv) {
+        std::vector<ir::Attr> attrs = n.attrs;
+        q = b_.emit1(n.op, {square(n.inputs[0]), square(n.inputs[1])}, attrs);
+      } else if (n.op == ir::Op::Pool) {
+        q = b_.emit(n.op, {square(n.inputs[0])}, n.attrs, {}, 1)[0];
+      } else {
+        q = b_.emit1(n.op, {square(n.inputs[0])}, n.attrs);
+      }
+      // var / u^2 = (n+1)/9 y^2 + ((n+1)/6 + 1)/3 q; z uniform with unit variance (+-sqrt 3) times u
+      const ValueId sh = b_.shape_of(y0);
+      const ValueId k = terms(n, rd, y0);
+      const ValueId qd = to_f64(q);
+      const ValueId v = b_.binary(BK::Add, b_.binary(BK::Mul, square(yd), affine(k, 1.0 / 9, 1.0 / 9, sh)),
+                                  b_.binary(BK::Mul, qd, affine(k, 7.0 / 18, 1.0 / 18, sh)));
+      sd_ = b_.unary(UK::Sqrt, v);
+      out = b_.binary(
+          BK::Add, yd,
+          where_sum_inexact(yd, qd, b_.binary(BK::Mul, sd_, uniform(y0, std::sqrt(3.0) * u)), bits, sh));
+    }
+    // sigma of the perturbation (for the report's local term): width u |y| / sqrt 3, or u sqrt(v)
+    if (want_sigma)
+      *sigma = rd.kind == Rounding::kSum
+                   ? b_.binary(BK::Mul, sd_, splat(u, b_.shape_of(y0)))
+                   : b_.binary(BK::Mul, b_.binary(BK::Mul, b_.unary(UK::Abs, yd), width_),
+                               splat(u / std::sqrt(3.0), b_.shape_of(y0)));
+    if (dt != ir::DType::F64) out = b_.cast(out, dt);
+    ir::Region r = b_.end_region({});
+    PLUMB_RETURN_IF_ERROR(b_.status());
+    if (r.nodes.empty() || r.nodes.back().outputs.size() != 1 || r.nodes.back().outputs[0] != out)
+      return internal_error("stochastic graph: the perturbation does not end in its result");
+    r.nodes.back().outputs[0] = y;
+    return std::move(r.nodes);
+  }
+
+ private:
+  ir::Graph& g_;
+  ir::Builder b_;
+  uint64_t seed_;
+  uint64_t stream_ = 0;
+  ValueId sd_ = ir::kNoValue, width_ = ir::kNoValue;
+};
+
+// The unit roundoff of the ONNX dtype each top-level node's results are judged in: the coarsest
+// float dtype among the ONNX-named results of its ONNX node (the lowering may compute in f64).
+std::vector<double> working_roundoff(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes) {
+  std::vector<double> u(g.body.nodes.size(), 0.0);
+  for (const OnnxNodeInfo& info : nodes) {
+    double w = 0;
+    for (size_t k = info.first; k <= info.last && k < g.body.nodes.size(); ++k)
+      for (ValueId v : g.body.nodes[k].outputs)
+        if (!g.values[v].onnx_name.empty() && is_float_tensor(g.type_of(v)))
+          w = std::max(w, eps_of(g.type_of(v).dtype) / 2);
+    for (size_t k = info.first; k <= info.last && k < g.body.nodes.size(); ++k) u[k] = w;
+  }
+  return u;
+}
+
+// Rewrites one region; `sigmas` (top level only) collects (value, sigma value) for the values asked.
+Status rewrite(ir::Graph& g, ir::Region& region, double work_u, const std::vector<double>* top_u,
+               Perturber& p, const std::set<ValueId>* want, std::map<ValueId, ValueId>* sigmas) {
+  std::vector<ir::Node> in = std::move(region.nodes);
+  region.nodes.clear();
+  region.nodes.reserve(in.size() * 2);
+  for (size_t k = 0; k < in.size(); ++k) {
+    ir::Node n = std::move(in[k]);
+    const double wu = top_u ? (*top_u)[k] : work_u;
+    for (ir::Region& sub : n.regions)
+      PLUMB_RETURN_IF_ERROR(rewrite(g, sub, wu, nullptr, p, nullptr, nullptr));
+    const Rounding rd = rounding_of(g, n);
+    std::vector<std::pair<ValueId, ValueId>> renamed;  // (y, y0)
+    if (rd.kind != Rounding::kNone)
+      for (ValueId& y : n.outputs) {
+        const ir::Type t = g.type_of(y);
+        if (!is_float_tensor(t)) continue;
+        const ValueId y0 = g.add_value(t);
+        renamed.emplace_back(y, y0);
+        y = y0;
+      }
+    ir::Node node;  // what the perturbation reads of n (not its regions)
+    node.op = n.op;
+    node.inputs = n.inputs;
+    node.attrs = n.attrs;
+    node.prov = n.prov;
+    region.nodes.push_back(std::move(n));
+    for (const auto& [y, y0] : renamed) {
+      const double u = std::max(wu, eps_of(g.type_of(y).dtype) / 2);
+      const bool want_sigma = want && want->count(y) > 0;
+      ValueId sigma = ir::kNoValue;
+      PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> extra, p.perturb(node, rd, y0, y, u, want_sigma, &sigma));
+      for (ir::Node& m : extra) region.nodes.push_back(std::move(m));
+      if (want_sigma) (*sigmas)[y] = sigma;
+    }
+  }
+  return Status();
+}
+
+}  // namespace
+
+Expected<StochasticGraph> stochastic_graph(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
+                                           const NoiseOptions& o) {
+  StochasticGraph sg;
+  sg.graph = g;
+  ir::Graph& out = sg.graph;
+  Perturber p(out, o.seed);
+  std::map<ValueId, ValueId> sigmas;
+  if (o.ops) {
+    const std::vector<double> top_u = working_roundoff(out, nodes);
+    const std::set<ValueId> want(o.sigma_of.begin(), o.sigma_of.end());
+    PLUMB_RETURN_IF_ERROR(rewrite(out, out.body, 0, &top_u, p, &want, &sigmas));
+  }
+  sg.sigma_result.assign(o.sigma_of.size(), -1);
+  for (size_t k = 0; k < o.sigma_of.size(); ++k)
+    if (auto it = sigmas.find(o.sigma_of[k]); it != sigmas.end()) {
+      sg.sigma_result[k] = static_cast<int>(out.body.results.size());
+      out.body.results.push_back(it->second);
+      out.output_names.push_back(out.values[o.sigma_of[k]].onnx_name + " (noise sigma)");
+    }
+  return sg;
+}
+
+void add_squared_deviation(const rt::RtValue& sample, const rt::RtValue& center, rt::RtValue& sumsq) {
+  if (!sample.is_tensor() || !center.is_tensor()) return;
+  const rt::Tensor& a = sample.tensor();
+  const rt::Tensor& b = center.tensor();
+  if (a.dtype != ir::DType::F64 || b.dtype != ir::DType::F64 || a.shape != b.shape) return;
+  // A default RtValue is an empty-shaped tensor with no data: test the data too (rank 0 results).
+  if (!sumsq.is_tensor() || sumsq.tensor().data == nullptr || sumsq.tensor().dtype != ir::DType::F64 ||
+      sumsq.tensor().shape != a.shape) {
+    sumsq = rt::RtValue(rt::Tensor::allocate(ir::DType::F64, a.shape));
+    std::fill_n(sumsq.tensor().as<double>(), a.numel(), 0.0);
+  }
+  double* s = sumsq.tensor().as<double>();
+  const double* x = a.as<double>();
+  const double* y = b.as<double>();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double d = x[i] - y[i];
+    if (std::isfinite(d)) s[i] += d * d;
+  }
+}
+
+std::vector<double> noise_variance(const NoiseSamples& s, int64_t n) {
+  if (s.runs <= 0 || !s.sumsq || !s.sumsq->is_tensor()) return {};
+  const rt::Tensor& t = s.sumsq->tensor();
+  if (!t.data || t.dtype != ir::DType::F64 || t.numel() != n) return {};
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = t.as<double>()[i] / s.runs;
+  return v;
+}
+
+rt::RtValue perturbed_input(const rt::RtValue& x, const std::vector<double>& var, uint64_t seed) {
+  if (!x.is_tensor() || !x.tensor().data || !ir::is_float(x.tensor().dtype)) return x;
+  const rt::Tensor& t = x.tensor();
+  const ir::DType dt = t.dtype;
+  const double u = eps_of(dt) / 2;
+  rt::Tensor out = rt::Tensor::allocate(dt, t.shape);
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  rt::visit_dtype(dt, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || rt::is_narrow_float_v<T>) {
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
+        const double z = (static_cast<double>(state >> 11) * 0x1p-53 * 2 - 1) * std::sqrt(3.0);
+        double v;
+        if constexpr (rt::is_narrow_float_v<T>)
+          v = rt::to_f64(t.as<T>()[i]);
+        else
+          v = static_cast<double>(t.as<T>()[i]);
+        const double own = i < static_cast<int64_t>(var.size()) && std::isfinite(var[i]) ? var[i] : 0.0;
+        const double moved = std::isfinite(v) ? v + std::sqrt(own + 4 * u * u * v * v / 3) * z : v;
+        if constexpr (std::is_same_v<T, float>)
+          out.as<T>()[i] = static_cast<float>(moved);
+        else if constexpr (std::is_same_v<T, double>)
+          out.as<T>()[i] = moved;
+        else if constexpr (std::is_same_v<T, rt::f16>)
+          out.as<T>()[i] = rt::to_f16(moved);
+        else if constexpr (std::is_same_v<T, rt::bf16>)
+          out.as<T>()[i] = rt::to_bf16(moved);
+        else
+          out.as<T>()[i] = t.as<T>()[i];  // the 8- and 4-bit floats: unchanged
+      }
+    }
+  });
+  return rt::RtValue(std::move(out));
+}
+
+double t_quantile_1e4(int dof) {
+  // Student's t, P(|T| > t) = 1e-4 (upper 0.99995 point), dof 1..30; the normal point beyond.
+  static constexpr double kT[] = {6366.2, 100.14, 28.000, 15.544, 11.178, 9.0823, 7.8846, 7.1200,
+                                  6.5937, 6.2111, 5.9212, 5.6945, 5.5125, 5.3634, 5.2391, 5.1339,
+                                  5.0438, 4.9660, 4.8978, 4.8373, 4.7838, 4.7356, 4.6924, 4.6532,
+                                  4.6178, 4.5852, 4.5555, 4.5280, 4.5027, 4.4791};
+  if (dof < 1) return std::numeric_limits<double>::infinity();
+  if (dof <= 30) return kT[dof - 1];
+  return 3.8906;
+}
+
+NoiseBound noise_bound(const std::vector<double>& r, const std::vector<NoiseSamples>& sets) {
+  NoiseBound b;
+  const size_t n = r.size();
+  std::vector<double> var(n, 0.0);
+  for (const NoiseSamples& s : sets) {
+    b.set_rms.push_back(0);
+    if (s.runs <= 0 || !s.sumsq || !s.sumsq->is_tensor()) continue;
+    const rt::Tensor& t = s.sumsq->tensor();
+    if (!t.data || t.dtype != ir::DType::F64 || static_cast<size_t>(t.numel()) != n) continue;
+    b.samples = b.samples == 0 ? s.runs : std::min(b.samples, s.runs);
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double v = t.as<double>()[i] / s.runs;
+      var[i] += v;
+      sum += v;
+    }
+    b.set_rms.back() = n ? std::sqrt(sum / static_cast<double>(n)) : 0;
+  }
+  if (!b.available()) return b;
+  b.z_element = t_quantile_1e4(b.samples);
+  // S^2 pools N*K squared deviations (the pooled-variance degrees of freedom): for a scalar the
+  // aggregate test is the element test, for large tensors the normal point.
+  const double dof = static_cast<double>(b.samples) * static_cast<double>(n);
+  b.z_aggregate = t_quantile_1e4(dof > 1e6 ? 1000000 : static_cast<int>(dof));
+  double total = 0, mag = 0;
+  for (size_t i = 0; i < n; ++i) {
+    total += var[i];
+    if (std::isfinite(r[i])) mag += r[i] * r[i];
+  }
+  const double mean = n ? total / static_cast<double>(n) : 0;
+  const double kappa2 = mag > 0 ? total / mag : 0;
+  b.sigma_rms = std::sqrt(mean);
+  b.scale.resize(n);
+  bool any_nonzero = false, all_admitted = true;
+  for (size_t i = 0; i < n; ++i) {
+    const double ri = std::isfinite(r[i]) ? r[i] : 0;
+    b.scale[i] = std::sqrt(var[i] + mean + kappa2 * ri * ri);
+    if (ri != 0) {
+      any_nonzero = true;
+      if (std::fabs(ri) > b.z_element * b.scale[i]) all_admitted = false;
+    }
+  }
+  b.all_zero_admitted = any_nonzero && all_admitted && b.sigma_rms > 0;
+  return b;
+}
+
+BoundRatio bound_ratio(const NoiseBound& b, const std::vector<double>& r, const std::vector<double>& x) {
+  BoundRatio q;
+  const double inf = std::numeric_limits<double>::infinity();
+  double ss = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < r.size() && i < x.size(); ++i) {
+    if (!std::isfinite(r[i]) || !std::isfinite(x[i])) continue;  // special values compare exactly
+    const double d = std::fabs(x[i] - r[i]);
+    ss += d * d;
+    ++n;
+    if (d == 0) continue;
+    const double allowed = b.z_element * (i < b.scale.size() ? b.scale[i] : 0);
+    q.element = std::max(q.element, allowed > 0 ? d / allowed : inf);
+  }
+  if (n > 0 && ss > 0) {
+    const double allowed = b.z_aggregate * b.sigma_rms;
+    const double rms = std::sqrt(ss / static_cast<double>(n));
+    q.aggregate = allowed > 0 ? rms / allowed : inf;
+  }
+  return q;
+}
+
+}  // namespace plumb::check

@@ -1,0 +1,57 @@
+#include "check/span.h"
+
+#include <algorithm>
+#include <map>
+
+namespace plumb::check {
+
+namespace {
+
+// Every value a node reads, its regions' nodes included (values defined inside the regions are
+// among them; they have no top-level producer and end the walk by themselves).
+void reads_of(const ir::Node& n, std::vector<ir::ValueId>& out) {
+  out.insert(out.end(), n.inputs.begin(), n.inputs.end());
+  for (const ir::Region& r : n.regions)
+    for (const ir::Node& m : r.nodes) reads_of(m, out);
+}
+
+}  // namespace
+
+DivergenceSpan divergence_span(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, ir::ValueId value,
+                               const std::set<ir::ValueId>& known) {
+  std::map<ir::ValueId, size_t> producer;  // top-level core node of each value
+  for (size_t k = 0; k < g.body.nodes.size(); ++k)
+    for (ir::ValueId v : g.body.nodes[k].outputs) producer.emplace(v, k);
+  const std::set<ir::ValueId> params(g.body.params.begin(), g.body.params.end());
+  DivergenceSpan span;
+  std::set<size_t> visited, groups;
+  std::set<ir::ValueId> agreeing;
+  std::vector<ir::ValueId> todo = {value};
+  while (!todo.empty()) {
+    const ir::ValueId v = todo.back();
+    todo.pop_back();
+    if (v != value && known.count(v)) {
+      agreeing.insert(v);
+      continue;
+    }
+    if (params.count(v)) {
+      span.from_graph_inputs = true;
+      continue;
+    }
+    const auto p = producer.find(v);
+    if (p == producer.end() || !visited.insert(p->second).second) continue;
+    if (!nodes.empty()) {
+      const size_t group = group_of(nodes, p->second);
+      if (!nodes[group].op_type.empty()) groups.insert(group);
+    }
+    reads_of(g.body.nodes[p->second], todo);
+  }
+  span.nodes.assign(groups.begin(), groups.end());
+  std::vector<std::pair<size_t, ir::ValueId>> order;  // by producer: topological
+  for (ir::ValueId v : agreeing) order.emplace_back(producer.count(v) ? producer[v] : 0, v);
+  std::sort(order.begin(), order.end());
+  for (const auto& [at, v] : order) span.agreeing.push_back(v);
+  return span;
+}
+
+}  // namespace plumb::check

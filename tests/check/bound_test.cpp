@@ -1,0 +1,107 @@
+// check/bound.h: the stochastic graph's spread follows the local error model, exact results are
+// not perturbed, and the element and aggregate tests of the noise bound.
+#include "check/bound.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "check/eval.h"
+#include "ir/verify.h"
+#include "runtime/session.h"
+#include "tests/check/check_test_util.h"
+
+namespace plumb::check {
+namespace {
+
+using testing::doubles;
+using testing::f32;
+using testing::graph_of;
+
+std::vector<rt::RtValue> run_precise(const ir::Graph& g, const std::vector<rt::RtValue>& inputs) {
+  EXPECT_TRUE(ir::verify(g).is_ok()) << ir::verify(g).to_string();
+  rt::SessionOptions o;
+  o.mode = rt::NumericMode::kPrecise;
+  auto s = rt::Session::create(g, o);
+  EXPECT_TRUE(s.has_value()) << s.status().to_string();
+  if (!s) return {};
+  for (size_t k = 0; k < inputs.size(); ++k) EXPECT_TRUE((*s)->set_input(k, inputs[k]).is_ok());
+  EXPECT_TRUE((*s)->run().is_ok());
+  return (*s)->outputs();
+}
+
+// A dot product of n = 64 terms 1/3: the spread over runs matches the model's sigma
+// u sqrt(((n+1)/6 (2 y^2 + q) + q) / 3) within sampling error (200 runs: +-15%).
+TEST(CheckBound, SumSpreadFollowsTheModel) {
+  const ir::Graph g = graph_of(R"(plumb 1
+func @main(%x: f32[1,64], %w: f32[64,1]) -> (f32[1,1]) {
+  %y = matmul %x, %w {to = f32} : f32[1,1] loc("mm", MatMul, 13)
+  return %y
+}
+)");
+  const std::vector<float> ones(64, 1.0f / 3.0f);
+  const std::vector<rt::RtValue> in = {f32({1, 64}, ones), f32({64, 1}, std::vector<float>(64, 1.0f))};
+  const double r = doubles(run_precise(g, in)[0])[0];
+  double ss = 0;
+  const int runs = 200;
+  for (int k = 0; k < runs; ++k) {
+    NoiseOptions o;
+    o.seed = static_cast<uint64_t>(k + 1);
+    auto sg = stochastic_graph(g, onnx_nodes_of(g), o);
+    ASSERT_TRUE(sg.has_value()) << sg.status().to_string();
+    const double y = doubles(run_precise(sg->graph, in)[0])[0];
+    ss += (y - r) * (y - r);
+  }
+  const double u = std::ldexp(1.0, -24), n = 64, q = 64.0 / 9;
+  const double model = u * std::sqrt(((n + 1) / 6 * (2 * r * r + q) + q) / 3);
+  EXPECT_NEAR(std::sqrt(ss / runs) / model, 1.0, 0.15);
+}
+
+// Integer-valued results (index arithmetic) are exact in f32: never perturbed.
+TEST(CheckBound, ExactResultsAreNotPerturbed) {
+  const ir::Graph g = graph_of(R"(plumb 1
+func @main(%x: f32[3], %y: f32[3]) -> (f32[3]) {
+  %s = binary %x, %y {kind = add} : f32[3] loc("add", Add, 14)
+  return %s
+}
+)");
+  const std::vector<rt::RtValue> in = {f32({3}, {1, 2, 0.1f}), f32({3}, {4, 5, 0.2f})};
+  NoiseOptions o;
+  o.seed = 3;
+  auto sg = stochastic_graph(g, onnx_nodes_of(g), o);
+  ASSERT_TRUE(sg.has_value());
+  const std::vector<double> y = doubles(run_precise(sg->graph, in)[0]);
+  EXPECT_EQ(y[0], 5.0);
+  EXPECT_EQ(y[1], 7.0);
+  EXPECT_NE(y[2], static_cast<double>(0.1f) + static_cast<double>(0.2f));  // inexact: perturbed
+}
+
+rt::RtValue f64(const std::vector<double>& data) {
+  rt::Tensor t = rt::Tensor::allocate(ir::DType::F64, {static_cast<int64_t>(data.size())});
+  for (size_t k = 0; k < data.size(); ++k) t.as<double>()[k] = data[k];
+  return rt::RtValue(std::move(t));
+}
+
+TEST(CheckBound, ElementAndAggregateTests) {
+  EXPECT_NEAR(t_quantile_1e4(6), 9.08, 0.01);
+  EXPECT_NEAR(t_quantile_1e4(1000), 3.89, 0.01);
+  const std::vector<double> r(100, 1.0);
+  const rt::RtValue sumsq = f64(std::vector<double>(100, 4 * 1e-12));  // 4 runs, sigma 1e-6
+  const NoiseBound b = noise_bound(r, {NoiseSamples{&sumsq, 4}});
+  ASSERT_TRUE(b.available());
+  EXPECT_NEAR(b.sigma_rms, 1e-6, 1e-12);
+  std::vector<double> x = r;
+  for (size_t k = 0; k < x.size(); ++k) x[k] += (k % 2 ? 1 : -1) * 1e-6;  // one sigma everywhere
+  EXPECT_LT(bound_ratio(b, r, x).worst(), 1);
+  for (double& v : x) v = 1.0 + 5e-6;  // 5 sigma everywhere: each element passes, the rms does not
+  const BoundRatio all = bound_ratio(b, r, x);
+  EXPECT_LT(all.element, 1);
+  EXPECT_GT(all.aggregate, 1);
+  x = r;
+  x[7] = 1.001;  // one element far out
+  EXPECT_GT(bound_ratio(b, r, x).element, 1);
+  EXPECT_FALSE(b.all_zero_admitted);
+}
+
+}  // namespace
+}  // namespace plumb::check

@@ -1,0 +1,1 @@
+BA/features/features.3/features.3.0/block/block.4/Constant_output_0Jóµ?

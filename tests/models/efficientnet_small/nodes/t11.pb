@@ -1,0 +1,1 @@
+BA/features/features.1/features.1.0/block/block.1/fc1/Conv_output_0JJlw?Ì?

@@ -1,0 +1,1 @@
+BK/features/features.1/features.1.0/block/block.1/activation/Sigmoid_output_0J s9?†= ?

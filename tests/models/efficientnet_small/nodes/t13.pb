@@ -1,0 +1,1 @@
+BG/features/features.1/features.1.0/block/block.1/activation/Mul_output_0J=3?xþ¤>

@@ -1,0 +1,1 @@
+BA/features/features.1/features.1.0/block/block.1/fc2/Conv_output_0J öŸï>r¿ðª¼¸ëb>ÝÅ™>æ¾6÷>h“¾

@@ -1,0 +1,1 @@
+BQ/features/features.1/features.1.0/block/block.1/scale_activation/Sigmoid_output_0J k?C7¿>³Wý>ò??ÕyÜ>Éà? fÛ>

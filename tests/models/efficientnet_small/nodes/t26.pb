@@ -1,0 +1,1 @@
+BA/features/features.2/features.2.0/block/block.2/fc1/Conv_output_0Jõ° À`¬˜=

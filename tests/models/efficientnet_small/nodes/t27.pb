@@ -1,0 +1,1 @@
+BK/features/features.2/features.2.0/block/block.2/activation/Sigmoid_output_0J\п≥=рд?

@@ -1,0 +1,1 @@
+BG/features/features.2/features.2.0/block/block.2/activation/Mul_output_0JA¾…\=

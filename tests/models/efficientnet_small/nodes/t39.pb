@@ -1,0 +1,1 @@
+0BR/features/features.3/features.3.0/block/block.2/avgpool/GlobalAveragePool_output_0JÀð¤{>±ë¾>Œ†>º ?—}µ>²ÀH>ÆÒ?µë=fbÚ½ƒ¤$?–ä:>Ÿlö=H¥E>VÝ(=õÄ¡½ª2S=;Éº>SV’>»Ù¶>ÀÑõ=ðr$½˜”>>Aã>½¢&½e%€½g¿=*°”¼µc=íÊR>í–%=Ì²¾>=P?…y1>/ùL=ˆ7¡=šÌ>IØ=2÷å>ô0>´&+>åº‡½#nª>X7½Šï©<@5C>z¿·>ó×>

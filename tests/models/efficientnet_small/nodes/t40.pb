@@ -1,0 +1,1 @@
+BA/features/features.3/features.3.0/block/block.2/fc1/Conv_output_0J…<*?×ÁÀ

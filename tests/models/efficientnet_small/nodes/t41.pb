@@ -1,0 +1,1 @@
+BK/features/features.3/features.3.0/block/block.2/activation/Sigmoid_output_0J¢)?|g±=

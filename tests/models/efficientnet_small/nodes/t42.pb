@@ -1,0 +1,1 @@
+BG/features/features.3/features.3.0/block/block.2/activation/Mul_output_0J^зр>эёPО

@@ -1,0 +1,1 @@
+BA/features/features.4/features.4.0/block/block.2/fc1/Conv_output_0JegÖ¿ıß¿è;j?O@

@@ -1,0 +1,1 @@
+BK/features/features.4/features.4.0/block/block.2/activation/Sigmoid_output_0Jpä!>û¨y>ÿ…6?∆Pv?

@@ -1,0 +1,1 @@
+BG/features/features.4/features.4.0/block/block.2/activation/Mul_output_0JøJ‡¾K¾F?'?VFG@

@@ -1,0 +1,1 @@
+BA/features/features.5/features.5.0/block/block.2/fc1/Conv_output_0Jb½@t¨ôÀ,;ã?dC©Àb1‘¿l%÷?

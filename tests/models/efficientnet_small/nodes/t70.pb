@@ -1,0 +1,1 @@
+BG/features/features.5/features.5.0/block/block.2/activation/Mul_output_0J@ vo»ªNÂ?	|Ù¼âV¾Ë××?

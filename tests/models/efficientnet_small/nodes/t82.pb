@@ -1,0 +1,1 @@
+BA/features/features.6/features.6.0/block/block.2/fc1/Conv_output_0J °÷c¿~‘¿¹ƒ`@8#AA(ßÀŞœ@ö7Á™{@

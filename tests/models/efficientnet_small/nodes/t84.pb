@@ -1,0 +1,1 @@
+BG/features/features.6/features.6.0/block/block.2/activation/Mul_output_0J )®„¾e¾üY@ğ"AA´_J¾0òš@ºšù¸´Áv@

@@ -1,0 +1,1 @@
+BG/features/features.7/features.7.0/block/block.2/activation/Mul_output_0J0Ø _¼¹ô=@6ö¾ƒÎ{@~´¼2Â€@Ø,c?W™Ş=ç¯~Av¯¸@%3@˜Œ¾

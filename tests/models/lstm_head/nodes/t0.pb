@@ -1,0 +1,1 @@
+B/emb/Constant_output_0Jÿÿÿÿÿÿÿÿ

@@ -1,0 +1,1 @@
+BH/features/features.1/block/block.1/scale_activation/HardSigmoid_output_0J ]ð0?±O›>›Ë?ßè>Æõ>³…? Z¥>ðZ,?

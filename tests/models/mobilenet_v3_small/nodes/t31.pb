@@ -1,0 +1,1 @@
+B4/features/features.4/block/block.2/fc1/Conv_output_0J ¤Ï‹>Õ:†¿ˆ¾4¿ì3À%É¢?@@@ô0>Mq+À

@@ -1,0 +1,1 @@
+B4/features/features.4/block/block.2/fc2/Conv_output_0J`ô%ž¿|v¿K¿È¶%?v	¿ä¦ò>74¿`i¾šŠg>º§Ç=Ü%¿IB.¿4Î	¼ ”`¿¢N><<¾°Ø¼Hú€?<[M¾—Ü€¿uøë¾±†¿hó>ë0	?

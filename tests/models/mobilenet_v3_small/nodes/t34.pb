@@ -1,0 +1,1 @@
+BH/features/features.4/block/block.2/scale_activation/HardSigmoid_output_0J`]ëñ>±°><Ä“>wû?ÿR“>ì8?†Ì√>câÏ>∆•	?‘(?ˆ»>ËÈ≈>BHˇ>ı#µ>é∆?;H>±ø˝>˛*?„Ó>õ™>Ï´ÿ>p(Ã>zü?|›?

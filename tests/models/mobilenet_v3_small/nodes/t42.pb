@@ -1,0 +1,1 @@
+B4/features/features.5/block/block.2/fc1/Conv_output_0J@+½>é’¿s.?ß?x¿ê%À?lè¿PÇ7>&q^>—·¿àM¿Æ(›¿hË¿D+Æ?[.Æ>@Ñ2¾þ„>

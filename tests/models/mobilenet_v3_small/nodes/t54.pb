@@ -1,0 +1,1 @@
+B4/features/features.6/block/block.2/fc1/Conv_output_0J@Ü>¼K?,*v¾Db<>@U˜<Ö?ü!¾ØÃî=ž½@l€²¿˜Âç>D%•¿˜Âo¿È‰É?“õ¿MX=

@@ -1,0 +1,1 @@
+BE/features/features.1/block/block.1/avgpool/GlobalAveragePool_output_0J ²ô>öøc?6üI>¨œ–>z&?¢èí>³×>Xy›>

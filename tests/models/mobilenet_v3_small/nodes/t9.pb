@@ -1,0 +1,1 @@
+B4/features/features.1/block/block.1/fc1/Conv_output_0J ;g¿c÷¿ƒËG?Ì ? š? áÂ¾¢G4?Ñk¿

@@ -1,0 +1,2 @@
+B/Sub_output_0JÀÅ¢-E‚¸-Å…L°ÅG=°E°GßÄMÚÞDOáÖÂn¡ÙBb™úÃmNùC›Û^DÖÚ_Ä*2eD‰‹eÄ‚fÄ©¤eDPøÁÁB×éCCíIÃD7†CEˆÃ"4€D¹[€Äq×¥D¡G¦ÄAMÃi±GC8žïD“àïÄ«®Côz¯Ãu ·ÄÈ¶DW%¼E9¼Åä†ÆClÈÃ<pÅ;ECŒ­E„£­Å–
+\ÄeÅZDÁ!ÄÉXD¨ÅÉ¨E

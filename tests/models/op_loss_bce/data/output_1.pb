@@ -1,0 +1,2 @@
+B
+bce_logitsJٙA

@@ -1,0 +1,1 @@
+Bce_weightedJ·Ï@

@@ -1,0 +1,1 @@
+Bnll_temperedJÕò@

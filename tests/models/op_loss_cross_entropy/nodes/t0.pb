@@ -1,0 +1,1 @@
+B/Constant_output_0J«Y?´õ*?!úU?*4?êç¤?ŠP?E?

@@ -1,0 +1,1 @@
+Bkl_log_targetJÄ@

@@ -1,0 +1,1 @@
+B/ReduceSum_output_0JÄ@

@@ -1,0 +1,2 @@
+Bvector_normJ¯ˆ
+AšA

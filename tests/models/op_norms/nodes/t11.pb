@@ -1,0 +1,1 @@
+B/Constant_3_output_0JÌ¼Œ+

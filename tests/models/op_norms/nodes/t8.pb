@@ -1,0 +1,1 @@
+B/ReduceSum_1_output_0JLï•Bë5„B

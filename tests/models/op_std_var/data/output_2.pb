@@ -1,0 +1,1 @@
+Bstd_allJKÓL@

@@ -1,0 +1,2 @@
+B/Add_output_0Jè@¨TA¼k(A.A=#tA¶:!AÿIOA¥?A„Ýí@d
+¯@\E‚A4PA€‡6A$™å@íjÜ@¸*QA’®VA+%A$(IAHA#A›;1A=[ƒA[	›@ÖÕ5Aém8ATà„AÏ†;AG/A…©NA×+Aøå)AgtNAÒ6Õ@q€A<AÔ–%AÉeA^‹kARü@:›Ü@,BAß„0Aî8A1%Š@ëÔ@â#ŒAˆKAhõA šAÐì{@\+Aã$/Au9nAœÁAØLA“¬AÒÔ*AT]ß@ëdA_6A§ÍÜ@P·Ç?”g©@òyA9í@éAþBcAûTAjð&AæÌiACˆAðØAú¿ó@øIUAŒãA¸BlA¤è@oo9Az9ø@•Ý@Á9A.æ@bvXAXÏ6AÕ¢1A€ñA9˜BAX¤hA'¾.A—Á@

@@ -1,0 +1,1 @@
+B/ReduceMean_4_output_0Jsı$A

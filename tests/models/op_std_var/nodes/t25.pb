@@ -1,0 +1,1 @@
+B/ReduceMean_5_output_0J:"A

@@ -1,0 +1,1 @@
+B/Mul_5_output_0J–!dD

@@ -1,0 +1,1 @@
+B/Div_1_output_0J¥$A

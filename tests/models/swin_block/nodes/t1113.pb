@@ -1,0 +1,1 @@
+B=/features/features.1/features.1.1/mlp/mlp.1/Constant_output_0Jóµ?

@@ -1,0 +1,1 @@
+B#/avgpool/GlobalAveragePool_output_0J@Z@¾5üå¾¡ü¾¡kÑ>¿¶>žy>*òp>u¨‘½ã¾ÈK?š>ã|º¼Gþæ¾–·y¾µ¾¿9#ñ>

@@ -1,0 +1,1 @@
+	B;/features/features.1/features.1.0/attn/Constant_48_output_0J

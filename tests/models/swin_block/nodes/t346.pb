@@ -1,0 +1,1 @@
+B3/features/features.1/features.1.1/attn/Pow_output_0Jóµ>

@@ -1,0 +1,1 @@
+B5/features/features.1/features.1.1/attn/Mul_6_output_0Jÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ

@@ -1,0 +1,1 @@
+B</features/features.1/features.1.1/attn/Constant_142_output_0Jüÿÿÿÿÿÿÿ

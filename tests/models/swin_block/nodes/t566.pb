@@ -1,0 +1,1 @@
+B</features/features.1/features.1.1/attn/Constant_143_output_0Jþÿÿÿÿÿÿÿ

@@ -1,0 +1,1 @@
+B;/features/features.1/features.1.0/attn/Constant_22_output_0Jÿÿÿÿÿÿÿÿ

@@ -1,0 +1,1 @@
+B</features/features.1/features.1.1/attn/Constant_254_output_0Jÿÿÿÿÿÿÿÿ

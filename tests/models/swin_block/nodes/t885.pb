@@ -1,0 +1,1 @@
+B6/features/features.1/features.1.1/attn/Mul_17_output_0Jÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ

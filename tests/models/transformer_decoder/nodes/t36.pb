@@ -1,0 +1,1 @@
+B,/dec/layers.0/self_attn/Constant_10_output_0Jó5@

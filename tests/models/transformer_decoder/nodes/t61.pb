@@ -1,0 +1,1 @@
+B./dec/layers.0/multihead_attn/Constant_output_0Jÿÿÿÿÿÿÿÿ

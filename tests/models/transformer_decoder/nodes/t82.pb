@@ -1,0 +1,1 @@
+B0/dec/layers.0/multihead_attn/Constant_9_output_0Jó5@

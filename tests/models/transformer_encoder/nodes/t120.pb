@@ -1,0 +1,1 @@
+B,/enc/layers.1/self_attn/Constant_13_output_0Jÿÿÿÿÿÿÿÿ

@@ -1,0 +1,1 @@
+B&/enc/layers.1/self_attn/Mul_3_output_0J ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ

@@ -1,0 +1,1 @@
+B,/enc/layers.1/self_attn/Constant_18_output_0Jó5@

@@ -1,0 +1,1 @@
+B,/enc/layers.0/self_attn/Constant_13_output_0Jÿÿÿÿÿÿÿÿ

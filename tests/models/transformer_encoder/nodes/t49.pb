@@ -1,0 +1,1 @@
+B&/enc/layers.0/self_attn/Mul_3_output_0J ÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿÿ

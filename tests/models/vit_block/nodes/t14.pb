@@ -1,0 +1,1 @@
+B/Constant_4_output_0Jÿÿÿÿÿÿÿÿ

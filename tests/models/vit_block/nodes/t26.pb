@@ -1,0 +1,1 @@
+B@/encoder/layers/encoder_layer_0/self_attention/Constant_output_0Jÿÿÿÿÿÿÿÿ

@@ -1,0 +1,1 @@
+BC/encoder/layers/encoder_layer_0/self_attention/Constant_10_output_0Jó5@

@@ -1,0 +1,1 @@
+B;/encoder/layers/encoder_layer_0/mlp/mlp.1/Constant_output_0Jóµ?
