@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "ir/verify.h"
-#include "runtime/executor.h"
 
 namespace plumb::rt {
 namespace {
@@ -42,12 +41,15 @@ bool same_types(const Plan& plan, const std::vector<RtValue>& inputs) {
 Expected<std::unique_ptr<Session>> Session::create(ir::Graph graph, SessionOptions options) {
   if (options.verify) PLUMB_RETURN_IF_ERROR(ir::verify(graph));
   std::unique_ptr<Session> s(new Session());
-  PLUMB_ASSIGN_OR_RETURN(s->backend_, make_backend(options.backend));
+  PLUMB_ASSIGN_OR_RETURN(s->backend_, make_backend(options.backend, options.extra_backends));
   s->graph_ = std::move(graph);
   if (options.mode == NumericMode::kPrecise) {
     PLUMB_ASSIGN_OR_RETURN(ir::Graph p, make_precise_graph(s->graph_));
     s->precise_ = std::make_unique<ir::Graph>(std::move(p));
   }
+  PLUMB_ASSIGN_OR_RETURN(Partition part, partition_graph(s->exec_graph(), *s->backend_, options.mode));
+  s->partition_ = std::make_unique<Partition>(std::move(part));
+  PLUMB_ASSIGN_OR_RETURN(s->stream_, s->backend_->make_stream());
   s->options_ = std::move(options);
   s->inputs_.resize(s->num_inputs());
   s->input_set_.assign(s->num_inputs(), 0);
@@ -104,7 +106,7 @@ Status Session::run() {
   input_ptrs_.resize(inputs_.size());
   for (size_t k = 0; k < inputs_.size(); ++k) input_ptrs_[k] = &inputs_[k];
   PLUMB_RETURN_IF_ERROR(bind_inputs(exec_graph(), *p.plan, input_ptrs_, *p.buffers));
-  PLUMB_RETURN_IF_ERROR(p.program->run(*p.buffers, nullptr));
+  PLUMB_RETURN_IF_ERROR(p.executor->run(*p.buffers, stream_.get()));
   have_outputs_ = true;
   return Status::ok();
 }
@@ -119,22 +121,27 @@ Status Session::plan_for_inputs() {
   std::vector<ir::Type> types;
   for (const RtValue& v : inputs_) types.push_back(type_of(v));
   PLUMB_RETURN_IF_ERROR(check_inputs(graph_, types));
-  // Make room first: the evicted entry's arena is freed before the new one is allocated.
+  // Make room first: the evicted entry's arenas are freed before the new ones are allocated.
   const size_t keep = static_cast<size_t>(std::max(1, options_.max_plans));
   while (plans_.size() >= keep) plans_.pop_back();
   PlanOptions po;
   po.mode = options_.mode;
   po.max_bytes = options_.max_bytes;
+  po.constants = &partition_->constants;
   PLUMB_ASSIGN_OR_RETURN(Plan plan, make_plan(exec_graph(), types, po));
   Planned p;
   p.plan = std::make_unique<Plan>(std::move(plan));
-  PLUMB_ASSIGN_OR_RETURN(BufferTable b, make_buffer_table(exec_graph(), *p.plan));
+  PLUMB_ASSIGN_OR_RETURN(Schedule sc, make_schedule(exec_graph(), *p.plan, *partition_, options_.max_bytes));
+  p.schedule = std::make_unique<Schedule>(std::move(sc));
+  if (options_.on_schedule)
+    options_.on_schedule(describe_schedule(exec_graph(), *p.plan, *partition_, *p.schedule));
+  PLUMB_ASSIGN_OR_RETURN(BufferTable b, make_buffer_table(exec_graph(), *p.plan, *p.schedule, *partition_));
   p.buffers = std::make_unique<BufferTable>(std::move(b));
-  CompileOptions co;
-  co.mode = options_.mode;
-  co.max_bytes = options_.max_bytes;
-  co.max_while_iterations = options_.max_while_iterations;
-  PLUMB_ASSIGN_OR_RETURN(p.program, backend_->compile(exec_graph(), *p.plan, co));
+  ExecOptions eo;
+  eo.mode = options_.mode;
+  eo.max_bytes = options_.max_bytes;
+  eo.max_while_iterations = options_.max_while_iterations;
+  p.executor = std::make_unique<Executor>(exec_graph(), *p.plan, *p.schedule, backend_->allocator(), eo);
   plans_.insert(plans_.begin(), std::move(p));
   ++plans_made_;
   return Status::ok();

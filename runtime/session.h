@@ -7,11 +7,13 @@
 //   Status st = (*s)->run();
 //   const rt::Tensor& y = (*s)->output(0).tensor();
 //
-// Planning is lazy and cached per input shape: a run whose input types (dtype and shape) equal
-// those of an earlier run reuses that run's plan, arena and compiled program; otherwise the
-// session plans for them (symbolic dims resolve to the new sizes; shape-computing nodes are
-// re-evaluated) and keeps the result, up to SessionOptions::max_plans (least recently used first
-// out). bench/replan_bench.cpp measures what a re-plan costs.
+// Phases (runtime/backend.h): create() verifies the graph and partitions it for the backend
+// (claims, prepared spans, constants decoded once); planning is lazy and cached per input shape:
+// a run whose input types (dtype and shape) equal those of an earlier run reuses that run's plan,
+// schedule (compiled spans) and arenas; otherwise the session re-plans (symbolic dims resolve to
+// the new sizes; shape-computing nodes are re-evaluated), compiles a new schedule and keeps the
+// result, up to SessionOptions::max_plans (least recently used first out).
+// bench/replan_bench.cpp measures what a re-plan costs.
 //
 // NumericMode::kPrecise evaluates every floating value of the graph as f64: floating inputs are
 // widened exactly, constants widened, casts between float types become f64 -> f64 (exact), a cast
@@ -21,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,12 +32,17 @@
 #include "ir/graph.h"
 #include "ir/status.h"
 #include "runtime/backend.h"
+#include "runtime/executor.h"
+#include "runtime/partition.h"
 #include "runtime/plan.h"
+#include "runtime/schedule.h"
 
 namespace plumb::rt {
 
 struct SessionOptions {
   std::string backend = "ref";
+  // Backends the program links in itself, beyond this library's table (make_backend's `extra`).
+  std::vector<BackendEntry> extra_backends;
   NumericMode mode = NumericMode::kNative;
   // Largest arena, and largest single tensor allocated while running, in bytes.
   int64_t max_bytes = int64_t{16} << 30;
@@ -44,6 +52,9 @@ struct SessionOptions {
   bool verify = true;
   // Plans kept for distinct input shapes (each with its arena); at least 1.
   int max_plans = 8;
+  // Called with the schedule's text (describe_schedule) each time a plan gets a schedule: the
+  // CLI's PLUMB_VERBOSE=dispatch.
+  std::function<void(const std::string&)> on_schedule;
 };
 
 class Session {
@@ -71,8 +82,11 @@ class Session {
   std::vector<RtValue> outputs() const;
 
   const ir::Graph& graph() const { return graph_; }
-  // The current plan (null before the first run).
+  // The current plan and its schedule (null before the first run).
   const Plan* plan() const { return plans_.empty() ? nullptr : plans_.front().plan.get(); }
+  const Schedule* schedule() const { return plans_.empty() ? nullptr : plans_.front().schedule.get(); }
+  const Partition& partition() const { return *partition_; }
+  Backend& backend() { return *backend_; }
   int64_t plans_made() const { return plans_made_; }
   size_t plans_cached() const { return plans_.size(); }
 
@@ -84,14 +98,18 @@ class Session {
   std::unique_ptr<ir::Graph> precise_;  // precise mode: the f64 graph that runs
   SessionOptions options_;
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Partition> partition_;  // per graph
+  std::unique_ptr<Stream> stream_;
   std::vector<RtValue> inputs_;
   std::vector<const RtValue*> input_ptrs_;
   std::vector<uint8_t> input_set_;
-  // One input shape's plan, its buffers (arena) and compiled program.
+  // One input shape's plan, schedule, buffers (arenas) and executor (which refers to the plan and
+  // schedule: it is destroyed first).
   struct Planned {
     std::unique_ptr<Plan> plan;
+    std::unique_ptr<Schedule> schedule;
     std::unique_ptr<BufferTable> buffers;
-    std::unique_ptr<Program> program;
+    std::unique_ptr<Executor> executor;
   };
   Status plan_for_inputs();     // makes plans_.front() the entry for inputs_
   std::vector<Planned> plans_;  // most recently used first
