@@ -52,6 +52,9 @@ struct Rounding {
   // Where n comes from when it is not static: extent `axis` of input 0 (axis >= 0), numel(input 0)
   // / numel(result) (axis -1), or numel(input 1) / extent 0 of input 1 (axis -2, conv weights).
   int64_t axis = -1;
+  // A constant: every value it holds is representable, so "exactly representable" says nothing of
+  // whether it was rounded; only its integers (shape arithmetic, exponents, 1 and 2) are exact.
+  bool constant = false;
 };
 
 Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
@@ -73,6 +76,7 @@ Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
   };
   switch (n.op) {
     case ir::Op::Constant:  // a converter's folded or cast constant: faithfully rounded (+-ulp)
+      r.constant = true;
       return relative(2);
     case ir::Op::Unary:
       if (kind == UK::Sqrt) return relative(1);
@@ -166,6 +170,12 @@ class Perturber {
     return b_.select(finite, perturbation, splat(0, sh));
   }
 
+  // perturbation where y is not an integer, else 0.
+  ValueId where_not_integer(ValueId y, ValueId perturbation, ValueId sh) {
+    const ValueId integer = b_.compare(ir::CompareKind::Eq, b_.unary(UK::Floor, y), y);
+    return finite_only(b_.select(integer, splat(0, sh), perturbation), sh);
+  }
+
   // perturbation where y (f64) is not representable with `bits` significant bits, else 0: an
   // exact result (integers of index arithmetic, x - floor(x), ...) has no rounding error, in any
   // order. Veltkamp's split hi = c - (c - y), c = (2^(53 - bits) + 1) y, is y rounded to `bits`
@@ -239,7 +249,9 @@ class Perturber {
       width_ = rd.kind == Rounding::kRelative
                    ? b_.broadcast(b_.scalar_float(ir::DType::F64, rd.width), sh, {})
                    : b_.broadcast(b_.unary(UK::Sqrt, terms(n, rd, y0)), sh, {});
-      out = b_.binary(BK::Add, yd, where_inexact(yd, b_.binary(BK::Mul, yd, d), bits, sh));
+      const ValueId pert = b_.binary(BK::Mul, yd, d);
+      out = b_.binary(BK::Add, yd,
+                      rd.constant ? where_not_integer(yd, pert, sh) : where_inexact(yd, pert, bits, sh));
     } else {
       ValueId q = ir::kNoValue;  // sum of the squared terms: the op on squared operands
       if (n.op == ir::Op::MatMul || n.op == ir::Op::Conv) {

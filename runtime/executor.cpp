@@ -6,6 +6,7 @@
 
 #include "ir/infer.h"
 #include "runtime/cpu/ref/dispatch.h"
+#include "runtime/cpu/ref/kernel.h"
 
 namespace plumb::rt {
 namespace {
@@ -65,31 +66,52 @@ Status bool_scalar(const RtValue& v, const char* what, bool& out) {
 
 }  // namespace
 
-Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan) {
+Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan, const Schedule& schedule,
+                                        const Partition& part) {
   BufferTable b;
   b.plan = &plan;
+  b.schedule = &schedule;
   b.values.resize(g.values.size());
-  if (plan.values.size() != g.values.size()) return internal_error("plan was made for another graph");
-  if (plan.arena_bytes > 0) {
-    void* mem = ::operator new[](static_cast<size_t>(plan.arena_bytes), std::align_val_t(64), std::nothrow);
-    if (!mem)
-      return runtime_error("", strfmt("cannot allocate an arena of %lld bytes", (long long)plan.arena_bytes));
-    std::memset(mem, 0, static_cast<size_t>(plan.arena_bytes));
-    b.arena = std::shared_ptr<uint8_t>(static_cast<uint8_t*>(mem),
-                                       [](uint8_t* p) { ::operator delete[](p, std::align_val_t(64)); });
-    b.arena_bytes = plan.arena_bytes;
+  if (plan.values.size() != g.values.size() || schedule.host_offset.size() != g.values.size())
+    return internal_error("plan or schedule was made for another graph");
+  if (schedule.host_arena_bytes > 0) {
+    PLUMB_ASSIGN_OR_RETURN(b.arena, host_allocator().allocate(schedule.host_arena_bytes));
+    b.arena_bytes = schedule.host_arena_bytes;
   }
+  Allocator& alloc = part.backend->allocator();
+  const bool device = schedule.device == Device::kDevice && !schedule.spans.empty();
+  if (schedule.device_arena_bytes > 0) {
+    PLUMB_ASSIGN_OR_RETURN(b.device_arena, alloc.allocate(schedule.device_arena_bytes));
+  }
+  auto view = [](const ValuePlan& vp, const std::shared_ptr<uint8_t>& arena, int64_t offset, Device dev) {
+    Tensor t;
+    t.dtype = vp.type.dtype;
+    for (const ir::Dim& d : vp.type.shape) t.shape.push_back(d.size);
+    t.data = arena.get() + offset;
+    t.storage = std::shared_ptr<void>(arena, t.data);
+    t.device = dev;
+    return t;
+  };
+  if (device) b.device_values.resize(g.values.size());
   for (size_t v = 0; v < plan.values.size(); ++v) {
     const ValuePlan& vp = plan.values[v];
-    if (vp.storage == Storage::kConstant || vp.storage == Storage::kFolded) {
+    if (vp.storage == Storage::kConstant || vp.storage == Storage::kFolded)
       b.values[v] = plan.known[v];
-    } else if (vp.storage == Storage::kArena || vp.storage == Storage::kInputArena) {
-      Tensor t;
-      t.dtype = vp.type.dtype;
-      for (const ir::Dim& d : vp.type.shape) t.shape.push_back(d.size);
-      t.data = b.arena.get() + vp.offset;
-      t.storage = std::shared_ptr<void>(b.arena, t.data);
-      b.values[v] = std::move(t);
+    else if (schedule.host_offset[v] >= 0)
+      b.values[v] = view(vp, b.arena, schedule.host_offset[v], Device::kHost);
+    if (!device) continue;
+    if (schedule.device_offset[v] >= 0) {
+      b.device_values[v] = view(vp, b.device_arena, schedule.device_offset[v], Device::kDevice);
+    } else if (schedule.device_known[v]) {
+      const ir::Node& def = g.body.nodes[vp.def];
+      if (vp.storage == Storage::kConstant && def.attr_const("value") < part.device_constants.size() &&
+          part.device_constants[def.attr_const("value")].device == Device::kDevice) {
+        b.device_values[v] = part.device_constants[def.attr_const("value")];
+        continue;
+      }
+      // A folded value (or a constant with no data): copied to the device once per plan.
+      PLUMB_ASSIGN_OR_RETURN(Tensor t, upload(plan.known[v].tensor(), alloc, nullptr));
+      b.device_values[v] = std::move(t);
     }
   }
   return b;
@@ -159,43 +181,87 @@ Status Executor::escape(RtValue& v, const BufferTable& b) const {
   return Status::ok();
 }
 
-Status Executor::run(BufferTable& b) {
+void Executor::bind_calls(BufferTable& b) {
   const auto& nodes = g_.body.nodes;
-  if (b.plan != &plan_) return internal_error("buffer table was made for another plan");
-  if (calls_for_ != &b || calls_base_ != b.values.data()) {
-    calls_.clear();
-    calls_.reserve(nodes.size());
-    for (const ir::Node& n : nodes) {
-      ref::KernelCtx kc{n, {}, {}, options_.mode};
-      for (ir::ValueId v : n.inputs) kc.inputs.push_back(&b.values[v]);
-      for (ir::ValueId v : n.outputs) kc.outputs.push_back(&b.values[v]);
-      calls_.push_back(std::move(kc));
-    }
-    calls_for_ = &b;
-    calls_base_ = b.values.data();
+  calls_.clear();
+  calls_.reserve(nodes.size());
+  for (const ir::Node& n : nodes) {
+    NodeCall kc{n, {}, {}, options_.mode};
+    for (ir::ValueId v : n.inputs) kc.inputs.push_back(&b.values[v]);
+    for (ir::ValueId v : n.outputs) kc.outputs.push_back(&b.values[v]);
+    calls_.push_back(std::move(kc));
   }
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (plan_.node_skip[i]) continue;
-    const ir::Node& n = nodes[i];
-    if (n.op == ir::Op::If) {
-      PLUMB_RETURN_IF_ERROR(run_if(n, b));
-    } else if (n.op == ir::Op::While) {
-      PLUMB_RETURN_IF_ERROR(run_while(n, b));
-    } else if (plan_.node_dynamic[i]) {
-      PLUMB_RETURN_IF_ERROR(run_node_dynamic(n, b));
-    } else {
-      PLUMB_RETURN_IF_ERROR(with_place(runner_.run_node(calls_[i]), n));
+  const bool device = schedule_.device == Device::kDevice;
+  std::vector<RtValue>& side = device ? b.device_values : b.values;
+  uint8_t* scratch_base = device ? b.device_arena.get() : b.arena.get();
+  span_args_.clear();
+  for (const ScheduledSpan& sp : schedule_.spans) {
+    SpanArgs a;
+    for (ir::ValueId v : sp.sig.inputs) a.inputs.push_back(&side[v]);
+    for (ir::ValueId v : sp.sig.outputs) a.outputs.push_back(&side[v]);
+    a.scratch = sp.scratch_bytes > 0 ? scratch_base + sp.scratch_offset : nullptr;
+    span_args_.push_back(std::move(a));
+  }
+  calls_for_ = &b;
+  calls_base_ = b.values.data();
+}
+
+Status Executor::run(BufferTable& b, Stream* stream) {
+  if (b.plan != &plan_ || b.schedule != &schedule_)
+    return internal_error("buffer table was made for another plan");
+  if (calls_for_ != &b || calls_base_ != b.values.data()) bind_calls(b);
+  for (const Step& st : schedule_.steps) PLUMB_RETURN_IF_ERROR(run_step(st, b, stream));
+  return Status::ok();
+}
+
+Status Executor::run_step(const Step& st, BufferTable& b, Stream* stream) {
+  const ir::Node& n = g_.body.nodes[st.node];
+  switch (st.kind) {
+    case StepKind::kCopy: return run_copy(st, b, stream);
+    case StepKind::kSpan: {
+      const ScheduledSpan& sp = schedule_.spans[st.span];
+      Status s = sp.program->run(span_args_[st.span], stream);
+      if (!s.is_ok() && s.place().empty()) return with_place(std::move(s), n);
+      PLUMB_RETURN_IF_ERROR(s);
+      const std::vector<RtValue>& side = schedule_.device == Device::kDevice ? b.device_values : b.values;
+      for (ir::ValueId v : sp.sig.outputs)
+        if (!side[v].is_tensor() || ir::Type(type_of(side[v])) != plan_.values[v].type)
+          return with_place(internal_error("span replaced its preallocated result %" + std::to_string(v)), n);
+      return Status::ok();
+    }
+    case StepKind::kIf: PLUMB_RETURN_IF_ERROR(run_if(n, b)); break;
+    case StepKind::kWhile: PLUMB_RETURN_IF_ERROR(run_while(n, b)); break;
+    case StepKind::kNode:
+      if (plan_.node_dynamic[st.node]) {
+        PLUMB_RETURN_IF_ERROR(run_node_dynamic(n, b));
+        break;
+      }
+      PLUMB_RETURN_IF_ERROR(with_place(ref::run_kernel(calls_[st.node]), n));
       for (ir::ValueId v : n.outputs) {
         const RtValue& out = b.values[v];
         // An empty result owns no bytes, so where its data pointer points does not matter.
         if (!out.is_tensor() ||
-            (out.tensor().nbytes() != 0 && out.tensor().data != b.arena.get() + plan_.values[v].offset))
+            (out.tensor().nbytes() != 0 && out.tensor().data != b.arena.get() + schedule_.host_offset[v]))
           return with_place(internal_error("kernel replaced its preallocated result"), n);
       }
-    }
-    for (ir::ValueId v : plan_.release_after[i]) b.values[v] = RtValue{};
+      break;
   }
+  for (ir::ValueId v : plan_.release_after[st.node]) b.values[v] = RtValue{};
   return Status::ok();
+}
+
+// One value to the other side of the span border; both buffers were planned with its shape.
+Status Executor::run_copy(const Step& st, BufferTable& b, Stream* stream) {
+  RtValue& host = b.values[st.value];
+  RtValue& dev = b.device_values[st.value];
+  if (!host.is_tensor() || !dev.is_tensor() || host.tensor().shape != dev.tensor().shape ||
+      host.tensor().dtype != dev.tensor().dtype)
+    return internal_error(strfmt("copy of %%%u: the host and device buffers differ", st.value));
+  const int64_t bytes = host.tensor().nbytes();
+  if (bytes == 0) return Status::ok();
+  if (st.to == Device::kDevice)
+    return allocator_.copy_from_host(host.tensor().data, dev.tensor().data, bytes, stream);
+  return allocator_.copy_to_host(dev.tensor().data, host.tensor().data, bytes, stream);
 }
 
 Status Executor::run_region(const ir::Region& r, BufferTable& b) {
@@ -225,7 +291,7 @@ Status Executor::run_node_dynamic(const ir::Node& n, BufferTable& b) {
   std::vector<ir::Type> types(nin);
   std::vector<std::vector<int64_t>> vals(nin);
   std::vector<ir::Operand> operands(nin);
-  ref::KernelCtx kc{n, {}, {}, options_.mode};
+  NodeCall kc{n, {}, {}, options_.mode};
   for (size_t k = 0; k < nin; ++k) {
     const RtValue& v = b.values[n.inputs[k]];
     types[k] = type_of(v);
@@ -251,7 +317,7 @@ Status Executor::run_node_dynamic(const ir::Node& n, BufferTable& b) {
     }
     kc.outputs.push_back(&out);
   }
-  PLUMB_RETURN_IF_ERROR(with_place(runner_.run_node(kc), n));
+  PLUMB_RETURN_IF_ERROR(with_place(ref::run_kernel(kc), n));
   for (ir::ValueId v : n.outputs) {
     PLUMB_RETURN_IF_ERROR(with_place(escape(b.values[v], b), n));
     const ir::Type actual = type_of(b.values[v]);

@@ -1,8 +1,10 @@
-// The executor: the only code that walks a graph (STYLE.md 2.6). It runs the top-level nodes in
-// order on the plan's buffers, runs `if` (evaluate the condition, run the chosen region, bind its
+// The executor: the only code that walks a graph (STYLE.md 2.6). It runs a plan's schedule
+// (runtime/schedule.h) step by step: kNode steps on the ref kernels (the fallback for everything
+// no backend claimed), kSpan steps on their backend's compiled span, kCopy steps through the
+// backend's allocator, and `if` (evaluate the condition, run the chosen region, bind its
 // results) and `while` (carried values; cond region, then body region, until cond is false;
-// carried shapes may change between iterations), and hands every other node to a NodeRunner (the
-// backend's kernels). Regions read outer-scope values directly.
+// carried shapes may change between iterations) on the host, their regions' nodes on ref.
+// Regions read outer-scope values directly.
 //
 // Region semantics (spec text form): `if %c { then () {...} else () {...} }`: %c is a bool
 // tensor with one element; neither region has parameters; each yields one value per result.
@@ -11,11 +13,11 @@
 // maps the carried values to new ones; the results are the final carried values.
 //
 // Memory (what allocates while running):
-// - top-level static-shaped values live in the plan's arena (no allocation); constants and
-//   folded values are bound once per plan;
+// - top-level static-shaped values live in the schedule's arenas (no allocation); constants are
+//   bound once per graph (runtime/partition.h), folded values once per plan;
 // - kDynamic values (data-dependent shapes, if/while results, containers, strings) and every
 //   value inside a region are heap tensors allocated when their node runs (limited by
-//   CompileOptions::max_bytes); run-time inference for those nodes allocates small vectors;
+//   ExecOptions::max_bytes); run-time inference for those nodes allocates small vectors;
 // - a region result or a dynamic result that aliases the arena is copied to the heap, so no
 //   value outlives its arena slot;
 // - binding an input copies its shape vector (no allocation once the slot has held a tensor of
@@ -27,28 +29,51 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ir/graph.h"
 #include "ir/status.h"
 #include "runtime/backend.h"
-#include "runtime/cpu/ref/kernel.h"
+#include "runtime/node_call.h"
+#include "runtime/partition.h"
 #include "runtime/plan.h"
+#include "runtime/schedule.h"
 
 namespace plumb::rt {
 
-// How one non-control-flow node runs. The call record is ref::KernelCtx (node, input and output
-// value pointers, numeric mode): the same contract for every backend's kernels. Outputs are
-// preallocated when their type is static; otherwise they are empty and the runner assigns them.
-class NodeRunner {
- public:
-  virtual ~NodeRunner() = default;
-  virtual Status run_node(ref::KernelCtx& cx) = 0;
+struct ExecOptions {
+  NumericMode mode = NumericMode::kNative;
+  // `while` iteration guard for tools; 0 = unlimited (the spec imposes no cap).
+  int64_t max_while_iterations = 0;
+  // Largest tensor the executor allocates at run time for a data-dependent shape (bytes).
+  int64_t max_bytes = int64_t{16} << 30;
 };
 
-// A BufferTable for `plan`: allocates the arena, binds constants and folded values, and sets
-// every arena slot's tensor (a view into the arena with its planned shape).
-Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan);
+// The run-time values of one graph, one slot per ir::ValueId, plus the arenas the schedule laid
+// out. Made once per plan by make_buffer_table and reused by every run with that plan:
+// arena-planned slots keep their tensors (views into an arena) between runs.
+struct BufferTable {
+  std::vector<RtValue> values;         // host side, indexed by ValueId
+  std::vector<RtValue> device_values;  // a device backend's side (empty otherwise), by ValueId
+  std::shared_ptr<uint8_t> arena;      // host arena: schedule.host_arena_bytes, 64-byte aligned
+  int64_t arena_bytes = 0;
+  std::shared_ptr<uint8_t> device_arena;  // the backend's allocator: schedule.device_arena_bytes
+  const Plan* plan = nullptr;             // the plan and schedule the table was made for
+  const Schedule* schedule = nullptr;
+
+  // True when `p` points into the host arena (values there are overwritten by later nodes and runs).
+  bool in_arena(const void* p) const {
+    const auto* b = static_cast<const uint8_t*>(p);
+    return arena && b >= arena.get() && b < arena.get() + arena_bytes;
+  }
+};
+
+// A BufferTable for `schedule`: allocates the arenas, binds constants (the partition's, decoded
+// once) and folded values (and their device copies where spans read them), and sets every arena
+// slot's tensor (a view into an arena with its planned shape).
+Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan, const Schedule& schedule,
+                                        const Partition& part);
 
 // Binds the graph inputs (in graph order) into `buffers`: by reference when the dtype matches the
 // plan, widened to f64 into the arena slot otherwise (precise mode). The inputs must have the
@@ -58,12 +83,18 @@ Status bind_inputs(const ir::Graph& g, const Plan& plan, const std::vector<const
 
 class Executor {
  public:
-  Executor(const ir::Graph& g, const Plan& plan, NodeRunner& runner, const CompileOptions& options)
-      : g_(g), plan_(plan), runner_(runner), options_(options) {}
-  // Runs the whole graph: buffers were made by make_buffer_table(g, plan), inputs bound.
-  Status run(BufferTable& buffers);
+  // All four outlive the executor; `allocator` is the backend's (Backend::allocator()).
+  Executor(const ir::Graph& g, const Plan& plan, const Schedule& schedule, Allocator& allocator,
+           const ExecOptions& options)
+      : g_(g), plan_(plan), schedule_(schedule), allocator_(allocator), options_(options) {}
+  // Runs the whole graph: buffers were made by make_buffer_table(g, plan, schedule, ...), inputs
+  // bound; on success the graph outputs are in buffers.values[graph.body.results[k]] (host).
+  Status run(BufferTable& buffers, Stream* stream);
 
  private:
+  void bind_calls(BufferTable& b);
+  Status run_step(const Step& st, BufferTable& b, Stream* stream);
+  Status run_copy(const Step& st, BufferTable& b, Stream* stream);
   Status run_region(const ir::Region& r, BufferTable& b);
   Status run_node_dynamic(const ir::Node& n, BufferTable& b);
   Status run_if(const ir::Node& n, BufferTable& b);
@@ -73,10 +104,13 @@ class Executor {
 
   const ir::Graph& g_;
   const Plan& plan_;
-  NodeRunner& runner_;
-  CompileOptions options_;
-  // One call record per top-level static node, pointing into the BufferTable it was built for.
-  std::vector<ref::KernelCtx> calls_;
+  const Schedule& schedule_;
+  Allocator& allocator_;
+  ExecOptions options_;
+  // Call records pointing into the BufferTable they were built for: one per top-level static
+  // node (kNode steps), one SpanArgs per scheduled span.
+  std::vector<NodeCall> calls_;
+  std::vector<SpanArgs> span_args_;
   const BufferTable* calls_for_ = nullptr;
   const RtValue* calls_base_ = nullptr;
 };

@@ -7,6 +7,7 @@
 
 #include "ir/infer.h"
 #include "runtime/cpu/ref/dispatch.h"
+#include "runtime/cpu/ref/kernel.h"
 
 namespace plumb::rt {
 namespace {
@@ -64,25 +65,28 @@ std::vector<int64_t> dims_of(const ir::Type& t) {
   return d;
 }
 
-struct Buf {
-  ir::ValueId v;
-  int64_t bytes, start, end;
-};
+}  // namespace
 
-// Greedy by size: biggest first, each at the lowest aligned offset that does not overlap a placed
-// buffer whose lifetime [start, end] intersects its own.
-Expected<int64_t> assign_offsets(std::vector<Buf> bufs, std::vector<ValuePlan>& vp, int64_t max_bytes) {
-  std::sort(bufs.begin(), bufs.end(), [](const Buf& a, const Buf& b) {
+Expected<int64_t> layout_arena(std::vector<ArenaBuffer>& bufs, int64_t max_bytes) {
+  std::vector<size_t> order(bufs.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const ArenaBuffer& a = bufs[x];
+    const ArenaBuffer& b = bufs[y];
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.start != b.start) return a.start < b.start;
-    return a.v < b.v;
+    return a.id < b.id;
   });
   struct Placed {
     int64_t offset, size, start, end;
   };
   std::vector<Placed> placed;
   int64_t arena = 0;
-  for (const Buf& b : bufs) {
+  for (size_t k : order) {
+    ArenaBuffer& b = bufs[k];
+    if (b.bytes < 0 || b.bytes > max_bytes)
+      return invalid_input(
+          strfmt("arena would need more than the limit of %lld bytes", (long long)max_bytes));
     const int64_t size = (b.bytes + kAlign - 1) / kAlign * kAlign;  // b.bytes <= max_bytes: no overflow
     std::vector<const Placed*> live;
     for (const Placed& p : placed)
@@ -99,13 +103,11 @@ Expected<int64_t> assign_offsets(std::vector<Buf> bufs, std::vector<ValuePlan>& 
       return invalid_input(
           strfmt("arena would need more than the limit of %lld bytes", (long long)max_bytes));
     placed.push_back(Placed{off, size, b.start, b.end});
-    vp[b.v].offset = off;
+    b.offset = off;
     arena = std::max(arena, off + size);
   }
   return arena;
 }
-
-}  // namespace
 
 bool int_values(const Tensor& t, std::vector<int64_t>& out) {
   if (!ir::is_int(t.dtype) || t.numel() > ir::kMaxKnownValues) return false;
@@ -258,7 +260,7 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
     p.values[v].last_use = num_nodes;
   }
 
-  std::vector<Buf> bufs;
+  std::vector<ArenaBuffer> bufs;
   for (size_t k = 0; k < body.params.size(); ++k) {
     ValuePlan& vp = p.values[body.params[k]];
     vp.def = -1;
@@ -267,7 +269,7 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
       vp.type.dtype = ir::DType::F64;  // precise mode: widened into the arena
       vp.storage = Storage::kInputArena;
       PLUMB_ASSIGN_OR_RETURN(vp.bytes, tensor_bytes(vp.type, options.max_bytes));
-      bufs.push_back(Buf{body.params[k], vp.bytes, -1, std::max<int64_t>(vp.last_use, -1)});
+      bufs.push_back(ArenaBuffer{body.params[k], vp.bytes, -1, std::max<int64_t>(vp.last_use, -1)});
     } else {
       vp.storage = Storage::kInput;
       if (vp.type.is_tensor() && vp.type.dtype != ir::DType::String) {
@@ -299,7 +301,8 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
       const uint32_t ci = n.attr_const("value");
       if (ci >= g.constants.size() || n.outputs.size() != 1)
         return invalid_model("", "constant index out of range").with_place(place());
-      auto t = constant_tensor(g.constants[ci]);
+      const bool decoded = options.constants && ci < options.constants->size() && (*options.constants)[ci];
+      auto t = decoded ? Expected<Tensor>(*(*options.constants)[ci]) : constant_tensor(g.constants[ci]);
       if (!t) return t.status().with_place(place());
       ValuePlan& vp = p.values[n.outputs[0]];
       vp.storage = Storage::kConstant;
@@ -404,7 +407,7 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
         auto bytes = tensor_bytes(vp.type, options.max_bytes);
         if (!bytes) return bytes.status().with_place(place());
         vp.bytes = *bytes;
-        bufs.push_back(Buf{v, vp.bytes, i, std::max(vp.last_use, i)});
+        bufs.push_back(ArenaBuffer{v, vp.bytes, i, std::max(vp.last_use, i)});
       }
     } else {
       p.node_dynamic[i] = 1;
@@ -412,8 +415,9 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
     }
   }
 
-  for (const Buf& b : bufs) p.total_buffer_bytes += b.bytes;
-  PLUMB_ASSIGN_OR_RETURN(p.arena_bytes, assign_offsets(bufs, p.values, options.max_bytes));
+  for (const ArenaBuffer& b : bufs) p.total_buffer_bytes += b.bytes;
+  PLUMB_ASSIGN_OR_RETURN(p.arena_bytes, layout_arena(bufs, options.max_bytes));
+  for (const ArenaBuffer& b : bufs) p.values[b.id].offset = b.offset;
   for (size_t v = 0; v < p.values.size(); ++v) {
     const ValuePlan& vp = p.values[v];
     if (vp.storage != Storage::kDynamic || vp.def < 0 || vp.last_use >= num_nodes) continue;

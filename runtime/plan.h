@@ -20,11 +20,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ir/graph.h"
 #include "ir/status.h"
-#include "runtime/cpu/ref/kernel.h"
+#include "runtime/numeric_mode.h"
 #include "runtime/value.h"
 
 namespace plumb::rt {
@@ -34,6 +35,9 @@ struct PlanOptions {
   // Refuse (InvalidInput) an arena or any single tensor larger than this.
   int64_t max_bytes = int64_t{16} << 30;
   bool fold = true;  // evaluate small all-known nodes at plan time
+  // Constants already decoded (runtime/partition.h, once per graph), indexed by
+  // ir::Graph::constants; the others are decoded here.
+  const std::vector<std::optional<Tensor>>* constants = nullptr;
 };
 
 enum class Storage : uint8_t { kNone, kInput, kInputArena, kConstant, kFolded, kArena, kDynamic };
@@ -81,6 +85,19 @@ Expected<Tensor> constant_tensor(const ir::ConstantData& c);
 // The integer contents of `t` (an integer tensor of at most ir::kMaxKnownValues elements whose
 // values fit int64), for ir::Operand::values; false otherwise. Shared by planner and executor.
 bool int_values(const Tensor& t, std::vector<int64_t>& out);
+
+// One buffer of an arena: `bytes` bytes live from position `start` to `end` (inclusive). `id`
+// breaks ties, so a layout does not depend on the order of the list.
+struct ArenaBuffer {
+  int64_t id = 0;
+  int64_t bytes = 0, start = 0, end = 0;
+  int64_t offset = -1;  // set by layout_arena
+};
+
+// Greedy by size: biggest first, each at the lowest 64-byte aligned offset that does not overlap
+// a placed buffer whose lifetime intersects its own. Sets every offset; returns the arena size,
+// or InvalidInput past max_bytes. The planner's layout, and the schedule's when spans are claimed.
+Expected<int64_t> layout_arena(std::vector<ArenaBuffer>& bufs, int64_t max_bytes);
 
 // Checked size arithmetic: bytes of a static tensor type, or an error (overflow, > max_bytes).
 Expected<int64_t> tensor_bytes(const ir::Type& t, int64_t max_bytes);

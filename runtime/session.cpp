@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "ir/verify.h"
-#include "runtime/executor.h"
 
 namespace plumb::rt {
 namespace {
@@ -41,12 +40,15 @@ bool same_types(const Plan& plan, const std::vector<RtValue>& inputs) {
 Expected<std::unique_ptr<Session>> Session::create(ir::Graph graph, SessionOptions options) {
   if (options.verify) PLUMB_RETURN_IF_ERROR(ir::verify(graph));
   std::unique_ptr<Session> s(new Session());
-  PLUMB_ASSIGN_OR_RETURN(s->backend_, make_backend(options.backend));
+  PLUMB_ASSIGN_OR_RETURN(s->backend_, make_backend(options.backend, options.extra_backends));
   s->graph_ = std::move(graph);
   if (options.mode == NumericMode::kPrecise) {
     PLUMB_ASSIGN_OR_RETURN(ir::Graph p, make_precise_graph(s->graph_));
     s->precise_ = std::make_unique<ir::Graph>(std::move(p));
   }
+  PLUMB_ASSIGN_OR_RETURN(Partition part, partition_graph(s->exec_graph(), *s->backend_, options.mode));
+  s->partition_ = std::make_unique<Partition>(std::move(part));
+  PLUMB_ASSIGN_OR_RETURN(s->stream_, s->backend_->make_stream());
   s->options_ = std::move(options);
   s->inputs_.resize(s->num_inputs());
   s->input_set_.assign(s->num_inputs(), 0);
@@ -101,30 +103,36 @@ Status Session::run() {
   if (!plan_ || !same_types(*plan_, inputs_)) {
     std::vector<ir::Type> types;
     for (const RtValue& v : inputs_) types.push_back(type_of(v));
-    program_.reset();
+    executor_.reset();
     buffers_.reset();
+    schedule_.reset();
     plan_.reset();
     PLUMB_RETURN_IF_ERROR(check_inputs(graph_, types));
     PlanOptions po;
     po.mode = options_.mode;
     po.max_bytes = options_.max_bytes;
+    po.constants = &partition_->constants;
     PLUMB_ASSIGN_OR_RETURN(Plan p, make_plan(exec_graph(), types, po));
     auto plan = std::make_unique<Plan>(std::move(p));
-    PLUMB_ASSIGN_OR_RETURN(BufferTable b, make_buffer_table(exec_graph(), *plan));
-    auto buffers = std::make_unique<BufferTable>(std::move(b));
-    CompileOptions co;
-    co.mode = options_.mode;
-    co.max_bytes = options_.max_bytes;
-    co.max_while_iterations = options_.max_while_iterations;
-    PLUMB_ASSIGN_OR_RETURN(program_, backend_->compile(exec_graph(), *plan, co));
+    PLUMB_ASSIGN_OR_RETURN(Schedule sc, make_schedule(exec_graph(), *plan, *partition_, options_.max_bytes));
+    auto schedule = std::make_unique<Schedule>(std::move(sc));
+    if (options_.on_schedule)
+      options_.on_schedule(describe_schedule(exec_graph(), *plan, *partition_, *schedule));
+    PLUMB_ASSIGN_OR_RETURN(BufferTable b, make_buffer_table(exec_graph(), *plan, *schedule, *partition_));
+    buffers_ = std::make_unique<BufferTable>(std::move(b));
+    ExecOptions eo;
+    eo.mode = options_.mode;
+    eo.max_bytes = options_.max_bytes;
+    eo.max_while_iterations = options_.max_while_iterations;
+    executor_ = std::make_unique<Executor>(exec_graph(), *plan, *schedule, backend_->allocator(), eo);
     plan_ = std::move(plan);
-    buffers_ = std::move(buffers);
+    schedule_ = std::move(schedule);
     ++plans_made_;
   }
   input_ptrs_.resize(inputs_.size());
   for (size_t k = 0; k < inputs_.size(); ++k) input_ptrs_[k] = &inputs_[k];
   PLUMB_RETURN_IF_ERROR(bind_inputs(exec_graph(), *plan_, input_ptrs_, *buffers_));
-  PLUMB_RETURN_IF_ERROR(program_->run(*buffers_, nullptr));
+  PLUMB_RETURN_IF_ERROR(executor_->run(*buffers_, stream_.get()));
   have_outputs_ = true;
   return Status::ok();
 }

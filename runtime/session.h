@@ -7,9 +7,11 @@
 //   Status st = (*s)->run();
 //   const rt::Tensor& y = (*s)->output(0).tensor();
 //
-// Planning is lazy: a run whose input types (dtype and shape) equal the previous run's reuses the
-// plan, arena and compiled program; otherwise the session re-plans (symbolic dims resolve to the
-// new sizes; shape-computing nodes are re-evaluated).
+// Phases (runtime/backend.h): create() verifies the graph and partitions it for the backend
+// (claims, prepared spans, constants decoded once); planning is lazy: a run whose input types
+// (dtype and shape) equal the previous run's reuses the plan, schedule (compiled spans) and
+// arenas; otherwise the session re-plans (symbolic dims resolve to the new sizes; shape-computing
+// nodes are re-evaluated) and compiles a new schedule.
 //
 // NumericMode::kPrecise evaluates every floating value of the graph as f64: floating inputs are
 // widened exactly, constants widened, casts between float types become f64 -> f64 (exact), a cast
@@ -19,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,12 +30,17 @@
 #include "ir/graph.h"
 #include "ir/status.h"
 #include "runtime/backend.h"
+#include "runtime/executor.h"
+#include "runtime/partition.h"
 #include "runtime/plan.h"
+#include "runtime/schedule.h"
 
 namespace plumb::rt {
 
 struct SessionOptions {
   std::string backend = "ref";
+  // Backends the program links in itself, beyond this library's table (make_backend's `extra`).
+  std::vector<BackendEntry> extra_backends;
   NumericMode mode = NumericMode::kNative;
   // Largest arena, and largest single tensor allocated while running, in bytes.
   int64_t max_bytes = int64_t{16} << 30;
@@ -40,6 +48,9 @@ struct SessionOptions {
   int64_t max_while_iterations = 0;
   // Run ir::verify on the graph. Only a caller that has just verified it may turn this off.
   bool verify = true;
+  // Called with the schedule's text (describe_schedule) each time a plan gets a schedule: the
+  // CLI's PLUMB_VERBOSE=dispatch.
+  std::function<void(const std::string&)> on_schedule;
 };
 
 class Session {
@@ -68,6 +79,9 @@ class Session {
 
   const ir::Graph& graph() const { return graph_; }
   const Plan* plan() const { return plan_.get(); }  // the current plan (null before the first run)
+  const Schedule* schedule() const { return schedule_.get(); }  // the current plan's schedule
+  const Partition& partition() const { return *partition_; }
+  Backend& backend() { return *backend_; }
   int64_t plans_made() const { return plans_made_; }
 
  private:
@@ -78,12 +92,15 @@ class Session {
   std::unique_ptr<ir::Graph> precise_;  // precise mode: the f64 graph that runs
   SessionOptions options_;
   std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Partition> partition_;  // per graph
+  std::unique_ptr<Stream> stream_;
   std::vector<RtValue> inputs_;
   std::vector<const RtValue*> input_ptrs_;
   std::vector<uint8_t> input_set_;
-  std::unique_ptr<Plan> plan_;
+  std::unique_ptr<Plan> plan_;  // per input types: plan, schedule, buffers, executor
+  std::unique_ptr<Schedule> schedule_;
   std::unique_ptr<BufferTable> buffers_;
-  std::unique_ptr<Program> program_;
+  std::unique_ptr<Executor> executor_;
   bool have_outputs_ = false;
   int64_t plans_made_ = 0;
 };

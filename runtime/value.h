@@ -21,6 +21,11 @@
 
 namespace plumb::rt {
 
+// Where a tensor's bytes are: host memory, or the memory of the session's device backend
+// (runtime/backend.h Allocator). Host code (the ref kernels, bind_inputs, conditions, outputs)
+// only ever sees kHost tensors: the executor copies at span borders.
+enum class Device : uint8_t { kHost, kDevice };
+
 // Bytes one element takes at run time (0 for string: elements are std::string objects).
 int64_t runtime_elem_bytes(ir::DType dt);
 
@@ -29,6 +34,7 @@ struct Tensor {
   std::vector<int64_t> shape;
   std::shared_ptr<void> storage;  // keeps `data` alive (an arena, a heap block, a mapped file)
   void* data = nullptr;           // numel * runtime_elem_bytes, or std::string[numel] for strings
+  Device device = Device::kHost;  // kDevice: `data` is the backend's memory (not host-readable)
 
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
   int64_t numel() const;

@@ -1,11 +1,13 @@
 // plumb conformance --core DIR [--backend B] [--filter REGEX] [-j N] [--csv FILE] [--cells FILE]
-//                   [--strict]
+//                   [--strict] [--digest FILE]
 // Runs the core conformance vectors (spec/conformance.md): every DIR/<op>/<case>.plumbt, checked on
 // backend B (default ref). Prints `<case>: <reason>` per failure and ends with
 // `N passed, N failed, N skipped`; exit 0 when nothing failed, 1 otherwise, 2 on a usage error.
 // With --cells, every line of FILE (an `op[.kind] dt[,dt...]` cell) must be claimed by a passing
 // positive case; missing ones are printed as `missing cell: <cell>` and make the exit code 1.
 // --strict compares every output bit for bit, ignoring tolerance classes (a diagnostic).
+// --digest FILE writes `<case> <digest>` per case (tools/value_digest.h): two runs, two builds or
+// two backends gave byte-identical outputs exactly when their digest files are equal.
 // Needs only ir + runtime, so it is part of the tiny build.
 #include <dirent.h>
 #include <sys/stat.h>
@@ -22,6 +24,7 @@
 #include "runtime/backend.h"
 #include "tools/commands.h"
 #include "tools/core_vectors.h"
+#include "tools/session_options.h"
 
 namespace plumb::cli {
 namespace {
@@ -67,6 +70,7 @@ struct CaseResult {
   bool ran = false;
   Status status;
   std::vector<std::string> cells;  // claimed by a passing positive case
+  std::string digest;              // what the run produced (check_vector_case)
 };
 
 CaseResult run_case(const std::string& root, const std::string& name, const std::string& backend,
@@ -83,7 +87,7 @@ CaseResult run_case(const std::string& root, const std::string& name, const std:
     r.status = c.status();
     return r;
   }
-  r.status = check_vector_case(*c, backend, strict);
+  r.status = check_vector_case(*c, backend, strict, &r.digest);
   if (r.status.is_ok() && !c->expects.empty()) r.cells = c->cells;
   return r;
 }
@@ -91,7 +95,7 @@ CaseResult run_case(const std::string& root, const std::string& name, const std:
 int usage() {
   std::fprintf(stderr,
                "usage: plumb conformance --core DIR [--backend B] [--filter REGEX] [-j N] [--csv FILE] "
-               "[--cells FILE] [--strict]\n");
+               "[--cells FILE] [--strict] [--digest FILE]\n");
   return 2;
 }
 
@@ -104,7 +108,7 @@ std::string csv_field(const std::string& s) {
 }  // namespace
 
 int cmd_core_conformance(const Args& args) {
-  std::string root, backend = "ref", filter, csv, cells_file;
+  std::string root, backend = "ref", filter, csv, cells_file, digest_file;
   int jobs = 1;
   bool strict = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -125,6 +129,8 @@ int cmd_core_conformance(const Args& args) {
       csv = v;
     else if (a == "--cells")
       cells_file = v;
+    else if (a == "--digest")
+      digest_file = v;
     else if (a == "-j")
       jobs = std::max(1, std::atoi(v.c_str()));
     else
@@ -138,7 +144,7 @@ int cmd_core_conformance(const Args& args) {
     return report_error("", invalid_input("--filter: bad regular expression '" + filter + "'"));
   }
 
-  if (auto b = rt::make_backend(backend); !b) return report_error("", b.status());
+  if (auto b = rt::make_backend(backend, cli_backends()); !b) return report_error("", b.status());
   std::vector<std::string> names;
   for (const std::string& n : find_cases(root))
     if (std::regex_search(n, re)) names.push_back(n);
@@ -191,6 +197,11 @@ int cmd_core_conformance(const Args& args) {
     std::ofstream f(csv);
     if (!f) return report_error(csv, invalid_input("cannot write the CSV file"));
     f << rows;
+  }
+  if (!digest_file.empty()) {
+    std::ofstream f(digest_file);
+    for (size_t k = 0; k < names.size(); ++k) f << names[k] << ' ' << results[k].digest << '\n';
+    if (!f) return report_error(digest_file, invalid_input("cannot write the digest file"));
   }
   std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed == 0 && missing == 0 ? 0 : 1;

@@ -20,6 +20,7 @@
 #include "runtime/session.h"
 #include "tools/commands.h"
 #include "tools/onnx_hooks.h"
+#include "tools/session_options.h"
 
 namespace plumb::cli {
 
@@ -70,12 +71,11 @@ std::string summary(const rt::RtValue& v) {
 int cmd_run(const Args& args) {
   std::string model, data_dir, out_dir;
   std::vector<std::pair<std::string, std::string>> inputs;
-  rt::SessionOptions opts;
+  rt::SessionOptions opts = session_options("ref");
   auto usage = [] {
-    std::fprintf(
-        stderr,
-        "usage: plumb run MODEL [--data DIR | --input NAME=FILE.npy ...] [--out DIR] [--backend ref] "
-        "[--precise] [--max-iterations N] [--max-bytes N]\n");
+    std::fprintf(stderr,
+                 "usage: plumb run MODEL [--data DIR | --input NAME=FILE.npy ...] [--out DIR] [--backend B] "
+                 "[--precise] [--max-iterations N] [--max-bytes N]\n");
     return 2;
   };
   for (size_t i = 0; i < args.size(); ++i) {

@@ -13,6 +13,8 @@
 #include "runtime/cpu/ref/constant_data.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/session.h"
+#include "tools/session_options.h"
+#include "tools/value_digest.h"
 
 namespace plumb::cli {
 namespace {
@@ -258,7 +260,8 @@ Expected<VectorCase> parse_vector_case(std::string name, std::string text) {
   return c;
 }
 
-Status check_vector_case(const VectorCase& c, const std::string& backend, bool strict) {
+Status check_vector_case(const VectorCase& c, const std::string& backend, bool strict, std::string* digest) {
+  if (digest) *digest = "-";
   auto g = ir::parse_graph(c.text);
   if (!g) return invalid_input("does not parse: " + g.status().to_string());
   for (const std::string& cell : c.cells) PLUMB_RETURN_IF_ERROR(check_cell_claim(*g, cell));
@@ -272,8 +275,7 @@ Status check_vector_case(const VectorCase& c, const std::string& backend, bool s
   }
 
   const ir::ToleranceClass cls = strict ? ir::ToleranceClass::Exact : loosest_tolerance(*g);
-  rt::SessionOptions opts;
-  opts.backend = backend;
+  rt::SessionOptions opts = session_options(backend);
   auto s = rt::Session::create(std::move(*g), opts);
   if (!s) {
     if (s.status().code() == ErrorCode::kUnsupported) return s.status();  // counted as skipped
@@ -286,6 +288,11 @@ Status check_vector_case(const VectorCase& c, const std::string& backend, bool s
     PLUMB_RETURN_IF_ERROR((*s)->set_input(bare, rt::RtValue(std::move(*t))));
   }
   const Status st = (*s)->run();
+  if (digest) {
+    uint64_t h = kDigestSeed;
+    for (size_t k = 0; st.is_ok() && k < (*s)->num_outputs(); ++k) h = digest_value((*s)->output(k), h);
+    *digest = st.is_ok() ? digest_hex(h) : "error " + st.label();
+  }
   if (st.code() == ErrorCode::kUnsupported) return st;  // counted as skipped, with its reason
   if (!c.expect_error.empty()) {
     if (st.is_ok()) return invalid_input("ran without error; expected " + c.expect_error);

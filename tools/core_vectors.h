@@ -28,6 +28,9 @@ Expected<VectorCase> parse_vector_case(std::string name, std::string text);
 // Runs `c` on `backend`; ok when the backend meets every directive, else an error whose message
 // says the first way it did not. `strict` compares every output bit for bit, whatever the op's
 // tolerance class (a diagnostic: where does a backend differ from the exactly rounded result?).
-Status check_vector_case(const VectorCase& c, const std::string& backend, bool strict = false);
+// `digest`, when given, receives what the run produced: the digest of all outputs
+// (tools/value_digest.h), or the run's error label, or "-" when the case does not run.
+Status check_vector_case(const VectorCase& c, const std::string& backend, bool strict = false,
+                         std::string* digest = nullptr);
 
 }  // namespace plumb::cli

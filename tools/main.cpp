@@ -7,6 +7,7 @@
 
 #include "tools/commands.h"
 #include "tools/onnx_hooks.h"
+#include "tools/session_options.h"
 
 namespace plumb::cli {
 
@@ -46,6 +47,10 @@ __attribute__((weak)) Status write_output_pb(const std::string& path, const rt::
   return unsupported("writing .pb outputs needs the ONNX tools, which this build does not have");
 }
 __attribute__((weak)) bool have_pb_io() { return false; }
+
+// Backends this program links in beyond the runtime's table: none here; plumb_testbackend's
+// strong definition (tests/test_backend/cli_backends.cpp) adds the tests' backend.
+__attribute__((weak)) std::vector<rt::BackendEntry> cli_backends() { return {}; }
 
 int usage_error(const std::string& why) {
   std::fprintf(stderr, "plumb: %s\n%s", why.c_str(), kUsage);

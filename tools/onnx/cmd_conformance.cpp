@@ -1,12 +1,14 @@
 // plumb conformance SUITE_DIR [--filter REGEX] [--csv FILE] [-j N] [--timeout S] [--backend ref]
-//                             [--known-failures FILE] [-v]
+//                             [--known-failures FILE] [--digest FILE] [-v]
 // Runs every test folder of an ONNX backend suite (model.onnx + test_data_set_*/input_<k>.pb,
 // output_<k>.pb) through plumb: load, lower, verify, run on the backend, compare with the ONNX
 // defaults (rtol 1e-3, atol 1e-7; integers, bools and strings exact). Each test runs in its own
 // process, so a crash or a hang (timeout) fails that test and the run goes on. Ends with
 // `N passed, N failed, N skipped`. With --known-failures, listed tests that fail are counted as
 // skipped (with the file's reason), and a listed test that passes fails the run: the list only
-// shrinks.
+// shrinks. --digest FILE writes `<test> <digest>` per test: the digest of every output of every
+// data set (tools/value_digest.h), "-" where the model did not run to the end; two runs gave
+// byte-identical outputs exactly when their digest files are equal.
 #include <dirent.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,6 +30,8 @@
 #include "lowering/onnx/driver.h"
 #include "runtime/session.h"
 #include "tools/commands.h"
+#include "tools/session_options.h"
+#include "tools/value_digest.h"
 
 namespace plumb::cli {
 
@@ -43,6 +47,7 @@ struct Options {
   std::string filter;
   std::string csv;
   std::string known_failures;
+  std::string digest;
   std::string backend = "ref";
   int jobs = 1;
   int timeout_s = 300;
@@ -55,6 +60,7 @@ struct Result {
   std::string test;
   Outcome outcome = Outcome::kFail;
   std::string reason;  // one line
+  std::string digest = "-";
 };
 
 bool is_dir(const std::string& p) {
@@ -108,6 +114,8 @@ Result run_test(const Options& o, const std::string& name) {
   if (!model) return fail("load", model.status());
   const std::vector<const onnx::OnnxValueInfo*> inputs = model->graph.real_inputs();
   int sets = 0;
+  uint64_t digest = kDigestSeed;
+  std::string mismatch;
   for (const std::string& set : list_dir(dir)) {
     if (set.rfind("test_data_set_", 0) != 0 || !is_dir(dir + "/" + set)) continue;
     ++sets;
@@ -126,8 +134,7 @@ Result run_test(const Options& o, const std::string& name) {
     }
     auto graph = lower::lower_model(*model, lo);
     if (!graph) return fail("lower", graph.status());
-    rt::SessionOptions so;
-    so.backend = o.backend;
+    rt::SessionOptions so = session_options(o.backend);
     auto session = rt::Session::create(std::move(*graph), so);
     if (!session) return fail("compile", session.status());
     rt::Session& s = **session;
@@ -139,6 +146,7 @@ Result run_test(const Options& o, const std::string& name) {
     }
     Status st = s.run();
     if (!st.is_ok()) return fail("run", st);
+    for (size_t k = 0; k < s.num_outputs(); ++k) digest = digest_value(s.output(k), digest);
     for (size_t k = 0; k < s.num_outputs(); ++k) {
       const std::string f = sd + "/output_" + std::to_string(k) + ".pb";
       if (!is_file(f)) continue;
@@ -148,12 +156,15 @@ Result run_test(const Options& o, const std::string& name) {
       auto expected = to_runtime(*dv, declared);
       if (!expected) return fail("expected", expected.status());
       Comparison c = compare(s.output(k), *expected, Tolerance{});
-      if (!c.match) {
-        r.reason = "mismatch: " + set + " output " + std::to_string(k) + " ('" + s.output_name(k) +
+      if (!c.match && mismatch.empty())  // the first one; the other sets still run (for the digest)
+        mismatch = "mismatch: " + set + " output " + std::to_string(k) + " ('" + s.output_name(k) +
                    "'): " + one_line(c.why);
-        return r;
-      }
     }
+  }
+  r.digest = digest_hex(digest);
+  if (!mismatch.empty()) {
+    r.reason = mismatch;
+    return r;
   }
   if (sets == 0) {
     r.outcome = Outcome::kSkip;
@@ -173,7 +184,7 @@ struct Running {
 
 std::string encode(const Result& r) {
   const char c = r.outcome == Outcome::kPass ? 'P' : r.outcome == Outcome::kSkip ? 'S' : 'F';
-  return std::string(1, c) + r.reason;
+  return std::string(1, c) + r.digest + ' ' + r.reason;
 }
 
 Result decode(const std::string& test, const std::string& msg, int wstatus) {
@@ -188,7 +199,9 @@ Result decode(const std::string& test, const std::string& msg, int wstatus) {
     return r;
   }
   r.outcome = msg[0] == 'P' ? Outcome::kPass : msg[0] == 'S' ? Outcome::kSkip : Outcome::kFail;
-  r.reason = msg.substr(1);
+  const size_t space = msg.find(' ');
+  r.digest = msg.substr(1, space == std::string::npos ? std::string::npos : space - 1);
+  r.reason = space == std::string::npos ? std::string() : msg.substr(space + 1);
   return r;
 }
 
@@ -287,6 +300,8 @@ int cmd_conformance(const Args& args) {
       o.backend = value();
     else if (a == "--known-failures")
       o.known_failures = value();
+    else if (a == "--digest")
+      o.digest = value();
     else if (a == "--timeout")
       o.timeout_s = std::max(1, std::atoi(value().c_str()));
     else if (a == "-j")
@@ -350,6 +365,11 @@ int cmd_conformance(const Args& args) {
                                             : "fail")
           << ",\"" << reason << "\"\n";
     }
+  }
+  if (!o.digest.empty()) {
+    std::ofstream f(o.digest);
+    for (const Result& r : results) f << r.test << ' ' << r.digest << '\n';
+    if (!f) return report_error(o.digest, invalid_input("cannot write the digest file"));
   }
   std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed == 0 ? 0 : 1;

@@ -1,39 +1,29 @@
 #include "runtime/cpu/ref/ref_backend.h"
 
-#include "runtime/executor.h"
-#include "runtime/plan.h"
-
 namespace plumb::rt::ref {
 namespace {
 
-class RefRunner final : public NodeRunner {
+// The executor runs every unclaimed node on the ref kernels, so ref claims nothing: its schedule
+// is all kNode (and if/while) steps, in the planner's arena layout.
+class RefPrepared final : public PreparedGraph {
  public:
-  Status run_node(KernelCtx& cx) override { return run_kernel(cx); }
-};
-
-class RefProgram final : public Program {
- public:
-  RefProgram(const ir::Graph& g, const Plan& plan, const CompileOptions& options)
-      : executor_(g, plan, runner_, options) {}
-  Status run(BufferTable& buffers, Stream* /*stream*/) override { return executor_.run(buffers); }
-
- private:
-  RefRunner runner_;
-  Executor executor_;
+  Expected<CompiledOrDeclined> compile(size_t, const SpanSignature&, const Plan&) override {
+    return internal_error("ref: compile called, but ref claims no span");
+  }
 };
 
 class RefBackend final : public Backend {
  public:
   std::string_view name() const override { return "ref"; }
-  Support supports(const ir::Node& /*node*/) const override { return Support::ok(); }
-  Expected<std::unique_ptr<Program>> compile(const ir::Graph& g, const Plan& plan,
-                                             const CompileOptions& options) override {
-    return std::unique_ptr<Program>(std::make_unique<RefProgram>(g, plan, options));
+  std::vector<Claim> partition(const ir::Graph&, NumericMode) const override { return {}; }
+  Expected<std::unique_ptr<PreparedGraph>> prepare(const ir::Graph&, const std::vector<NodeSpan>&,
+                                                   const PrepareOptions&) override {
+    return std::unique_ptr<PreparedGraph>(std::make_unique<RefPrepared>());
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_ref_backend() { return std::make_unique<RefBackend>(); }
+std::unique_ptr<Backend> make_backend() { return std::make_unique<RefBackend>(); }
 
 }  // namespace plumb::rt::ref

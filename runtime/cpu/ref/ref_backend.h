@@ -1,5 +1,6 @@
-// The `ref` backend: the reference interpreter (the oracle). Every node runs through the ref
-// kernel table (runtime/cpu/ref/kernels.cpp) on the executor; deterministic, no threads.
+// The `ref` backend: the reference interpreter (the oracle). It claims nothing: the executor runs
+// every node on the ref kernel table (runtime/cpu/ref/kernels.cpp), which is also every other
+// backend's fallback; deterministic, no threads.
 #pragma once
 
 #include <memory>
@@ -8,6 +9,7 @@
 
 namespace plumb::rt::ref {
 
-std::unique_ptr<Backend> make_ref_backend();
+// Its row in the backend table (runtime/backend_table.cpp).
+std::unique_ptr<Backend> make_backend();
 
 }  // namespace plumb::rt::ref
