@@ -1,6 +1,7 @@
 #include "check/span.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace plumb::check {
@@ -40,11 +41,32 @@ DivergenceSpan divergence_span(const ir::Graph& g, const std::vector<OnnxNodeInf
     }
     const auto p = producer.find(v);
     if (p == producer.end() || !visited.insert(p->second).second) continue;
-    if (!nodes.empty()) {
-      const size_t group = group_of(nodes, p->second);
-      if (!nodes[group].op_type.empty()) groups.insert(group);
-    }
     reads_of(g.body.nodes[p->second], todo);
+  }
+  // A node that reads neither a graph input nor a known tensor, directly or through others,
+  // computes a constant (an Identity or Cast of a weight, as torch exports them): it belongs with
+  // the weights of the node that reads it, and is not counted as a place of the divergence.
+  std::map<size_t, bool> data;  // core node -> reads a graph input or a known tensor
+  std::function<bool(size_t)> reads_data = [&](size_t k) {
+    if (auto it = data.find(k); it != data.end()) return it->second;
+    data[k] = false;  // SSA: no cycles; guards the recursion anyway
+    std::vector<ir::ValueId> in;
+    reads_of(g.body.nodes[k], in);
+    bool any = false;
+    for (ir::ValueId v : in) {
+      if (params.count(v) || (v != value && known.count(v)))
+        any = true;
+      else if (auto q = producer.find(v); q != producer.end() && q->second != k)
+        any = any || reads_data(q->second);
+      if (any) break;
+    }
+    return data[k] = any;
+  };
+  const size_t own = producer.count(value) ? producer[value] : SIZE_MAX;
+  for (size_t k : visited) {
+    if (nodes.empty() || (k != own && !reads_data(k))) continue;
+    const size_t group = group_of(nodes, k);
+    if (!nodes[group].op_type.empty()) groups.insert(group);
   }
   span.nodes.assign(groups.begin(), groups.end());
   std::vector<std::pair<size_t, ir::ValueId>> order;  // by producer: topological

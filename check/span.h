@@ -25,8 +25,9 @@ struct DivergenceSpan {
 
 // The ONNX nodes that computed top-level value `value` from the values in `known`: the walk back
 // from its producer through node inputs (values read inside regions included), stopping at graph
-// inputs and at `known`. Nodes without an ONNX origin (initializer constants) are walked through
-// but not listed.
+// inputs and at `known`. Nodes without an ONNX origin (initializer constants) and nodes that compute
+// a constant (they read no graph input and no known tensor: an Identity of a weight) are walked
+// through but not listed.
 DivergenceSpan divergence_span(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, ir::ValueId value,
                                const std::set<ir::ValueId>& known);
 

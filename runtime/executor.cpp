@@ -4,6 +4,7 @@
 #include <new>
 #include <type_traits>
 
+#include "ir/guard.h"
 #include "ir/infer.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
@@ -141,6 +142,12 @@ Status bind_inputs(const ir::Graph& g, const Plan& plan, const std::vector<const
 
 Status Executor::with_place(Status s, const ir::Node& n) const {
   if (s.is_ok() || !s.place().empty()) return s;
+  const std::string guard = ir::kUndefinedStep;
+  if (s.code() == ErrorCode::kRuntimeError && n.prov.step.compare(0, guard.size(), guard) == 0)
+    s = Status(ErrorCode::kRuntimeError,
+               "the result is undefined: " + n.prov.step.substr(guard.size()) +
+                   " (ONNX leaves it undefined; stopped by a guard's " + s.label() + ")",
+               "onnx-rulings.R11");
   int64_t counter = 0;
   const int64_t index = find_preorder(g_.body.nodes, &n, counter);
   return s.with_place(ir::node_place(n, index));

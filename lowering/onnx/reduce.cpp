@@ -2,6 +2,7 @@
 // LogSumExp,SumSquare} ArgMax ArgMin CumSum CumProd.
 #include <algorithm>
 
+#include "ir/guard.h"
 #include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
 
@@ -50,6 +51,32 @@ Expected<std::optional<std::vector<int64_t>>> reduce_axes(LowerCtx& cx, const On
   return Axes(*a);
 }
 
+// The count of elements each result element reduces, when the reduced extents are static (-1
+// when one is symbolic).
+int64_t static_count(const ir::Shape& s, const std::vector<int64_t>& axes) {
+  int64_t count = 1;
+  for (int64_t a : axes) {
+    if (!s[a].is_static()) return -1;
+    count *= s[a].size;
+  }
+  return count;
+}
+
+// ONNX leaves some reductions of an empty set undefined (onnx/onnx#5568: ReduceMean always,
+// ReduceLogSum and ReduceLogSumExp in types without -inf). A guard stops the run where a reduced
+// set is empty, instead of returning NaN or a saturated -inf (spec/onnx-rulings.md R11): 1 / count
+// in i64 is binary.R1 exactly there, and the executor reports the guard's reason. Returns `y` tied
+// to the guard (select(q == q, y, y) is y, bit for bit) so that the guard runs before y is used.
+ValueId guard_nonempty(LowerCtx& cx, ValueId y, ValueId v, const std::vector<int64_t>& axes,
+                       const std::string& what) {
+  cx.b.set_step(ir::kUndefinedStep + what + " over an empty set");
+  const ValueId count = cx.b.cast(cx.b.reduce(ir::ReduceKind::Sum, splat(cx, 1.0, v), axes), ir::DType::I64);
+  const ValueId q = cx.b.binary(BK::Div, splat(cx, 1.0, count), count);
+  const ValueId tied = cx.b.select(cx.b.compare(ir::CompareKind::Eq, q, q), y, y);
+  cx.b.set_step("");
+  return tied;
+}
+
 template <Red kind>
 Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
@@ -95,18 +122,14 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
   if (kind == Red::kMin) rk = ir::ReduceKind::Min;
   if (kind == Red::kProd) rk = ir::ReduceKind::Prod;
   ValueId y = axes.empty() ? pre : cx.b.reduce(rk, pre, axes);
+  const int64_t count = axes.empty() ? 1 : static_count(cx.type(x).shape, axes);
+  const bool undefined_if_empty =
+      kind == Red::kMean || ((kind == Red::kLogSum || kind == Red::kLogSumExp) && !ir::is_float(dt));
+  if (undefined_if_empty && count <= 0) y = guard_nonempty(cx, y, v, axes, n.op_type);
   if (kind == Red::kMean && !axes.empty()) {
-    const ir::Shape& s = cx.type(x).shape;
-    int64_t count = 1;
-    bool known = true;
-    for (int64_t a : axes) {
-      if (!s[a].is_static())
-        known = false;
-      else
-        count *= s[a].size;
-    }
     // The count of a symbolic extent is read at run time: the sum of ones over the same axes.
-    ValueId c = known ? splat(cx, static_cast<double>(count), y) : cx.b.reduce(ir::ReduceKind::Sum, splat(cx, 1.0, v), axes);
+    ValueId c = count >= 0 ? splat(cx, static_cast<double>(count), y)
+                           : cx.b.reduce(ir::ReduceKind::Sum, splat(cx, 1.0, v), axes);
     y = cx.b.binary(BK::Div, y, c);
   }
   if (kind == Red::kL2) y = cx.b.unary(UK::Sqrt, y);

@@ -132,6 +132,12 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
   }
   for (int64_t& ax : a.axes) ax = normalize_axis(cx, ax, r);
   const size_t k = a.axes.size();
+  for (size_t i = 0; i < k; ++i)  // ONNX: "Behavior is undefined if an axis is repeated" (R11)
+    for (size_t j = i + 1; j < k; ++j)
+      if (a.axes[i] == a.axes[j])
+        return cx.fail(invalid_model("onnx-rulings.R11", "the result is undefined: Slice with axis " +
+                                                             std::to_string(a.axes[i]) +
+                                                             " repeated (ONNX leaves it undefined)"));
   if ((a.starts_c && a.starts_c->size() != k) || (a.ends_c && a.ends_c->size() != k) ||
       (a.steps_c && a.steps_c->size() != k))
     return cx.invalid("starts, ends, axes and steps differ in length");

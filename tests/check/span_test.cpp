@@ -57,6 +57,26 @@ TEST(DivergenceSpan, NothingKnownReachesTheGraphInputs) {
   EXPECT_TRUE(s.from_graph_inputs);
 }
 
+// torch exports a weight as Identity(initializer): that node computes a constant and is not a
+// place of the divergence of the node reading it.
+TEST(DivergenceSpan, NodesComputingConstantsAreNotListed) {
+  const ir::Graph g = testing::graph_of(R"(plumb 1
+func @main(%x: f32[3]) -> (f32[3]) {
+  %t = unary %x {kind = exp} : f32[3] loc("A", Exp, 13)
+  %w0 = constant {value = dense<f32[3]>[2.0, 2.0, 2.0]} : f32[3]
+  %w = unary %w0 {kind = abs} : f32[3] loc("Identity_0", Identity, 13)
+  %u = binary %t, %w {kind = mul} : f32[3] loc("B", Mul, 14)
+  return %u
+}
+)");
+  const std::vector<OnnxNodeInfo> nodes = onnx_nodes_of(g);
+  const DivergenceSpan s =
+      divergence_span(g, nodes, g.body.nodes[3].outputs[0], {g.body.nodes[0].outputs[0]});
+  ASSERT_EQ(s.nodes.size(), 1u);
+  EXPECT_EQ(nodes[s.nodes[0]].name, "B");
+  EXPECT_TRUE(s.localized());
+}
+
 // Values read inside a region belong to the walk: an `if` whose branch reads t.
 TEST(DivergenceSpan, ValuesReadInRegionsAreFollowed) {
   const ir::Graph g = testing::graph_of(R"(plumb 1

@@ -120,6 +120,16 @@ TEST(LowerResize, AlignCornersUsesIntegerOutputLength) {
   ExpectNear(y, {1, 4});
 }
 
+// spec/onnx-rulings.md R7: nearest, asymmetric, scale 0.6 (torch's scale_factor=0.6): the ONNX
+// text's x_original = x_resized / scale, with the f32 scale 0.6000000238, gives floor(3 / 0.6f) =
+// floor(4.9999998) = 4 for output 3, where torch and onnxruntime compute floor(3 * (1 / 0.6)) = 5.
+TEST(LowerResize, NearestAsymmetricDividesByTheScale) {
+  Doubles y = Lower1("Resize", 19, {{{8}, {0, 1, 2, 3, 4, 5, 6, 7}}, NoRoi(), Scales({0.6})},
+                     {StrAttr("mode", "nearest"), StrAttr("coordinate_transformation_mode", "asymmetric"),
+                      StrAttr("nearest_mode", "floor")});
+  ExpectNear(y, {0, 1, 3, 4});  // torch: 0, 1, 3, 5
+}
+
 // half_pixel_symmetric, 4 -> floor(2.4) = 2: offset = 2 * (1 - 2 / 2.4) = 1/3,
 // x = 1/3 + (o + 0.5) / 0.6 - 0.5 = 2/3, 7/3 -> 1 + x.
 TEST(LowerResize, LinearHalfPixelSymmetric) {
