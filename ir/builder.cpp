@@ -144,10 +144,58 @@ std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vect
   }
   for (size_t i = 0; i < types->size(); ++i) n.outputs[i] = g_.add_value(std::move((*types)[i]));
   const_of_.resize(g_.values.size(), -1);
-  if (op == Op::Constant) const_of_[n.outputs[0]] = ir::attrs<Op::Constant>(n).value.index;
+  if (std::optional<ConstantData> c = fold(n)) {
+    // The node becomes the constant it computes (same result value, same provenance).
+    n.op = Op::Constant;
+    n.inputs.clear();
+    n.attrs = attr_list(ConstantAttrs{ConstRef{static_cast<uint32_t>(g_.constants.size())}});
+    g_.constants.push_back(std::move(*c));
+  }
+  if (n.op == Op::Constant) const_of_[n.outputs[0]] = ir::attrs<Op::Constant>(n).value.index;
   std::vector<ValueId> results = n.outputs;
   current().nodes.push_back(std::move(n));
   return results;
+}
+
+std::optional<ConstantData> Builder::fold(const Node& n) {
+  if (!fold_ || !open_.empty() || n.outputs.size() != 1 || !n.regions.empty()) return std::nullopt;
+  switch (n.op) {
+    case Op::Constant:
+    case Op::Rng:
+    case Op::ImageDecode:
+    case Op::If:
+    case Op::While:
+    case Op::Sequence:
+    case Op::Optional:
+    case Op::Map:
+    case Op::String: return std::nullopt;
+    default: break;
+  }
+  const Type& t = g_.values[n.outputs[0]].type;
+  if (!t.is_tensor() || !t.ranked || !shape_is_static(t.shape) || t.dtype == DType::String ||
+      is_packed(t.dtype))
+    return std::nullopt;
+  const int64_t count = shape_num_elements(t.shape);
+  const int64_t limit = is_float(t.dtype) ? kFoldFloats : kFoldInts;
+  if (count < 0 || count > limit) return std::nullopt;
+  if (n.op == Op::ShapeOf) {
+    const Type& in = type_of(n.inputs[0]);
+    if (!in.is_tensor() || !in.ranked || !shape_is_static(in.shape) || t.dtype != DType::I64)
+      return std::nullopt;
+    std::vector<int64_t> dims;
+    for (const Dim& d : in.shape) dims.push_back(d.size);
+    Expected<std::vector<uint8_t>> bytes = encode_int_values(DType::I64, dims);
+    if (!bytes) return std::nullopt;
+    return ConstantData::owned(t, std::move(*bytes));
+  }
+  std::vector<const ConstantData*> operands;
+  for (ValueId in : n.inputs) {
+    if (in >= const_of_.size() || const_of_[in] < 0) return std::nullopt;
+    operands.push_back(&g_.constants[static_cast<size_t>(const_of_[in])]);
+  }
+  std::optional<ConstantData> c = fold_(n, operands, t);
+  if (c && c->type != t) return std::nullopt;  // a hook's mistake must not retype the value
+  return c;
 }
 
 ValueId Builder::emit1(Op op, std::vector<ValueId> inputs, std::vector<Attr> attrs) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -123,7 +124,23 @@ class Builder {
   std::vector<ValueId> while_(std::vector<ValueId> init, Region cond, Region body);
   int open_regions() const { return static_cast<int>(open_.size()); }
 
+  // ---- folding shape arithmetic as it is built ------------------------------------------------------
+  // A hook that evaluates a node whose operands are all constants (the lowering runs it on `ref`:
+  // the builder itself evaluates nothing). With one set, a small top-level node of constants (an
+  // integer result of at most kFoldInts elements, a float one of at most kFoldFloats: shape
+  // arithmetic, Resize scales) is emitted as the constant it computes, and `shape_of` of a static
+  // shape as the constant shape. So later nodes see the values, and their types are static where
+  // the values decide them (a reshape to a computed static shape). nullopt: emit the node as is.
+  // The hook gets the node, its operands' constants (in order) and its inferred result type.
+  using FoldHook = std::function<std::optional<ConstantData>(
+      const Node& n, const std::vector<const ConstantData*>& operands, const Type& result)>;
+  void set_fold_hook(FoldHook hook) { fold_ = std::move(hook); }
+  static constexpr int64_t kFoldInts = 4096;
+  static constexpr int64_t kFoldFloats = 16;
+
  private:
+  // The constant `n` computes, when it is to be folded (see set_fold_hook).
+  std::optional<ConstantData> fold(const Node& n);
   void fail(Status s);  // records the first failure only
   Region& current() { return open_.empty() ? g_.body : open_.back(); }
   const std::vector<int64_t>* known_values(ValueId v);
@@ -132,6 +149,7 @@ class Builder {
   Status status_;
   Provenance prov_;
   std::vector<Region> open_;
+  FoldHook fold_;
   std::vector<int64_t> const_of_;  // per ValueId: the constant (index) it was made from, or -1
   std::vector<std::optional<std::optional<std::vector<int64_t>>>> decoded_;  // per constant, lazily
 };

@@ -1,5 +1,6 @@
 #include "runtime/session.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "ir/verify.h"
@@ -100,54 +101,63 @@ Status Session::run() {
       if (!t.data && !empty) return invalid_input(strfmt("input #%zu has a shape but no data", k));
     }
   }
-  if (!plan_ || !same_types(*plan_, inputs_)) {
-    std::vector<ir::Type> types;
-    for (const RtValue& v : inputs_) types.push_back(type_of(v));
-    executor_.reset();
-    buffers_.reset();
-    schedule_.reset();
-    plan_.reset();
-    PLUMB_RETURN_IF_ERROR(check_inputs(graph_, types));
-    PlanOptions po;
-    po.mode = options_.mode;
-    po.max_bytes = options_.max_bytes;
-    po.constants = &partition_->constants;
-    PLUMB_ASSIGN_OR_RETURN(Plan p, make_plan(exec_graph(), types, po));
-    auto plan = std::make_unique<Plan>(std::move(p));
-    PLUMB_ASSIGN_OR_RETURN(Schedule sc, make_schedule(exec_graph(), *plan, *partition_, options_.max_bytes));
-    auto schedule = std::make_unique<Schedule>(std::move(sc));
-    if (options_.on_schedule)
-      options_.on_schedule(describe_schedule(exec_graph(), *plan, *partition_, *schedule));
-    PLUMB_ASSIGN_OR_RETURN(BufferTable b, make_buffer_table(exec_graph(), *plan, *schedule, *partition_));
-    buffers_ = std::make_unique<BufferTable>(std::move(b));
-    ExecOptions eo;
-    eo.mode = options_.mode;
-    eo.max_bytes = options_.max_bytes;
-    eo.max_while_iterations = options_.max_while_iterations;
-    executor_ = std::make_unique<Executor>(exec_graph(), *plan, *schedule, backend_->allocator(), eo);
-    plan_ = std::move(plan);
-    schedule_ = std::move(schedule);
-    ++plans_made_;
-  }
+  PLUMB_RETURN_IF_ERROR(plan_for_inputs());
+  Planned& p = plans_.front();
   input_ptrs_.resize(inputs_.size());
   for (size_t k = 0; k < inputs_.size(); ++k) input_ptrs_[k] = &inputs_[k];
-  PLUMB_RETURN_IF_ERROR(bind_inputs(exec_graph(), *plan_, input_ptrs_, *buffers_));
-  PLUMB_RETURN_IF_ERROR(executor_->run(*buffers_, stream_.get()));
+  PLUMB_RETURN_IF_ERROR(bind_inputs(exec_graph(), *p.plan, input_ptrs_, *p.buffers));
+  PLUMB_RETURN_IF_ERROR(p.executor->run(*p.buffers, stream_.get()));
   have_outputs_ = true;
+  return Status::ok();
+}
+
+Status Session::plan_for_inputs() {
+  for (size_t i = 0; i < plans_.size(); ++i)
+    if (same_types(*plans_[i].plan, inputs_)) {
+      std::rotate(plans_.begin(), plans_.begin() + static_cast<std::ptrdiff_t>(i),
+                  plans_.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      return Status::ok();
+    }
+  std::vector<ir::Type> types;
+  for (const RtValue& v : inputs_) types.push_back(type_of(v));
+  PLUMB_RETURN_IF_ERROR(check_inputs(graph_, types));
+  // Make room first: the evicted entry's arenas are freed before the new ones are allocated.
+  const size_t keep = static_cast<size_t>(std::max(1, options_.max_plans));
+  while (plans_.size() >= keep) plans_.pop_back();
+  PlanOptions po;
+  po.mode = options_.mode;
+  po.max_bytes = options_.max_bytes;
+  po.constants = &partition_->constants;
+  PLUMB_ASSIGN_OR_RETURN(Plan plan, make_plan(exec_graph(), types, po));
+  Planned p;
+  p.plan = std::make_unique<Plan>(std::move(plan));
+  PLUMB_ASSIGN_OR_RETURN(Schedule sc, make_schedule(exec_graph(), *p.plan, *partition_, options_.max_bytes));
+  p.schedule = std::make_unique<Schedule>(std::move(sc));
+  if (options_.on_schedule)
+    options_.on_schedule(describe_schedule(exec_graph(), *p.plan, *partition_, *p.schedule));
+  PLUMB_ASSIGN_OR_RETURN(BufferTable b, make_buffer_table(exec_graph(), *p.plan, *p.schedule, *partition_));
+  p.buffers = std::make_unique<BufferTable>(std::move(b));
+  ExecOptions eo;
+  eo.mode = options_.mode;
+  eo.max_bytes = options_.max_bytes;
+  eo.max_while_iterations = options_.max_while_iterations;
+  p.executor = std::make_unique<Executor>(exec_graph(), *p.plan, *p.schedule, backend_->allocator(), eo);
+  plans_.insert(plans_.begin(), std::move(p));
+  ++plans_made_;
   return Status::ok();
 }
 
 const RtValue& Session::output(size_t k) const {
   static const RtValue kNone;  // immutable
   if (!have_outputs_ || k >= num_outputs()) return kNone;
-  return buffers_->values[exec_graph().body.results[k]];
+  return plans_.front().buffers->values[exec_graph().body.results[k]];
 }
 
 std::vector<RtValue> Session::outputs() const {
   std::vector<RtValue> out;
   for (size_t k = 0; k < num_outputs(); ++k) {
     const RtValue& v = output(k);
-    if (v.is_tensor() && buffers_ && buffers_->in_arena(v.tensor().data))
+    if (v.is_tensor() && !plans_.empty() && plans_.front().buffers->in_arena(v.tensor().data))
       out.emplace_back(deep_copy(v.tensor()));
     else
       out.push_back(v);

@@ -8,10 +8,12 @@
 //   const rt::Tensor& y = (*s)->output(0).tensor();
 //
 // Phases (runtime/backend.h): create() verifies the graph and partitions it for the backend
-// (claims, prepared spans, constants decoded once); planning is lazy: a run whose input types
-// (dtype and shape) equal the previous run's reuses the plan, schedule (compiled spans) and
-// arenas; otherwise the session re-plans (symbolic dims resolve to the new sizes; shape-computing
-// nodes are re-evaluated) and compiles a new schedule.
+// (claims, prepared spans, constants decoded once); planning is lazy and cached per input shape:
+// a run whose input types (dtype and shape) equal those of an earlier run reuses that run's plan,
+// schedule (compiled spans) and arenas; otherwise the session re-plans (symbolic dims resolve to
+// the new sizes; shape-computing nodes are re-evaluated), compiles a new schedule and keeps the
+// result, up to SessionOptions::max_plans (least recently used first out).
+// bench/replan_bench.cpp measures what a re-plan costs.
 //
 // NumericMode::kPrecise evaluates every floating value of the graph as f64: floating inputs are
 // widened exactly, constants widened, casts between float types become f64 -> f64 (exact), a cast
@@ -48,6 +50,8 @@ struct SessionOptions {
   int64_t max_while_iterations = 0;
   // Run ir::verify on the graph. Only a caller that has just verified it may turn this off.
   bool verify = true;
+  // Plans kept for distinct input shapes (each with its arena); at least 1.
+  int max_plans = 8;
   // Called with the schedule's text (describe_schedule) each time a plan gets a schedule: the
   // CLI's PLUMB_VERBOSE=dispatch.
   std::function<void(const std::string&)> on_schedule;
@@ -78,11 +82,13 @@ class Session {
   std::vector<RtValue> outputs() const;
 
   const ir::Graph& graph() const { return graph_; }
-  const Plan* plan() const { return plan_.get(); }  // the current plan (null before the first run)
-  const Schedule* schedule() const { return schedule_.get(); }  // the current plan's schedule
+  // The current plan and its schedule (null before the first run).
+  const Plan* plan() const { return plans_.empty() ? nullptr : plans_.front().plan.get(); }
+  const Schedule* schedule() const { return plans_.empty() ? nullptr : plans_.front().schedule.get(); }
   const Partition& partition() const { return *partition_; }
   Backend& backend() { return *backend_; }
   int64_t plans_made() const { return plans_made_; }
+  size_t plans_cached() const { return plans_.size(); }
 
  private:
   Session() = default;
@@ -97,10 +103,16 @@ class Session {
   std::vector<RtValue> inputs_;
   std::vector<const RtValue*> input_ptrs_;
   std::vector<uint8_t> input_set_;
-  std::unique_ptr<Plan> plan_;  // per input types: plan, schedule, buffers, executor
-  std::unique_ptr<Schedule> schedule_;
-  std::unique_ptr<BufferTable> buffers_;
-  std::unique_ptr<Executor> executor_;
+  // One input shape's plan, schedule, buffers (arenas) and executor (which refers to the plan and
+  // schedule: it is destroyed first).
+  struct Planned {
+    std::unique_ptr<Plan> plan;
+    std::unique_ptr<Schedule> schedule;
+    std::unique_ptr<BufferTable> buffers;
+    std::unique_ptr<Executor> executor;
+  };
+  Status plan_for_inputs();     // makes plans_.front() the entry for inputs_
+  std::vector<Planned> plans_;  // most recently used first
   bool have_outputs_ = false;
   int64_t plans_made_ = 0;
 };

@@ -75,6 +75,38 @@ const onnx::Tensor* LowerCtx::const_input(const onnx::OnnxNode& n, size_t i) con
   return nullptr;
 }
 
+Status LowerCtx::needs_build_time(const onnx::OnnxNode& n, size_t i, const std::string& what) {
+  std::string from;
+  if (auto v = has_input(n, i) ? lookup(n.inputs[i]) : std::nullopt) {
+    // The graph inputs behind the value: a walk up the top-level producers (error path only).
+    const ir::Graph& g = b.graph();
+    std::map<ir::ValueId, const ir::Node*> producer;
+    for (const ir::Node& node : g.body.nodes)
+      for (ir::ValueId o : node.outputs) producer[o] = &node;
+    std::set<ir::ValueId> seen;
+    std::vector<ir::ValueId> stack{*v};
+    std::set<std::string> inputs;
+    while (!stack.empty()) {
+      const ir::ValueId x = stack.back();
+      stack.pop_back();
+      if (!seen.insert(x).second) continue;
+      auto p = producer.find(x);
+      if (p != producer.end()) {
+        for (ir::ValueId in : p->second->inputs) stack.push_back(in);
+        continue;
+      }
+      for (size_t k = 0; k < g.body.params.size() && k < g.input_names.size(); ++k)
+        if (g.body.params[k] == x) inputs.insert(g.input_names[k]);
+    }
+    for (const std::string& name : inputs) from += (from.empty() ? "" : ", ") + ("'" + name + "'");
+  }
+  const std::string name = has_input(n, i) ? n.inputs[i] : std::string("?");
+  return unsupported(what + " given as a computed (non-constant) tensor ('" + name + "'" +
+                     (from.empty() ? "" : ", computed from graph input " + from) +
+                     "): it decides the rank or structure of the result, so the core needs it at "
+                     "build time; plumb run or plumb check with input data will work");
+}
+
 const onnx::Tensor* LowerCtx::computed_constant(const std::string& name, ir::ValueId v) const {
   (void)name;
   const ir::Graph& g = b.graph();

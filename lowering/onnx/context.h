@@ -18,7 +18,10 @@ namespace plumb::lower {
 
 class LowerCtx {
  public:
-  LowerCtx(ir::Builder& builder, const onnx::OnnxModel& model) : b(builder), model_(model) {}
+  // Sets the builder's fold hook (fold_node): shape arithmetic on constants becomes constants.
+  LowerCtx(ir::Builder& builder, const onnx::OnnxModel& model) : b(builder), model_(model) {
+    b.set_fold_hook(fold_node);
+  }
 
   ir::Builder& b;
 
@@ -66,6 +69,12 @@ class LowerCtx {
     offered_[name] = std::move(t);
   }
   const std::set<std::string>& specialized_inputs() const { return specialized_; }
+  // The refusal of a parameter (input i of n, described by `what`) that the graph computes but that
+  // decides the rank or structure of the result (axes, split sizes, a target shape of unknown
+  // length), so the core needs it at build time (spec/onnx-rulings.md R1). The message names the
+  // graph inputs it is computed from and says that `plumb run` / `plumb check` with input data
+  // work (they lower for the given values).
+  Status needs_build_time(const onnx::OnnxNode& n, size_t i, const std::string& what);
 
   // ---- names -----------------------------------------------------------------------------------------
   void bind(const std::string& name, ir::ValueId v);

@@ -76,8 +76,8 @@ Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   std::optional<Ints> image = cx.const_ints(n, 1), block = cx.const_ints(n, 2);
-  if (!image || !block)
-    return cx.unsupported("Col2Im image_shape or block_shape given as a computed (non-constant) tensor");
+  if (!image) return cx.needs_build_time(n, 1, "Col2Im image_shape");
+  if (!block) return cx.needs_build_time(n, 2, "Col2Im block_shape");
   PLUMB_ASSIGN_OR_RETURN(Ints xd, static_dims(cx, x, "Col2Im"));
   const size_t s = image->size();
   if (s == 0 || block->size() != s)

@@ -100,6 +100,18 @@ Status lower_one(LowerCtx& cx, const onnx::OnnxNode& n, const std::map<std::stri
   return Status::ok();
 }
 
+// The declared type of a graph input specialized on the shape of its offered value (issue 13: with
+// inputs at hand, shapes first): the same type when the value does not fit it (dtype, rank, static
+// dims), which the run then rejects with its usual message.
+ir::Type specialized_type(const ir::Type& declared, const onnx::Tensor* offered) {
+  if (!offered || declared.kind != ir::TypeKind::Tensor || !declared.ranked ||
+      declared.dtype != offered->dtype || declared.shape.size() != offered->dims.size())
+    return declared;
+  for (size_t d = 0; d < declared.shape.size(); ++d)
+    if (declared.shape[d].is_static() && declared.shape[d].size != offered->dims[d]) return declared;
+  return ir::Type::tensor(declared.dtype, ir::static_shape(offered->dims));
+}
+
 }  // namespace
 
 Status lower_nodes(LowerCtx& cx, const std::vector<onnx::OnnxNode>& nodes,
@@ -122,7 +134,10 @@ Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const Lo
   for (const onnx::OnnxValueInfo* in : model.graph.real_inputs()) {
     if (!in->type)
       return invalid_model("", "graph input '" + in->name + "' has no type").with_place("graph inputs");
-    cx.bind(in->name, b.input(*in->type, in->name));
+    auto offered = options.input_values.find(in->name);
+    const ir::Type t =
+        specialized_type(*in->type, offered == options.input_values.end() ? nullptr : &offered->second);
+    cx.bind(in->name, b.input(t, in->name));
   }
   PLUMB_RETURN_IF_ERROR(b.status());
   for (const auto& [name, t] : options.input_values) cx.offer_input_value(name, t);

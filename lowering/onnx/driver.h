@@ -13,9 +13,11 @@ namespace plumb::lower {
 
 struct LowerOptions {
   bool verify = true;  // run ir::verify on the result
-  // Values of graph inputs known to the caller (by ONNX input name): a rule that needs one of
-  // them as a build-time constant (axes, pads, a shape given as a graph input) specializes the
-  // lowering on it (LowerCtx::offer_input_value).
+  // Values of graph inputs known to the caller (by ONNX input name). The lowering specializes on
+  // their shapes first (each such input gets its value's static shape, so every shape computed
+  // from shapes folds to a constant), and a rule that needs one of them as a build-time constant
+  // (axes, pads, a shape given as a graph input) specializes on its value
+  // (LowerCtx::offer_input_value).
   std::map<std::string, onnx::Tensor> input_values;
 };
 

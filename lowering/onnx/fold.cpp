@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "ir/attrs.h"
 #include "runtime/session.h"
 
 namespace plumb::lower {
@@ -37,7 +38,54 @@ std::optional<std::vector<int64_t>> static_shape_of(const ir::Graph& g, const ir
   return dims;
 }
 
+// The file-format constant of a run-time tensor (nullopt for dtypes whose layouts differ).
+std::optional<ir::ConstantData> to_constant(const rt::Tensor& t) {
+  if (rt::runtime_elem_bytes(t.dtype) * 8 != ir::dtype_bits(t.dtype)) return std::nullopt;
+  const auto* p = static_cast<const uint8_t*>(t.data);
+  return ir::ConstantData::owned(ir::Type::tensor(t.dtype, ir::static_shape(t.shape)),
+                                 std::vector<uint8_t>(p, p + t.nbytes()));
+}
+
+std::optional<rt::Tensor> run_one_output(ir::Graph sub) {
+  rt::SessionOptions so;
+  so.max_bytes = int64_t{64} << 20;
+  auto session = rt::Session::create(std::move(sub), so);
+  if (!session) return std::nullopt;  // e.g. the values are not yet well typed: leave it to the graph
+  if (!(*session)->run().is_ok()) return std::nullopt;  // a run-time error surfaces when the graph runs
+  const rt::RtValue& out = (*session)->output(0);
+  if (!out.is_tensor()) return std::nullopt;
+  return out.tensor();
+}
+
+ir::Node constant_node(ir::Graph& sub, ir::ValueId out, ir::ConstantData c) {
+  ir::Node cn;
+  cn.op = ir::Op::Constant;
+  cn.outputs = {out};
+  cn.attrs = {ir::Attr{"value", ir::ConstRef{static_cast<uint32_t>(sub.constants.size())}}};
+  sub.constants.push_back(std::move(c));
+  return cn;
+}
+
 }  // namespace
+
+std::optional<ir::ConstantData> fold_node(const ir::Node& n,
+                                          const std::vector<const ir::ConstantData*>& operands,
+                                          const ir::Type& result) {
+  if (operands.size() != n.inputs.size() || n.outputs.size() != 1) return std::nullopt;
+  ir::Graph sub;
+  ir::Node copy = n;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    copy.inputs[i] = sub.add_value(operands[i]->type);
+    sub.body.nodes.push_back(constant_node(sub, copy.inputs[i], *operands[i]));
+  }
+  copy.outputs = {sub.add_value(result)};
+  sub.body.results = {copy.outputs[0]};
+  sub.output_names = {""};
+  sub.body.nodes.push_back(std::move(copy));
+  std::optional<rt::Tensor> t = run_one_output(std::move(sub));
+  if (!t) return std::nullopt;
+  return to_constant(*t);
+}
 
 void Folder::index(const ir::Graph& g) {
   for (; indexed_ < g.body.nodes.size(); ++indexed_)

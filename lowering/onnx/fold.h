@@ -15,6 +15,13 @@
 
 namespace plumb::lower {
 
+// The constant that node `n` computes from `operands` (constants, in order), run on `ref`; nullopt
+// when it does not run (a run-time error is left to the graph, which reports it with the node).
+// The builder's fold hook (ir::Builder::set_fold_hook).
+std::optional<ir::ConstantData> fold_node(const ir::Node& n,
+                                          const std::vector<const ir::ConstantData*>& operands,
+                                          const ir::Type& result);
+
 class Folder {
  public:
   // The value of `v` in `g` (whose top-level body is being built), or nullopt when it depends on

@@ -254,7 +254,7 @@ Status lower_affine_grid(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t align_attr, n.attr_int("align_corners", 0));
   const bool align = align_attr != 0;
   auto size = cx.const_ints(n, 1);
-  if (!size) return cx.unsupported("AffineGrid size given as a computed (non-constant) tensor");
+  if (!size) return cx.needs_build_time(n, 1, "AffineGrid size");
   const Ints& sz = *size;
   if (sz.size() != 4 && sz.size() != 5) return cx.invalid("AffineGrid size must have 4 or 5 elements");
   const int64_t r = static_cast<int64_t>(sz.size()) - 2;

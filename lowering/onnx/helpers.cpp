@@ -161,6 +161,25 @@ std::vector<int64_t> static_dims(const ir::Type& t) {
   return d;
 }
 
+ir::ValueId as_i64_1(LowerCtx& cx, ir::ValueId v) {
+  if (cx.type(v).dtype != ir::DType::I64) v = cx.b.cast(v, ir::DType::I64);
+  return cx.b.reshape(v, cx.b.shape_const({1}));
+}
+
+ir::ValueId with_dim(LowerCtx& cx, ir::ValueId shape, int64_t r, int64_t axis, ir::ValueId entry) {
+  std::vector<ir::ValueId> parts;
+  if (axis > 0) parts.push_back(static_slice(cx, shape, {0}, {axis}));
+  parts.push_back(entry);
+  if (axis + 1 < r) parts.push_back(static_slice(cx, shape, {axis + 1}, {r - axis - 1}));
+  return parts.size() == 1 ? parts[0] : cx.b.concat(parts, 0);
+}
+
+ir::ValueId leading_slice(LowerCtx& cx, ir::ValueId x, ir::ValueId size) {
+  const size_t r = static_cast<size_t>(rank_of(cx, x));
+  return cx.b.emit1(ir::SliceAttrs{}, {x, cx.b.shape_const(std::vector<int64_t>(r, 0)), size,
+                                       cx.b.shape_const(std::vector<int64_t>(r, 1))});
+}
+
 ir::ValueId static_slice(LowerCtx& cx, ir::ValueId x, std::vector<int64_t> start, std::vector<int64_t> size) {
   std::vector<int64_t> stride(start.size(), 1);
   return cx.b.emit1(ir::SliceAttrs{},

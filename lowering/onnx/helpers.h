@@ -47,6 +47,14 @@ int64_t rank_of(LowerCtx& cx, ir::ValueId v);
 // A ranked tensor type whose dims are all static, and those dims.
 bool is_static(const ir::Type& t);
 std::vector<int64_t> static_dims(const ir::Type& t);
+// Run-time shape parameters (issue 13: one .plumb serves every input size).
+// `v` (an integer scalar or 1-element tensor, any integer dtype) as i64[1].
+ir::ValueId as_i64_1(LowerCtx& cx, ir::ValueId v);
+// `shape` (i64[r]) with entry `axis` replaced by `entry` (i64[1]).
+ir::ValueId with_dim(LowerCtx& cx, ir::ValueId shape, int64_t r, int64_t axis, ir::ValueId entry);
+// `x[0 : size]` with unit strides along every axis; `size` an i64[rank] value.
+ir::ValueId leading_slice(LowerCtx& cx, ir::ValueId x, ir::ValueId size);
+
 // `x[start : start + size]` with unit strides, all bounds build-time constants.
 ir::ValueId static_slice(LowerCtx& cx, ir::ValueId x, std::vector<int64_t> start, std::vector<int64_t> size);
 

@@ -47,7 +47,7 @@ Expected<std::optional<std::vector<int64_t>>> reduce_axes(LowerCtx& cx, const On
   }
   if (!cx.has_input(n, 1)) return Axes();
   auto a = cx.const_ints(n, 1);
-  if (!a) return unsupported("reduction axes given as a computed (non-constant) tensor");
+  if (!a) return cx.needs_build_time(n, 1, "reduction axes");
   return Axes(*a);
 }
 
@@ -161,7 +161,8 @@ Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   auto axis_v = cx.const_ints(n, 1);
-  if (!axis_v || axis_v->size() != 1) return cx.unsupported("axis given as a computed (non-constant) tensor");
+  if (!axis_v) return cx.needs_build_time(n, 1, "axis");
+  if (axis_v->size() != 1) return cx.invalid("axis must be one integer");
   PLUMB_ASSIGN_OR_RETURN(int64_t exclusive, n.attr_int("exclusive", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t reverse, n.attr_int("reverse", 0));
   const int64_t axis = normalize_axis(cx, (*axis_v)[0], rank_of(cx, x));

@@ -22,6 +22,7 @@
 
 #include "lowering/onnx/helpers.h"
 #include "lowering/onnx/registry.h"
+#include "lowering/onnx/resize_runtime.h"
 
 namespace plumb::lower {
 
@@ -39,29 +40,10 @@ constexpr ir::DType kF64 = ir::DType::F64;
 constexpr int64_t kMaxExtent = int64_t{1} << 31;        // an output extent larger than this is refused
 constexpr int64_t kMaxTableEntries = int64_t{1} << 24;  // taps * output positions per axis
 
-enum class Mode { Nearest, Linear, Cubic };
-enum class Coord {
-  HalfPixel,
-  HalfPixelSymmetric,
-  PytorchHalfPixel,
-  AlignCorners,
-  Asymmetric,
-  TfHalfPixelForNn,
-  TfCropAndResize
-};
-// Simple: Resize-10 and Upsample, which have no nearest_mode: floor when upsampling, ceil when
-// downsampling (what onnxruntime does for them; Upsample's reference is np.repeat, i.e. floor).
-enum class Nearest { RoundPreferFloor, RoundPreferCeil, Floor, Ceil, Simple };
-
-struct Params {
-  Mode mode = Mode::Nearest;
-  Coord coord = Coord::Asymmetric;
-  Nearest nearest = Nearest::Simple;
-  double cubic_a = -0.75;
-  bool exclude_outside = false;
-  bool antialias = false;
-  double extrapolation = 0.0;
-};
+using resize::Coord;
+using resize::Mode;
+using resize::Nearest;
+using resize::Params;
 
 // One axis: out positions, `taps` slots each; idx/w are [taps][out] (slot-major).
 struct AxisPlan {
@@ -224,14 +206,7 @@ ValueId apply_axis(LowerCtx& cx, const Params& p, ValueId x, const AxisPlan& a, 
   return y;
 }
 
-// f64 -> an integer dtype: round half to even, then saturate (the ONNX reference's saturate_cast).
-ValueId f64_to_int(LowerCtx& cx, ValueId v, ir::DType dt) {
-  const auto [lo, hi] = f64_int_range(dt);
-  ValueId r = cx.b.unary(UK::Round, v);
-  r = cx.b.binary(BK::Max, r, splat(cx, lo, r));
-  r = cx.b.binary(BK::Min, r, splat(cx, hi, r));
-  return cx.b.cast(r, dt);
-}
+using resize::f64_to_int;
 
 struct Spec {
   Params p;
@@ -240,14 +215,57 @@ struct Spec {
   Ints sizes;                  // per listed axis, or empty
   std::vector<double> roi;     // 2 * listed axes, or empty
   std::string keep_aspect = "stretch";
+  // Computed by the graph instead (issue 13): the run-time path (resize_runtime.h).
+  ValueId sizes_value = ir::kNoValue;
+  ValueId scales_value = ir::kNoValue;
 };
+
+// The run-time path: x has symbolic dims, or sizes/scales are graph values.
+Status emit_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, Spec s, const std::string& what) {
+  const int64_t r = rank_of(cx, x);
+  if (s.axes.empty())
+    for (int64_t i = 0; i < r; ++i) s.axes.push_back(i);
+  if (s.keep_aspect != "stretch")
+    return cx.unsupported(what + " with keep_aspect_ratio_policy '" + s.keep_aspect +
+                          "' needs its output extents at build time, and input '" + n.inputs[0] +
+                          "' or its sizes are only known at run time; `plumb run` or `plumb check` "
+                          "with input data will work");
+  resize::RuntimeSpec rs;
+  rs.p = s.p;
+  if (s.sizes_value != ir::kNoValue || !s.sizes.empty()) {
+    rs.axes = s.axes;
+    rs.sizes = s.sizes_value != ir::kNoValue
+                   ? s.sizes_value
+                   : cx.b.const_ints(ir::DType::I64, {static_cast<int64_t>(s.sizes.size())}, s.sizes);
+  } else if (s.scales_value != ir::kNoValue) {
+    rs.axes = s.axes;
+    rs.scales = s.scales_value;
+  } else {
+    if (s.scales.size() != s.axes.size())
+      return cx.invalid(what + ": scales has " + std::to_string(s.scales.size()) + " elements, expected " +
+                        std::to_string(s.axes.size()));
+    // A constant scale of 1 keeps its axis as it is (every coordinate mode but
+    // tf_half_pixel_for_nn maps each position to itself there).
+    std::vector<double> kept;
+    for (size_t i = 0; i < s.axes.size(); ++i) {
+      if (!(s.scales[i] > 0) || !std::isfinite(s.scales[i]))
+        return cx.invalid(what + ": scales must be positive and finite");
+      if (s.scales[i] == 1.0 && s.p.coord != Coord::TfHalfPixelForNn) continue;
+      rs.axes.push_back(s.axes[i]);
+      kept.push_back(s.scales[i]);
+    }
+    rs.scales = cx.b.const_floats(ir::DType::F64, {static_cast<int64_t>(kept.size())}, kept);
+  }
+  return resize::emit_runtime_resize(cx, n, x, rs, what);
+}
 
 // Emits the resize of x by `s`.
 Status emit_resize(LowerCtx& cx, const OnnxNode& n, ValueId x, Spec s, const char* op) {
   const std::string what = std::string(op) + "-" + std::to_string(cx.opset());
   const ir::Type xt = cx.type(x);
-  if (!xt.ranked || !ir::shape_is_static(xt.shape))
-    return cx.unsupported(what + " of an input with symbolic dimensions");
+  if (!xt.ranked) return cx.unsupported(what + " of an unranked input");
+  if (!ir::shape_is_static(xt.shape) || s.sizes_value != ir::kNoValue || s.scales_value != ir::kNoValue)
+    return emit_runtime(cx, n, x, std::move(s), what);
   const int64_t r = static_cast<int64_t>(xt.shape.size());
   if (s.axes.empty())
     for (int64_t i = 0; i < r; ++i) s.axes.push_back(i);
@@ -411,6 +429,17 @@ Status read_attrs(LowerCtx& cx, const OnnxNode& n, Spec& s) {
   return Status::ok();
 }
 
+// Input i (scales or sizes) when the graph computes it (not a constant, not empty): the run-time
+// path takes it as a value; kNoValue otherwise.
+Expected<ValueId> computed_param(LowerCtx& cx, const OnnxNode& n, size_t i) {
+  if (!cx.has_input(n, i)) return ir::kNoValue;
+  ValueId v = cx.input(n, i);
+  const ir::Type t = cx.type(v);
+  if (t.ranked && t.shape.size() == 1 && t.shape[0].size == 0) return ir::kNoValue;
+  if (cx.const_input(n, i)) return ir::kNoValue;
+  return v;
+}
+
 // Reads the optional float input i: absent or empty gives {}; not constant is unsupported.
 Expected<std::vector<double>> read_floats(LowerCtx& cx, const OnnxNode& n, size_t i, const char* name) {
   if (!cx.has_input(n, i)) return std::vector<double>{};
@@ -434,16 +463,22 @@ Status lower_resize(LowerCtx& cx, const OnnxNode& n) {
   if (s.p.coord == Coord::TfCropAndResize) {
     PLUMB_ASSIGN_OR_RETURN(s.roi, read_floats(cx, n, 1, "roi"));
   }
-  PLUMB_ASSIGN_OR_RETURN(s.scales, read_floats(cx, n, 2, "scales"));
-  if (cx.has_input(n, 3)) {
+  PLUMB_ASSIGN_OR_RETURN(s.scales_value, computed_param(cx, n, 2));
+  if (s.scales_value == ir::kNoValue) {
+    PLUMB_ASSIGN_OR_RETURN(s.scales, read_floats(cx, n, 2, "scales"));
+  }
+  PLUMB_ASSIGN_OR_RETURN(s.sizes_value, computed_param(cx, n, 3));
+  if (s.sizes_value == ir::kNoValue && cx.has_input(n, 3)) {
     ValueId sz = cx.input(n, 3);
     const ir::Type t = cx.type(sz);
     if (!(t.ranked && t.shape.size() == 1 && t.shape[0].size == 0)) {
       auto vals = cx.const_ints(n, 3);
-      if (!vals) return cx.unsupported("Resize sizes given as a computed (non-constant) tensor");
+      if (!vals) return cx.fail(internal_error("Resize sizes neither constant nor computed"));
       s.sizes = *vals;
     }
   }
+  if (s.scales_value != ir::kNoValue && (s.sizes_value != ir::kNoValue || !s.sizes.empty()))
+    return cx.invalid("Resize: exactly one of scales and sizes must be given");
   if (s.sizes.empty() && s.scales.empty() && cx.has_input(n, 3) && !cx.has_input(n, 2)) {
     // sizes given but empty: fall through to the "exactly one" error below.
   }
@@ -451,7 +486,9 @@ Status lower_resize(LowerCtx& cx, const OnnxNode& n) {
 }
 
 // Resize-10 and Upsample-7/9: scales only, asymmetric coordinates, nearest without nearest_mode.
-Status lower_resize_10(LowerCtx& cx, const OnnxNode& n, const char* op, std::vector<double> scales) {
+// `scales_value`: the scales as a graph value when the graph computes them (else kNoValue).
+Status lower_resize_10(LowerCtx& cx, const OnnxNode& n, const char* op, std::vector<double> scales,
+                       ValueId scales_value = ir::kNoValue) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   Spec s;
@@ -459,11 +496,15 @@ Status lower_resize_10(LowerCtx& cx, const OnnxNode& n, const char* op, std::vec
   s.p.coord = Coord::Asymmetric;
   s.p.nearest = Nearest::Simple;
   s.scales = std::move(scales);
-  if (s.scales.empty()) return cx.invalid(std::string(op) + ": scales must not be empty");
+  s.scales_value = scales_value;
+  if (s.scales.empty() && scales_value == ir::kNoValue)
+    return cx.invalid(std::string(op) + ": scales must not be empty");
   return emit_resize(cx, n, x, s, op);
 }
 
 Status lower_resize_v10(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(ValueId computed, computed_param(cx, n, 1));
+  if (computed != ir::kNoValue) return lower_resize_10(cx, n, "Resize", {}, computed);
   PLUMB_ASSIGN_OR_RETURN(std::vector<double> scales, read_floats(cx, n, 1, "scales"));
   return lower_resize_10(cx, n, "Resize", std::move(scales));
 }
@@ -476,8 +517,10 @@ Status lower_upsample_7(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_upsample_9(LowerCtx& cx, const OnnxNode& n) {
   if (!cx.has_input(n, 1)) return cx.invalid("Upsample-9 needs the scales input");
+  PLUMB_ASSIGN_OR_RETURN(ValueId computed, computed_param(cx, n, 1));
+  if (computed != ir::kNoValue) return lower_resize_10(cx, n, "Upsample", {}, computed);
   auto vals = cx.const_floats(n, 1);
-  if (!vals) return cx.unsupported("Upsample scales given as a computed (non-constant) tensor");
+  if (!vals) return cx.invalid("Upsample scales must be a float tensor");
   return lower_resize_10(cx, n, "Upsample", *vals);
 }
 

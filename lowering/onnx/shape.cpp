@@ -148,8 +148,8 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
   }
   // Dynamic: s' = (s == 0 && !allowzero) ? shape(x)[i] : s; then -1 -> numel / prod(others).
   const ir::Type& st = cx.type(shape_in);
-  if (st.rank() != 1 || !st.shape[0].is_static())
-    return cx.unsupported("Reshape with a shape input of unknown length");
+  if (st.rank() != 1) return cx.invalid("Reshape shape must be 1-D");
+  if (!st.shape[0].is_static()) return cx.needs_build_time(n, 1, "Reshape shape of unknown length");
   const int64_t k = st.shape[0].size;
   ValueId s = shape_in;
   ValueId xs = cx.b.shape_of(x);
@@ -240,7 +240,7 @@ Expected<std::optional<std::vector<int64_t>>> axes_of(LowerCtx& cx, const OnnxNo
   }
   if (!cx.has_input(n, 1)) return std::optional<std::vector<int64_t>>();
   auto a = cx.const_ints(n, 1);
-  if (!a) return unsupported("axes given as a computed (non-constant) tensor");
+  if (!a) return cx.needs_build_time(n, 1, "axes");
   return std::optional<std::vector<int64_t>>(*a);
 }
 
@@ -323,8 +323,8 @@ Status lower_expand(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type& st = cx.type(shape);
   // A shape known at build time (also one computed from offered inputs) has a known length.
   auto target = cx.const_ints(n, 1);
-  if (!target && (st.rank() != 1 || !st.shape[0].is_static()))
-    return cx.unsupported("Expand with a shape of unknown length");
+  if (!target && st.rank() != 1) return cx.invalid("Expand shape must be 1-D");
+  if (!target && !st.shape[0].is_static()) return cx.needs_build_time(n, 1, "Expand shape of unknown length");
   const int64_t k = target ? static_cast<int64_t>(target->size()) : st.shape[0].size;
   const int64_t r = std::max(k, rank_of(cx, x));
   const ir::Shape& xs = cx.type(x).shape;
@@ -360,6 +360,9 @@ Status lower_constant_of_shape(LowerCtx& cx, const OnnxNode& n) {
     value = a->t;
     value.dims = {};
   }
+  const ir::Type st = cx.type(shape);
+  if (st.rank() == 1 && !st.shape[0].is_static())
+    return cx.needs_build_time(n, 0, "ConstantOfShape shape of unknown length");
   ValueId scalar = cx.constant_value(value);
   // A shape known at build time (also one computed from offered inputs, R1) gives a static type.
   if (auto dims = cx.const_ints(n, 0);

@@ -38,7 +38,7 @@ double turn_angle(int64_t num, int64_t den) {
 // Scalar (or 1-element) integer input i, required to be known at lowering time.
 Expected<int64_t> scalar_int_input(LowerCtx& cx, const OnnxNode& n, size_t i, const char* what) {
   std::optional<Ints> v = cx.const_ints(n, i);
-  if (!v) return cx.unsupported(std::string(what) + " given as a computed (non-constant) tensor");
+  if (!v) return cx.needs_build_time(n, i, what);
   if (v->size() != 1) return cx.invalid(std::string(what) + " must be a scalar");
   return (*v)[0];
 }
@@ -47,7 +47,7 @@ Expected<double> scalar_float_input(LowerCtx& cx, const OnnxNode& n, size_t i, c
   std::optional<std::vector<double>> v = cx.const_floats(n, i);
   if (!v) {
     std::optional<Ints> iv = cx.const_ints(n, i);
-    if (!iv) return cx.unsupported(std::string(what) + " given as a computed (non-constant) tensor");
+    if (!iv) return cx.needs_build_time(n, i, what);
     v = std::vector<double>(iv->begin(), iv->end());
   }
   if (v->size() != 1) return cx.invalid(std::string(what) + " must be a scalar");

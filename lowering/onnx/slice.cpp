@@ -114,7 +114,7 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
     a.ends_c = cx.const_ints(n, 2);
     if (cx.has_input(n, 3)) {
       auto axes = cx.const_ints(n, 3);
-      if (!axes) return cx.unsupported("Slice axes given as a computed (non-constant) tensor");
+      if (!axes) return cx.needs_build_time(n, 3, "Slice axes");
       a.axes = *axes;
     }
     if (cx.has_input(n, 4)) a.steps_c = cx.const_ints(n, 4);
@@ -203,7 +203,7 @@ Status lower_split(LowerCtx& cx, const OnnxNode& n) {
     PLUMB_ASSIGN_OR_RETURN(sizes, n.attr_ints("split", {}));
   } else if (cx.has_input(n, 1)) {
     auto s = cx.const_ints(n, 1);
-    if (!s) return cx.unsupported("Split sizes given as a computed (non-constant) tensor");
+    if (!s) return cx.needs_build_time(n, 1, "Split sizes");
     sizes = *s;
   }
   const int64_t parts = static_cast<int64_t>(n.outputs.size());

@@ -104,20 +104,36 @@ ValueId fix_negative(LowerCtx& cx, ValueId idx, ValueId extent_same_shape) {
 Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
   ValueId idx = cx.input(n, 0), values = cx.input(n, 2);
   if (!cx.b.ok()) return Status::ok();
-  auto depth = cx.const_floats(n, 1);
-  if (!depth || depth->size() != 1)
-    return cx.unsupported("OneHot depth given as a computed (non-constant) tensor");
-  const int64_t dep = static_cast<int64_t>((*depth)[0]);
   const ir::Type it = cx.type(idx);
-  if (!is_static(it)) return cx.unsupported("OneHot with symbolic index dims");
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
   const int64_t r = it.rank() + 1;
   axis = normalize_axis(cx, axis, r);
-  std::vector<int64_t> out = static_dims(it);
-  out.insert(out.begin() + axis, dep);
-  ValueId shape = cx.b.shape_const(out);
+  if (!cx.status().is_ok()) return Status::ok();
+  // depth: a build-time number, or (issue 13) a run-time scalar of any numeric dtype, inserted
+  // into the result shape.
+  ValueId depth = ir::kNoValue;  // i64[1]
+  if (auto d = cx.const_floats(n, 1); d && d->size() == 1) {
+    depth = cx.b.shape_const({static_cast<int64_t>((*d)[0])});
+  } else {
+    ValueId dv = cx.input(n, 1);
+    if (!cx.b.ok()) return Status::ok();
+    const ir::Type dt = cx.type(dv);
+    if (dt.rank() > 1 || (dt.rank() == 1 && dt.shape[0].is_static() && dt.shape[0].size != 1))
+      return cx.invalid("depth must be one number");
+    // Floor equals ONNX's truncation for every valid (non-negative) depth; a negative one is
+    // iota's run-time error either way.
+    if (ir::is_float(dt.dtype)) dv = cx.b.unary(ir::UnaryKind::Floor, dv);
+    depth = as_i64_1(cx, dv);
+  }
+  const ValueId idx_shape = shape_value(cx, idx);
+  std::vector<ValueId> parts;
+  if (axis > 0) parts.push_back(static_slice(cx, idx_shape, {0}, {axis}));
+  parts.push_back(depth);
+  if (axis < r - 1) parts.push_back(static_slice(cx, idx_shape, {axis}, {r - 1 - axis}));
+  ValueId shape = parts.size() == 1 ? parts[0] : cx.b.concat(parts, 0);
   ValueId i64 = cx.b.cast(idx, ir::DType::I64);
-  i64 = fix_negative(cx, i64, splat(cx, static_cast<double>(dep), i64));
+  i64 = fix_negative(cx, i64,
+                     cx.b.broadcast(cx.b.reshape(depth, cx.b.shape_const({})), shape_value(cx, i64), {}));
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < r; ++i)
     if (i != axis) dims.push_back(i);
@@ -152,6 +168,32 @@ Expected<std::vector<int64_t>> tile1_repeats(LowerCtx& cx, const OnnxNode& n, in
   return reps;
 }
 
+// Tile with repeats or dims known only at run time (issue 13): the same broadcast and reshape,
+// with [r0, d0, r1, d1, ...] and [r0 d0, ...] computed by the graph; a negative repeat is the
+// broadcast's run-time error, naming this node.
+Status lower_tile_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId reps) {
+  const int64_t r = rank_of(cx, x);
+  const ir::Type rt = cx.type(reps);
+  if (rt.rank() != 1 || (rt.shape[0].is_static() && rt.shape[0].size != r))
+    return cx.invalid("repeats length differs from the input rank");
+  if (rt.dtype != ir::DType::I64) reps = cx.b.cast(reps, ir::DType::I64);
+  if (r == 0) {
+    cx.set_output(n, 0, x);
+    return Status::ok();
+  }
+  const ValueId dims = shape_value(cx, x);
+  std::vector<ValueId> wide;
+  std::vector<int64_t> bdims;
+  for (int64_t i = 0; i < r; ++i) {
+    wide.push_back(static_slice(cx, reps, {i}, {1}));
+    wide.push_back(static_slice(cx, dims, {i}, {1}));
+    bdims.push_back(2 * i + 1);
+  }
+  ValueId b = cx.b.broadcast(x, cx.b.concat(wide, 0), bdims);
+  cx.set_output(n, 0, cx.b.reshape(b, cx.b.binary(BK::Mul, reps, dims)));
+  return Status::ok();
+}
+
 Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
@@ -162,14 +204,16 @@ Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
     reps = std::move(one_axis);
   } else {
     reps = cx.const_ints(n, 1);
+    if (!reps) return lower_tile_runtime(cx, n, x, cx.input(n, 1));
   }
-  if (!reps) return cx.unsupported("Tile repeats given as a computed (non-constant) tensor");
-  if (!is_static(xt)) return cx.unsupported("Tile of a tensor with symbolic dims");
   const auto d = static_dims(xt);
-  if (reps->size() != d.size()) return cx.invalid("repeats length differs from the input rank");
+  if (reps->size() != xt.shape.size()) return cx.invalid("repeats length differs from the input rank");
+  for (int64_t rep : *reps)
+    if (rep < 0) return cx.invalid("negative repeat");
+  if (!is_static(xt))
+    return lower_tile_runtime(cx, n, x, cx.b.const_ints(ir::DType::I64, {xt.rank()}, *reps));
   std::vector<int64_t> inter, wide, out, bdims;
   for (size_t i = 0; i < d.size(); ++i) {
-    if ((*reps)[i] < 0) return cx.invalid("negative repeat");
     wide.push_back((*reps)[i]);
     wide.push_back(d[i]);
     bdims.push_back(static_cast<int64_t>(2 * i + 1));
@@ -177,6 +221,37 @@ Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
   }
   ValueId b = cx.b.broadcast(x, cx.b.shape_const(wide), bdims);
   cx.set_output(n, 0, cx.b.reshape(b, cx.b.shape_const(out)));
+  return Status::ok();
+}
+
+// Pad with pads known only at run time (issue 13), or negative pads on symbolic dims: the crop is
+// a slice by max(-pad, 0) on each side and the pad takes max(pad, 0), both computed by the graph
+// (a crop beyond the dim is the slice's run-time error, naming this node).
+Status lower_pad_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId pads,
+                         const std::vector<int64_t>& axes, ValueId value, ir::PadMode mode) {
+  const int64_t r = rank_of(cx, x);
+  const int64_t k = static_cast<int64_t>(axes.size());
+  const ir::Type pt = cx.type(pads);
+  if (pt.rank() != 1 || (pt.shape[0].is_static() && pt.shape[0].size != 2 * k))
+    return cx.invalid("pads must have 2 entries per padded axis");
+  if (pt.dtype != ir::DType::I64) pads = cx.b.cast(pads, ir::DType::I64);
+  // Full-rank begin/end vectors: entry d is pads[i] for axes[i] == d, else 0.
+  const ValueId zero = cx.b.shape_const({0});
+  std::vector<ValueId> lo(static_cast<size_t>(r), zero), hi(static_cast<size_t>(r), zero);
+  for (int64_t i = 0; i < k; ++i) {
+    lo[axes[i]] = static_slice(cx, pads, {i}, {1});
+    hi[axes[i]] = static_slice(cx, pads, {k + i}, {1});
+  }
+  const ValueId begin = r == 1 ? lo[0] : cx.b.concat(lo, 0);
+  const ValueId end = r == 1 ? hi[0] : cx.b.concat(hi, 0);
+  const ValueId zeros = cx.b.shape_const(std::vector<int64_t>(static_cast<size_t>(r), 0));
+  auto positive = [&](ValueId v) { return cx.b.binary(BK::Max, v, zeros); };
+  auto negated = [&](ValueId v) { return cx.b.binary(BK::Sub, zeros, v); };
+  const ValueId crop_lo = positive(negated(begin)), crop_hi = positive(negated(end));
+  const ValueId size = cx.b.binary(BK::Sub, cx.b.binary(BK::Sub, shape_value(cx, x), crop_lo), crop_hi);
+  x = cx.b.emit1(ir::SliceAttrs{},
+                 {x, crop_lo, size, cx.b.shape_const(std::vector<int64_t>(static_cast<size_t>(r), 1))});
+  cx.set_output(n, 0, cx.b.emit1(ir::PadAttrs{mode}, {x, positive(begin), positive(end), value}));
   return Status::ok();
 }
 
@@ -200,6 +275,7 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("unknown Pad mode '" + mode + "'");
   std::vector<int64_t> pads;
   ValueId value;
+  ValueId computed_pads = ir::kNoValue;
   if (cx.opset() < 11) {
     // Pad-1 names the same [x1_begin, x2_begin, ..., x1_end, x2_end, ...] list `paddings`.
     PLUMB_ASSIGN_OR_RETURN(pads, n.attr_ints(cx.opset() < 2 ? "paddings" : "pads", {}));
@@ -208,19 +284,22 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
     value = scalar_like(cx, *v, x);
   } else {
     auto p = cx.const_ints(n, 1);
-    if (!p) return cx.unsupported("Pad pads given as a computed (non-constant) tensor");
-    pads = *p;
+    if (p)
+      pads = *p;
+    else
+      computed_pads = cx.input(n, 1);
     value = cx.has_input(n, 2) ? cx.b.reshape(cx.input(n, 2), cx.b.shape_const({})) : scalar_like(cx, 0, x);
   }
   std::vector<int64_t> axes;
   if (cx.opset() >= 18 && cx.has_input(n, 3)) {
     auto a = cx.const_ints(n, 3);
-    if (!a) return cx.unsupported("Pad axes given as a computed (non-constant) tensor");
+    if (!a) return cx.needs_build_time(n, 3, "Pad axes");
     for (int64_t ax : *a) axes.push_back(normalize_axis(cx, ax, r));
   } else {
     for (int64_t i = 0; i < r; ++i) axes.push_back(i);
   }
   const size_t k = axes.size();
+  if (computed_pads != ir::kNoValue) return lower_pad_runtime(cx, n, x, computed_pads, axes, value, m);
   if (pads.size() != 2 * k) return cx.invalid("pads must have 2 entries per padded axis");
   std::vector<int64_t> lo(r, 0), hi(r, 0);
   for (size_t i = 0; i < k; ++i) {
@@ -230,7 +309,10 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
   bool crop = false;
   for (int64_t i = 0; i < r; ++i) crop = crop || lo[i] < 0 || hi[i] < 0;
   if (crop) {
-    if (!is_static(xt)) return cx.unsupported("negative Pad on symbolic dims");
+    if (!is_static(xt))
+      return lower_pad_runtime(cx, n, x,
+                               cx.b.const_ints(ir::DType::I64, {static_cast<int64_t>(pads.size())}, pads),
+                               axes, value, m);
     std::vector<int64_t> start(r, 0), size = static_dims(xt), stride(r, 1);
     for (int64_t i = 0; i < r; ++i) {
       if (lo[i] < 0) start[i] = -lo[i], size[i] += lo[i], lo[i] = 0;
@@ -277,36 +359,40 @@ Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
 }
 
 // TopK: stable sort along axis (descending for largest, so ties keep the lower index first),
-// then the first k.
+// then the first k. A computed k (issue 13) is a run-time slice size: k outside [0, dim] is then
+// the slice's run-time error, naming this node.
 Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   if (!cx.b.ok()) return Status::ok();
   std::optional<int64_t> k;
+  ValueId k_value = ir::kNoValue;
   if (cx.opset() < 10) {
     PLUMB_ASSIGN_OR_RETURN(int64_t kk, n.attr_int("k", -1));
     k = kk;
   } else if (auto kv = cx.const_ints(n, 1); kv && kv->size() == 1) {
     k = (*kv)[0];
+  } else {
+    k_value = cx.input(n, 1);
+    if (!cx.b.ok()) return Status::ok();
+    const ir::Type kt = cx.type(k_value);
+    if (!ir::is_int(kt.dtype) || kt.rank() > 1 ||
+        (kt.rank() == 1 && kt.shape[0].is_static() && kt.shape[0].size != 1))
+      return cx.invalid("k must be one integer");
   }
-  if (!k) return cx.unsupported("TopK k given as a computed (non-constant) tensor");
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
   PLUMB_ASSIGN_OR_RETURN(int64_t largest, n.attr_int("largest", 1));
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   axis = normalize_axis(cx, axis, r);
-  if (!is_static(xt)) return cx.unsupported("TopK on symbolic dims");
-  if (*k < 0 || *k > xt.shape[axis].size) return cx.invalid("k out of range");
+  if (!cx.status().is_ok()) return Status::ok();
+  if (k && (*k < 0 || (xt.shape[axis].is_static() && *k > xt.shape[axis].size)))
+    return cx.invalid("k out of range");
   auto sorted = cx.b.emit(ir::SortAttrs{axis, largest != 0}, {x});
-  std::vector<int64_t> size = static_dims(xt);
-  size[axis] = *k;
-  auto first_k = [&](ValueId v) {
-    return cx.b.emit1(ir::SliceAttrs{},
-                      {v, cx.b.shape_const(std::vector<int64_t>(r, 0)), cx.b.shape_const(size),
-                       cx.b.shape_const(std::vector<int64_t>(r, 1))});
-  };
+  const ValueId size =
+      with_dim(cx, shape_value(cx, x), r, axis, k ? cx.b.shape_const({*k}) : as_i64_1(cx, k_value));
   if (sorted.size() < 2) return Status::ok();
-  cx.set_output(n, 0, first_k(sorted[0]));
-  cx.set_output(n, 1, first_k(sorted[1]));
+  cx.set_output(n, 0, leading_slice(cx, sorted[0], size));
+  cx.set_output(n, 1, leading_slice(cx, sorted[1], size));
   return Status::ok();
 }
 
@@ -439,7 +525,7 @@ Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   auto target = cx.const_ints(n, 1);
-  if (!target) return cx.unsupported("CenterCropPad shape given as a computed (non-constant) tensor");
+  if (!target) return cx.needs_build_time(n, 1, "CenterCropPad shape");
   if (!is_static(xt)) return cx.unsupported("CenterCropPad on symbolic dims");
   std::vector<int64_t> all;
   for (int64_t i = 0; i < r; ++i) all.push_back(i);

@@ -6,7 +6,9 @@
 # '<name>'"), in the default and --no-isolate modes; with outputs only it must exit 1 where the
 # fault moves the outputs by at least 1e-3 of their largest magnitude (faults.txt's third column;
 # '-': not tested). The below-noise fault N1 (slice 0 of a weight scaled by 1 + 2^-22) must match
-# (exit 0) in all three. Cases "<model> <id>/{full,full-noiso,outputs}"; known failures:
+# (exit 0) in all three; where N1 scales a Constant (models without weights), only outputs only,
+# and only where onnxruntime finds its effect at most |onnxruntime - torch| (a Constant's own
+# output, compared exactly, does differ). Cases "<model> <id>/{full,full-noiso,outputs}"; known failures:
 # tests/models/real_known_failures.txt. Ends with "N passed, N failed". Exit 77 (skipped) in a
 # build without the ONNX tools.
 set -uo pipefail
@@ -19,8 +21,10 @@ for m in $(real_models); do
     f=$real_tmp/$m/$id.onnx
     want=$exit_full
     [[ $want == 1 ]] && want="1:$node"
-    real_check "$m" "$id/full" "$want" "$f" --data "$d/data" --expected "$full"
-    real_check "$m" "$id/full-noiso" "$want" "$f" --data "$d/data" --expected "$full" --no-isolate
+    if [[ $exit_full != - ]]; then
+      real_check "$m" "$id/full" "$want" "$f" --data "$d/data" --expected "$full"
+      real_check "$m" "$id/full-noiso" "$want" "$f" --data "$d/data" --expected "$full" --no-isolate
+    fi
     if [[ $exit_outputs != - ]]; then
       real_check "$m" "$id/outputs" "$exit_outputs" "$f" --data "$d/data"
     fi

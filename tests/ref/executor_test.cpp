@@ -344,6 +344,34 @@ TEST(Executor, ReplansWhenInputShapesChange) {
   EXPECT_EQ(s->plans_made(), 2);  // same shapes: the plan is reused
 }
 
+// One plan per distinct input shape (issue 13): going back to an earlier shape reuses its plan;
+// beyond max_plans the least recently used one is dropped (and made again when needed).
+TEST(Executor, CachesOnePlanPerInputShape) {
+  SessionOptions o;
+  o.max_plans = 2;
+  auto made = Session::create(two_inputs_sym(), o);
+  ASSERT_TRUE(made.has_value()) << made.status().to_string();
+  Session& s = **made;
+  auto run_rows = [&](int64_t rows) {
+    std::vector<float> a(static_cast<size_t>(2 * rows), 5), b(static_cast<size_t>(2 * rows), 2);
+    Status st = run_with(s, make_tensor<float>({rows, 2}, a), make_tensor<float>({rows, 2}, b));
+    EXPECT_TRUE(st.is_ok()) << st.to_string();
+    EXPECT_EQ(values<float>(s.output(0).tensor()), std::vector<float>(static_cast<size_t>(2 * rows), 3));
+  };
+  run_rows(1);
+  run_rows(3);
+  run_rows(1);
+  run_rows(3);
+  EXPECT_EQ(s.plans_made(), 2);
+  EXPECT_EQ(s.plans_cached(), 2u);
+  run_rows(4);  // drops the plan for 1 row (least recently used), keeps the one for 3
+  run_rows(3);
+  EXPECT_EQ(s.plans_made(), 3);
+  run_rows(1);
+  EXPECT_EQ(s.plans_made(), 4);
+  EXPECT_EQ(s.plans_cached(), 2u);
+}
+
 // f16: 300 * 300 = 90000 overflows f16 (max 65504) to inf in native mode; precise mode computes
 // in f64 and returns 90000 as f64. The input is given as f16 in both modes.
 TEST(Executor, PreciseModeDiffersFromNativeOnF16) {
