@@ -66,7 +66,8 @@ std::string stats_json(const ErrorStats& s) {
     << ", \"max_rel\": " << json_num(s.max_rel) << ", \"max_ulp\": " << json_num(s.max_ulp)
     << ", \"bound_ratio\": " << (s.have_bounds || !s.match ? json_num(s.bound_ratio) : "null")
     << ", \"min_atol\": " << json_num(s.max_abs) << ", \"min_rtol\": " << json_num(s.min_rtol)
-    << ", \"why\": " << json_str(s.why) << ", \"inconclusive\": " << (s.inconclusive ? "true" : "false");
+    << ", \"why\": " << json_str(s.why) << ", \"inconclusive\": " << (s.inconclusive ? "true" : "false")
+    << ", \"shape_differs\": " << (s.shape_differs ? "true" : "false");
   if (s.have_bounds)
     o << ", \"noise\": {\"samples\": " << s.samples << ", \"sigma_rms\": " << json_num(s.sigma_rms)
       << ", \"element_ratio\": " << json_num(s.element_ratio)
@@ -235,7 +236,9 @@ void print_report(const CheckReport& r, std::FILE* out) {
     std::fprintf(out, "%-4s  %-12s  %-12s  %-9s  %-9s  %-9s  %-13s  %-7lld  %-9s  %-8s  %-7s  %s  [%s, %s]\n",
                  verdict(row), row.has_local ? row.local.category().c_str() : "-", c.category().c_str(),
                  num(c.max_abs).c_str(), num(c.max_rel).c_str(), num(c.max_ulp).c_str(),
-                 strfmt("%lld/%lld", (long long)d.mismatches, (long long)d.elements).c_str(),
+                 d.shape_differs
+                     ? "shape"
+                     : strfmt("%lld/%lld", (long long)d.mismatches, (long long)d.elements).c_str(),
                  (long long)c.nan_inf_mismatches, row.has_local ? num(row.local.max_abs).c_str() : "-",
                  d.have_bounds ? num(d.bound_ratio).c_str() : "-",
                  (row.carried.have_bounds ? row.carried : d).dominant().c_str(), row.name.c_str(),
@@ -279,13 +282,19 @@ void print_report(const CheckReport& r, std::FILE* out) {
                     : (local ? "in that span (its nodes ran on the expected values where given; the tensors "
                                "between were not compared)"
                              : "end to end, in that span (the tensors between were not compared)");
-  std::fprintf(out, "  tensor '%s': %s error, %s (%lld of %lld elements beyond the noise bound)\n",
-               f.name.c_str(), where,
-               d.category() == "semantic" ? "semantic error" : "numerical noise beyond the tolerance",
-               (long long)d.beyond_noise, (long long)d.elements);
-  std::fprintf(out, "  minimum tolerance that would pass: atol %s (rtol 0) or rtol %s (atol 0)%s\n",
-               num(d.max_abs).c_str(), num(d.min_rtol).c_str(),
-               d.have_bounds ? (", or the auto bound x " + num(d.bound_ratio)).c_str() : "");
+  if (d.shape_differs) {  // no element was compared: counts and tolerances would say nothing
+    std::fprintf(out, "  tensor '%s': the shapes differ (%s), no element compared\n", f.name.c_str(),
+                 d.why.c_str());
+  } else {
+    std::fprintf(out, "  tensor '%s': %s error, %s (%lld of %lld elements beyond the noise bound)\n",
+                 f.name.c_str(), where,
+                 d.category() == "semantic" ? "semantic error" : "numerical noise beyond the tolerance",
+                 (long long)d.beyond_noise, (long long)d.elements);
+    std::fprintf(out, "  minimum tolerance that would pass: atol %s (rtol 0) or rtol %s (atol 0)%s\n",
+                 num(d.max_abs).c_str(), num(d.min_rtol).c_str(),
+                 d.have_bounds ? (", or the auto bound x " + num(d.bound_ratio)).c_str() : "");
+  }
+  for (const std::string& h : r.hints) std::fprintf(out, "hint: %s\n", h.c_str());
   size_t failed = 0;
   for (const TensorRow& row : r.rows) failed += row.failed();
   std::fprintf(out, "mismatch: %zu of %zu tensors differ (%s)\n", failed, r.rows.size(), mode.c_str());
@@ -323,6 +332,9 @@ std::string report_json(const CheckReport& r) {
     }
     o << "]}}";
   }
+  o << ",\n  \"hints\": [";
+  for (size_t k = 0; k < r.hints.size(); ++k) o << (k ? ", " : "") << json_str(r.hints[k]);
+  o << "]";
   o << ",\n  \"tensors\": [";
   for (size_t k = 0; k < r.rows.size(); ++k) {
     const TensorRow& row = r.rows[k];
@@ -366,6 +378,7 @@ std::string report_html(const CheckReport& r) {
     const TensorRow& f = r.rows[r.first];
     o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: " << html(r.divergence_text()) << " ("
       << html(r.first_kind) << " error on tensor <code>" << html(f.name) << "</code>)</p>\n";
+    for (const std::string& h : r.hints) o << "<p class=\"hint\">Hint: " << html(h) << "</p>\n";
   }
   o << "<h2>Error along the topological order</h2>\n" << plot_svg(r);
   o << "<h2>Tensors</h2>\n<table id=\"tensors\"><tr><th>#</th><th>tensor</th><th>node</th><th>class</th>"
