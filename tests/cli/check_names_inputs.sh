@@ -9,15 +9,9 @@ set -uo pipefail
 plumb=$(realpath "$1") src=$2
 ex=$src/examples/mlp_torch
 fail() { echo "FAIL: $*"; exit 1; }
-out=$("$plumb" check "$ex/model.onnx" --data "$ex/data" 2>&1)
-if [[ $? -eq 2 && "$out" == *"not implemented in this build"* ]]; then
-  echo "no ONNX tools in this build: skipped"
-  exit 77
-fi
-if ! /usr/bin/python3 -c 'import numpy, onnx' 2>/dev/null; then
-  echo "no python3 numpy/onnx: skipped"
-  exit 77
-fi
+source "$src/tests/cli/lib/skips.sh"
+skip_without_onnx "$plumb" "$src"
+skip_without_python numpy onnx
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/npy"
