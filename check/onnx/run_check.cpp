@@ -10,6 +10,8 @@
 #include <set>
 #include <utility>
 
+#include "check/compare.h"
+#include "check/hints.h"
 #include "check/onnx/expected.h"
 #include "check/onnx/frontend.h"
 #include "check/onnx/values_io.h"
@@ -20,16 +22,26 @@ namespace plumb::check {
 
 namespace {
 
-// The progress callback of a request, as run_all reports to it.
+// The progress callbacks of a request, as run_all reports to them: each step names its stage and,
+// for a graph run, counts it, so that a caller can show how many of the expected runs are done.
 class Progress {
  public:
-  explicit Progress(const std::function<void(const std::string&)>& f) : f_(f) {}
-  void step(const std::string& what) {
-    if (f_) f_(what);
-  }
+  explicit Progress(const CheckRequest& r) : text_(r.progress), steps_(r.on_step) {}
+  void set_total(int runs) { total_ = runs; }
+  // A step that is not a graph run ("lowering", "comparing").
+  void step(const std::string& stage) { report(stage, 0, 0, false); }
+  // Graph run `k` (1-based) of `of` in `stage` (of = 0: a single run).
+  void run(const std::string& stage, int k = 0, int of = 0) { report(stage, k, of, true); }
 
  private:
-  const std::function<void(const std::string&)>& f_;
+  void report(const std::string& stage, int k, int of, bool is_run) {
+    if (text_) text_(of > 0 ? stage + strfmt(" %d/%d", k, of) : stage);
+    if (steps_) steps_(ProgressStep{stage, k, of, done_, std::max(total_, done_ + (is_run ? 1 : 0))});
+    done_ += is_run;
+  }
+  const std::function<void(const std::string&)>& text_;
+  const std::function<void(const ProgressStep&)>& steps_;
+  int done_ = 0, total_ = 0;
 };
 
 // Each graph run_all runs is verified once (ir::verify) before its first run; the sessions do not
@@ -78,7 +90,7 @@ int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, 
   const uint64_t first_seed = o.seed;
   const size_t base = precise.size() - std::min(precise.size(), o.sigma_of.size());
   for (int k = 0; k < samples; ++k) {
-    progress.step(label + strfmt(" %d/%d", k + 1, samples));
+    progress.run(label, k + 1, samples);
     o.seed = first_seed + static_cast<uint64_t>(k);
     if (k > 0) o.sigma_of.clear();
     auto sg = stochastic_graph(g, nodes, o);
@@ -117,9 +129,9 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
                        const std::string& label, std::string* note) {
   Runs r;
   PLUMB_RETURN_IF_ERROR(ir::verify(g));
-  progress.step(label + ": native run");
+  progress.run(label + ": native run");
   PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs));
-  progress.step(label + ": precise (f64) run");
+  progress.run(label + ": precise (f64) run");
   auto p = run_graph(g, rt::NumericMode::kPrecise, inputs);
   if (!p) {
     r.unavailable = "precise run failed: " + p.status().to_string();
@@ -134,11 +146,11 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   if (!r.isolated) ops.sigma_of = compared;
   r.ops_runs =
       stochastic_runs(g, nodes, ops, samples, inputs, r.precise, r.ops, r.isolated ? nullptr : &r.own_sigma,
-                      progress, label + ": stochastic run", &why);
+                      progress, label + ": stochastic runs", &why);
   if (r.isolated) {
     // The fed expected values moved by their own noise (check/bound.h "inputs"), on the host.
     for (int k = 0; k < samples; ++k) {
-      progress.step(label + strfmt(": expected-input noise run %d/%d", k + 1, samples));
+      progress.run(label + ": expected-input noise runs", k + 1, samples);
       std::vector<rt::RtValue> moved = inputs;
       for (size_t j = first_fed; j < inputs.size(); ++j) {
         const size_t f = j - first_fed;
@@ -176,7 +188,7 @@ struct Target {
 }  // namespace
 
 Expected<CheckReport> run_check(const CheckRequest& opt) {
-  Progress progress(opt.progress);
+  Progress progress(opt);
   const std::string expected_path = opt.expected.empty() ? opt.inputs.data_dir : opt.expected;
   if (expected_path.empty()) return invalid_input("no expected values given (an expected folder or file)");
 
@@ -186,7 +198,8 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   const ir::Graph g = std::move(loaded.graph);
 
   progress.step("reading expected values");
-  auto expected = read_expected(expected_path);
+  std::vector<std::string> ignored;
+  auto expected = read_expected(expected_path, &ignored);
   if (!expected) return in_file(expected.status(), expected_path);
 
   // Which core value each expected value is.
@@ -204,8 +217,9 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   rep.specialized = loaded.specialized;
   rep.nodes = onnx_nodes_of(g);
   rep.tolerance = opt.tol.use ? strfmt("rtol %g, atol %g", opt.tol.rtol, opt.tol.atol) : "auto";
+  rep.skipped = ignored;
   std::vector<Target> targets;
-  std::set<ir::ValueId> seen;
+  std::map<ir::ValueId, size_t> target_of;  // core value -> its entry in targets
   for (ExpectedValue& e : *expected) {
     ir::ValueId v = ir::kNoValue;
     if (e.output >= 0 && static_cast<size_t>(e.output) < g.body.results.size()) {
@@ -219,18 +233,31 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
           e.name + (graph_inputs.count(e.name) ? " (a graph input)" : " (not a tensor of this model)"));
       continue;
     }
-    if (!seen.insert(v).second) continue;
     auto ev = to_runtime(e.value, g.type_of(v));
     if (!ev) return in_file(ev.status(), e.source);
     e.value = onnx::DataValue{};  // the runtime copy is the one compared: keep one copy only
+    if (auto dup = target_of.find(v); dup != target_of.end()) {
+      // Two files for one tensor: the same values are one expectation; different ones would make
+      // the verdict depend on which file was read, so neither is chosen.
+      const Target& first = targets[dup->second];
+      if (!compare(first.expected, *ev, Tolerance{0.0, 0.0}).match)
+        return invalid_input("two different expected values for tensor '" + e.name + "': " + first.e->source +
+                             " and " + e.source + " (keep one)");
+      continue;
+    }
+    target_of.emplace(v, targets.size());
     const auto p = producer.find(v);
     targets.push_back({&e, v, p == producer.end() ? SIZE_MAX : p->second, std::move(*ev)});
   }
   std::stable_sort(targets.begin(), targets.end(),
                    [](const Target& a, const Target& b) { return a.producer < b.producer; });
   if (targets.empty()) {
+    std::string seen;  // what was there instead, so the user sees the names that did not match
+    for (size_t k = 0; k < rep.skipped.size() && k < 3; ++k) seen += (k ? "; " : "") + rep.skipped[k];
+    if (rep.skipped.size() > 3) seen += strfmt("; and %zu more", rep.skipped.size() - 3);
     return in_file(invalid_input("no expected value names a tensor of the model (output_<k>.pb, "
-                                 "<tensor>.pb, .npy, .npz or Polygraphy .json)"),
+                                 "<tensor>.pb, .npy, .npz or Polygraphy .json)" +
+                                 (seen.empty() ? std::string() : ": " + seen)),
                    expected_path);
   }
 
@@ -271,6 +298,10 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
     }
     chunks.emplace_back(first, targets.size());
   }
+  {  // the runs to come: native, precise and the stochastic ones per graph (check/bound.h)
+    const int per_chunk = 2 + opt.samples + (opt.isolate && targets.size() > 1 ? 2 + 2 * opt.samples : 0);
+    progress.set_total(static_cast<int>(chunks.size()) * per_chunk);
+  }
   auto chunk_label = [&](const char* what, size_t c) {
     return chunks.size() == 1 ? std::string(what) : strfmt("%s (chunk %zu/%zu)", what, c + 1, chunks.size());
   };
@@ -285,7 +316,8 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   // Carried: the model end to end.
   std::vector<ir::ValueId> cut;
   std::vector<rt::RtValue> iso_inputs = inputs;
-  std::vector<std::vector<double>> fed_var;  // per fed value: its end-to-end noise variance
+  std::vector<std::vector<double>> fed_var;           // per fed value: its end-to-end noise variance
+  std::vector<RowEvidence> evidence(targets.size());  // for the hints (check/hints.h)
   for (size_t c = 0; c < chunks.size(); ++c) {
     const ir::Graph carried = with_results(g, values_of(c));
     std::string run_note;
@@ -306,6 +338,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
       row.type = ir::type_to_string(rt::type_of(a));
       if (t.producer != SIZE_MAX) row.node = static_cast<int>(group_of(rep.nodes, t.producer));
       row.carried = compare_value(a, t.expected, runs->at(at), row.node >= 0 ? &judged[k] : nullptr, opt.tol);
+      evidence[k] = RowEvidence{&t.expected, count_negative(a)};
       // Isolated: intermediates with an expected value of the computed dtype and shape are fed forward.
       if (t.producer != SIZE_MAX && a.is_tensor() && t.expected.is_tensor() &&
           a.tensor().dtype == t.expected.tensor().dtype && a.tensor().shape == t.expected.tensor().shape) {
@@ -358,6 +391,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
     for (const TensorRow& row : rep.rows)
       if (rep.first_kind == "local" ? row.fed : row.carried.match) known.insert(row.value);
     rep.span = divergence_span(g, rep.nodes, rep.rows[rep.first].value, known);
+    rep.hints = expected_value_hints(g, rep, evidence);
   }
   return rep;
 }
