@@ -17,10 +17,12 @@
  *
  * Phases, after XNNPACK and TensorFlow Lite Micro: load (the file is always verified: nothing runs
  * unverified), plan (types resolved for the input shapes, one arena laid out by liveness), bind,
- * run. A run of a model whose values all have static shapes after planning (no data-dependent
- * shapes, no if/while) allocates no memory: everything lives in the arena and in the bound
- * buffers. Changing an input shape needs a new plan, into the same arena when it is large enough
- * (PLUMB_INVALID_INPUT says how many bytes are needed otherwise).
+ * run. For a model whose values all have static shapes after planning (no data-dependent shapes,
+ * no if/while), every value lives in the arena or in the bound buffers, and binding and running
+ * allocate nothing in the C API and the executor; some ref kernels still allocate temporaries
+ * (conv, pool, matmul, layout, gather, reduce: tests/api_alloc counts them per model). Changing an
+ * input shape needs a new plan, into the same arena when it is large enough (PLUMB_INVALID_INPUT
+ * says how many bytes are needed otherwise).
  *
  * Buffers hold tensors as the runtime stores them: row-major, contiguous, little-endian as the
  * machine is, each element plumb_dtype_size() bytes (the sub-byte types i2, u2, i4, u4, f4e2m1
