@@ -20,28 +20,31 @@ launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 echo "| variant | example .text | .data | .bss | libraries' .text (sum, before --gc-sections) | cnn arena |"
 echo "|---|---|---|---|---|---|"
+# One build folder: a new PLUMB_REF_OPS changes only the generated kernel list, so each variant
+# after the first recompiles kernels.cpp alone and relinks.
+b="$root/build"
 for variant in none cnn all; do
   case $variant in
     none) ops="$root/no_ops.txt" ;;
     cnn) ops="$root/cnn_ops.txt" ;;
     all) ops="" ;;
   esac
-  b="$root/$variant"
   cmake -S "$src" -B "$b" -DCMAKE_BUILD_TYPE=MinSizeRel -DPLUMB_TINY=ON -DPLUMB_BUILD_TESTS=OFF \
     -DPLUMB_BUILD_BENCH=OFF -DPLUMB_REF_OPS="$ops" "${launcher[@]}" \
     -DCMAKE_CXX_FLAGS="-fno-exceptions -fno-rtti -ffunction-sections -fdata-sections" \
     -DCMAKE_C_FLAGS="-ffunction-sections -fdata-sections" -DCMAKE_EXE_LINKER_FLAGS="-Wl,--gc-sections -s" \
-    > "$b.cmake.log" 2>&1 || { tail -5 "$b.cmake.log"; exit 1; }
-  cmake --build "$b" --target plumb_embed_example -j "${JOBS:-2}" > "$b.build.log" 2>&1 ||
-    { grep -m5 -i error "$b.build.log"; exit 1; }
-  exe="$b/bin/plumb_embed_example"
+    > "$root/$variant.cmake.log" 2>&1 || { tail -5 "$root/$variant.cmake.log"; exit 1; }
+  cmake --build "$b" --target plumb_embed_example -j "${JOBS:-2}" > "$root/$variant.build.log" 2>&1 ||
+    { grep -m5 -i error "$root/$variant.build.log"; exit 1; }
+  exe="$root/plumb_embed_example_$variant"
+  cp "$b/bin/plumb_embed_example" "$exe"
   read -r text data bss _ < <(size "$exe" | tail -1)
   libs=$(size -t "$b/api/libplumb_c.a" "$b/runtime/libplumb_runtime.a" "$b/ir/libplumb_ir.a" | awk '/TOTALS/ {s += $1} END {print s}')
   arena="-"
-  if "$exe" -v "$root/cnn.plumb" "$root/cnn_in/input_0.npy" > "$b.out" 2> "$b.err"; then
-    arena=$(sed -n 's/.*arena \([0-9]*\) bytes/\1/p' "$b.err")
+  if "$exe" -v "$root/cnn.plumb" "$root/cnn_in/input_0.npy" > "$root/$variant.out" 2> "$root/$variant.err"; then
+    arena=$(sed -n 's/.*arena \([0-9]*\) bytes/\1/p' "$root/$variant.err")
   elif [ $variant != none ]; then
-    echo "$variant: the example fails on cnn: $(cat "$b.err")" >&2
+    echo "$variant: the example fails on cnn: $(cat "$root/$variant.err")" >&2
     exit 1
   fi
   awk -v v=$variant -v t="$text" -v d="$data" -v b="$bss" -v l="$libs" -v a="$arena" \
