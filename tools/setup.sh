@@ -14,6 +14,7 @@ PACKAGES=(
   clang-format-14  # tools/check_format.sh (CI checks the tree is formatted)
   python3-onnx  # tests/cli/check_real_*.sh make their faults and wrong outputs at test time (tests/models/real_cases.py)
   chromium  # headless render test of plumb check's HTML report (tests/cli/check_html.sh)
+  g++-aarch64-linux-gnu qemu-user  # the C API example built for aarch64 and run under qemu (tests/embed/aarch64_qemu.sh)
 )
 
 missing=()
