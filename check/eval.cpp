@@ -268,6 +268,8 @@ ErrorStats compare_floats(const rt::Tensor& a, const rt::Tensor& e, const BoundI
 
 }  // namespace
 
+std::vector<double> tensor_doubles(const rt::Tensor& t) { return to_doubles(t); }
+
 std::string OnnxNodeInfo::tolerance_class() const {
   const std::string n = std::to_string(reduction) + (unknown_length ? "+?" : "");
   if (dot) return "dot-product(n=" + n + ")";
@@ -380,6 +382,7 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const Bound
       if (ta.shape != te.shape) {
         ErrorStats st;
         st.match = false;
+        st.shape_differs = true;
         st.elements = ta.numel();
         st.why = "shape " + shape_str(ta.shape) + ", expected " + shape_str(te.shape);
         st.bound_ratio = std::numeric_limits<double>::infinity();
@@ -404,6 +407,7 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const Bound
   st.max_abs = c.max_abs;
   st.max_rel = c.max_rel;
   st.why = c.why;
+  st.shape_differs = a.is_tensor() && e.is_tensor() && a.tensor().shape != e.tensor().shape;
   if (!c.match) st.bound_ratio = std::numeric_limits<double>::infinity();
   return st;
 }

@@ -66,8 +66,9 @@ struct ErrorStats {
   double min_rtol = 0;       // smallest rtol that passes with atol 0 (inf when an expected 0 differs)
   bool have_bounds = false;  // the auto bound was estimated (noise samples exist)
   bool match = true;
-  bool inconclusive = false;  // the auto bound cannot decide (never together with a "match" verdict)
-  std::string why;            // first failing element, the kind/dtype/shape reason, or why inconclusive
+  bool inconclusive = false;   // the auto bound cannot decide (never together with a "match" verdict)
+  bool shape_differs = false;  // the tensors' shapes differ: no element was compared (why says both)
+  std::string why;             // first failing element, the kind/dtype/shape reason, or why inconclusive
   int64_t hist[kHistBins] = {};
   // The auto bound (check_bound.h): samples K, the element and aggregate ratios |e - r| / allowed,
   // plumb's own native run's ratio (calibration), rms noise sigma, and the terms' rms sizes.
@@ -105,6 +106,9 @@ ErrorStats compare_value(const rt::RtValue& a, const rt::RtValue& e, const Bound
 bool has_storage(const rt::RtValue& v);
 // has_storage, f64, of `shape`.
 bool holds_f64_of_shape(const rt::RtValue& v, const std::vector<int64_t>& shape);
+
+// Every element of a numeric tensor as a double (a string tensor gives zeros).
+std::vector<double> tensor_doubles(const rt::Tensor& t);
 
 // ulp of x in a float dtype, and its machine epsilon.
 double ulp_in(ir::DType dt, double x);

@@ -61,16 +61,18 @@ Expected<LoadedModel> load_model(const std::string& model, const InputFiles& fil
   std::map<size_t, rt::RtValue> preread;
   if (ends_with(model, ".onnx")) {
     if (!fe.lower_onnx) return in_file(unsupported(".onnx models are not supported in this build"), model);
+    Status input_error;  // an input file's error names that file, not the model
     InputReader reader = [&](size_t k, const std::string& name,
                              const ir::Type& type) -> Expected<std::optional<rt::RtValue>> {
       const std::string file = file_for(files, k, name);
       if (file.empty()) return std::optional<rt::RtValue>();
-      PLUMB_ASSIGN_OR_RETURN(rt::RtValue v, read_value(file, type, fe));
-      preread[k] = v;
-      return std::optional<rt::RtValue>(std::move(v));
+      auto v = read_value(file, type, fe);
+      if (!v) return input_error = v.status();
+      preread[k] = *v;
+      return std::optional<rt::RtValue>(std::move(*v));
     };
     auto g = fe.lower_onnx(model, reader, &m.specialized);
-    if (!g) return in_file(g.status(), model);
+    if (!g) return input_error.is_ok() ? in_file(g.status(), model) : input_error;
     m.graph = std::move(*g);
   } else {
     auto g = ir::load_file(model);

@@ -119,18 +119,18 @@ Expected<rt::Tensor> parse_npy(const uint8_t* data, size_t size) {
 }
 
 Expected<rt::Tensor> read_npy(const std::string& path) {
+  // Errors name the file in their place, once (the CLI prints `plumb: FILE: reason`).
+  auto fail = [&](const std::string& why) { return Status(ErrorCode::kInvalidInput, why, "", path); };
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) return invalid_input("cannot open " + path);
-  if (std::fseek(f.get(), 0, SEEK_END) != 0) return invalid_input("cannot read " + path);
+  if (!f) return fail("cannot open file");
+  if (std::fseek(f.get(), 0, SEEK_END) != 0) return fail("cannot read file");
   const long n = std::ftell(f.get());
-  if (n < 0 || static_cast<uint64_t>(n) > kMaxNpyBytes)
-    return invalid_input("cannot read " + path + " (size)");
+  if (n < 0 || static_cast<uint64_t>(n) > kMaxNpyBytes) return fail("cannot read file (size)");
   std::fseek(f.get(), 0, SEEK_SET);
   std::vector<uint8_t> buf(static_cast<size_t>(n));
-  if (n > 0 && std::fread(buf.data(), 1, buf.size(), f.get()) != buf.size())
-    return invalid_input("cannot read " + path);
+  if (n > 0 && std::fread(buf.data(), 1, buf.size(), f.get()) != buf.size()) return fail("cannot read file");
   auto t = parse_npy(buf.data(), buf.size());
-  if (!t) return Status(t.status().code(), path + ": " + t.status().message());
+  if (!t) return Status(t.status().code(), t.status().message(), t.status().label(), path);
   return t;
 }
 

@@ -56,6 +56,9 @@ struct CheckReport {
   // The nodes between the tensors known to agree and the first differing one (check/span.h): one
   // node when the divergence is localized, more with sparse expected values.
   DivergenceSpan span;
+  // Why the expected values rather than the model may differ at the first divergence
+  // (check/hints.h): possibilities to rule out, printed as `hint:` lines.
+  std::vector<std::string> hints;
   Verdict verdict = Verdict::match;
   std::string inconclusive_reason;
   bool match() const { return verdict == Verdict::match; }

@@ -100,6 +100,8 @@ class CompiledSpan {
  public:
   virtual ~CompiledSpan() = default;
   virtual int64_t scratch_bytes() const { return 0; }
+  // An error from one node of the span goes through rt::node_error (runtime/node_error.h), so the
+  // message is the one ref gives; an unplaced error is placed at the span's first node.
   virtual Status run(const SpanArgs& args, Stream* stream) = 0;
 };
 

@@ -4,10 +4,10 @@
 #include <new>
 #include <type_traits>
 
-#include "ir/guard.h"
 #include "ir/infer.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/node_error.h"
 
 namespace plumb::rt {
 namespace {
@@ -142,15 +142,8 @@ Status bind_inputs(const ir::Graph& g, const Plan& plan, const std::vector<const
 
 Status Executor::with_place(Status s, const ir::Node& n) const {
   if (s.is_ok() || !s.place().empty()) return s;
-  const std::string guard = ir::kUndefinedStep;
-  if (s.code() == ErrorCode::kRuntimeError && n.prov.step.compare(0, guard.size(), guard) == 0)
-    s = Status(ErrorCode::kRuntimeError,
-               "the result is undefined: " + n.prov.step.substr(guard.size()) +
-                   " (ONNX leaves it undefined; stopped by a guard's " + s.label() + ")",
-               "onnx-rulings.R11");
   int64_t counter = 0;
-  const int64_t index = find_preorder(g_.body.nodes, &n, counter);
-  return s.with_place(ir::node_place(n, index));
+  return node_error(std::move(s), n, find_preorder(g_.body.nodes, &n, counter));
 }
 
 // A value that outlives its node must not point into the arena (its slot is reused): copy it.

@@ -6,28 +6,13 @@
 #include <string>
 
 #include "tools/commands.h"
+#include "tools/help.h"
 #include "tools/onnx_hooks.h"
 #include "tools/session_options.h"
 
 namespace plumb::cli {
 
 namespace {
-constexpr const char* kUsage =
-    "usage: plumb <command> [args]\n"
-    "commands:\n"
-    "  verify FILE.plumb                 load and verify a model\n"
-    "  print FILE [--full] [--data DIR]  print a model in the text form (.onnx: specialized on DIR's "
-    "inputs)\n"
-    "  asm TEXT -o FILE.plumb            assemble the text form into a .plumb file\n"
-    "  run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref|cpu|cuda]\n"
-    "  convert MODEL.onnx -o MODEL.plumb\n"
-    "  check MODEL --data DIR [--input NAME=FILE ...] [--expected DIR] [--rtol R --atol A | --tolerance "
-    "auto] [--report FILE]\n"
-    "        [--no-isolate] [--chunk-mb N]\n"
-    "  conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
-    "  conformance --core DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N] [--cells FILE]\n"
-    "  coverage [SUITE_DIR]              ONNX ops x opsets and the rules that lower them\n";
-
 int not_built(const char* name) {
   std::fprintf(stderr, "plumb: %s: not implemented in this build\n", name);
   return 2;
@@ -53,8 +38,16 @@ __attribute__((weak)) bool have_pb_io() { return false; }
 __attribute__((weak)) std::vector<rt::BackendEntry> cli_backends() { return {}; }
 
 int usage_error(const std::string& why) {
-  std::fprintf(stderr, "plumb: %s\n%s", why.c_str(), kUsage);
+  std::fprintf(stderr, "plumb: %s\n", why.c_str());
+  print_overview(stderr);
   return 2;
+}
+
+// `--help` or `-h` anywhere after the command word asks for that command's page.
+bool wants_help(const Args& args) {
+  for (const std::string& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
 }
 
 }  // namespace plumb::cli
@@ -63,11 +56,23 @@ int main(int argc, char** argv) {
   using namespace plumb::cli;
   if (argc < 2) return usage_error("no command given");
   const std::string cmd = argv[1];
-  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-    std::fputs(kUsage, stdout);
+  Args args(argv + 2, argv + argc);
+  if (cmd == "-h" || cmd == "--help" || (cmd == "help" && args.empty())) {
+    print_overview(stdout);
     return 0;
   }
-  Args args(argv + 2, argv + argc);
+  if (cmd == "--version") {
+    print_version(stdout);
+    return 0;
+  }
+  if (is_command(cmd) && wants_help(args)) {
+    print_command_help(cmd, stdout);
+    return 0;
+  }
+  if (cmd == "help") {
+    if (args.size() == 1 && print_command_help(args[0], stdout)) return 0;
+    return usage_error("help: unknown command '" + (args.empty() ? std::string() : args[0]) + "'");
+  }
   if (cmd == "verify") return cmd_verify(args);
   if (cmd == "print") return cmd_print(args);
   if (cmd == "asm") return cmd_asm(args);

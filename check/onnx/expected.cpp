@@ -255,18 +255,59 @@ std::string stem(const std::string& file) {
   return s.substr(0, s.find_last_of('.'));
 }
 
-Status read_one(const std::string& path, std::vector<ExpectedValue>& out) {
+// "<prefix><digits>.<ext>": the ONNX test-data layout's input_<k> / output_<k>.
+bool is_indexed(const std::string& base, const std::string& prefix) {
+  if (base.rfind(prefix, 0) != 0) return false;
+  size_t i = prefix.size(), digits = 0;
+  while (i < base.size() && base[i] >= '0' && base[i] <= '9') ++i, ++digits;
+  return digits > 0 && i < base.size() && base[i] == '.';
+}
+
+// names.json in an expected folder: {"<file>.npy" (or its stem): "<ONNX tensor name>", ...}, for
+// tensor names a file name cannot hold ('/', ':'). Anything else in a file of that name (a stray
+// names.json of another tool) is not a mapping: it is ignored, and `why` says so.
+std::map<std::string, std::string> read_npy_names(const std::string& path, std::string* why) {
+  std::map<std::string, std::string> names;
+  auto text = read_whole(path);
+  if (!text) {
+    *why = "cannot read it";
+    return names;
+  }
+  auto root = JsonParser(*text).parse();
+  if (!root || root->kind != Json::Kind::Object) {
+    *why = root ? "not a JSON object" : root.status().message();
+    return names;
+  }
+  for (const auto& [file, name] : root->members) {
+    if (name.kind != Json::Kind::String || name.str.empty()) {
+      *why = "'" + file + "' does not map to a tensor name (a string)";
+      return {};
+    }
+    names[file] = name.str;
+  }
+  return names;
+}
+
+// `npy_names`: names.json's mapping of .npy files of the folder to tensor names (file name or stem).
+Status read_one(const std::string& path, std::vector<ExpectedValue>& out,
+                const std::map<std::string, std::string>& npy_names = {}) {
   const std::string base = path.substr(path.find_last_of('/') + 1);
   if (ends_with(base, ".pb")) {
-    if (base.rfind("input_", 0) == 0) return Status::ok();
+    if (is_indexed(base, "input_")) return Status::ok();
     PLUMB_ASSIGN_OR_RETURN(onnx::DataValue v, onnx::read_data_file(path));
     ExpectedValue e{path, v.name, -1, std::move(v)};
-    if (base.rfind("output_", 0) == 0) e.output = std::atoi(base.c_str() + 7);
+    if (is_indexed(base, "output_")) e.output = std::atoi(base.c_str() + 7);
     out.push_back(std::move(e));
   } else if (ends_with(base, ".npy")) {
+    auto named = npy_names.find(base);
+    if (named == npy_names.end()) named = npy_names.find(stem(path));
+    const bool mapped = named != npy_names.end();
+    if (!mapped && is_indexed(base, "input_")) return Status::ok();  // the inputs' layout, as for .pb
     PLUMB_ASSIGN_OR_RETURN(onnx::Tensor t, onnx::read_npy(path));
-    t.name = stem(path);
-    out.push_back({path, t.name, -1, onnx::DataValue::of_tensor(std::move(t))});
+    t.name = mapped ? named->second : stem(path);
+    const int output = !mapped && is_indexed(base, "output_") ? std::atoi(base.c_str() + 7) : -1;
+    if (output >= 0) t.name.clear();  // graph output k, whatever its name (as output_<k>.pb)
+    out.push_back({path, t.name, output, onnx::DataValue::of_tensor(std::move(t))});
   } else if (ends_with(base, ".npz")) {
     PLUMB_ASSIGN_OR_RETURN(std::vector<onnx::Tensor> ts, onnx::read_npz(path));
     for (onnx::Tensor& t : ts)
@@ -327,12 +368,17 @@ Expected<std::vector<onnx::Tensor>> parse_polygraphy_json(const std::string& tex
   return tensors;
 }
 
-Expected<std::vector<ExpectedValue>> read_expected(const std::string& path) {
+Expected<std::vector<ExpectedValue>> read_expected(const std::string& path,
+                                                   std::vector<std::string>* ignored) {
   std::vector<ExpectedValue> out;
+  auto note = [&](const std::string& what) {
+    if (ignored) ignored->push_back(what);
+  };
   if (!is_dir(path)) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return invalid_input("no such file or folder");
     PLUMB_RETURN_IF_ERROR(read_one(path, out));
-    if (out.empty())
-      return invalid_input(path + ": no expected values (.pb, .npy, .npz or Polygraphy .json)");
+    if (out.empty()) return invalid_input("no expected values (.pb, .npy, .npz or Polygraphy .json)");
     return out;
   }
   std::vector<std::string> files;
@@ -344,10 +390,22 @@ Expected<std::vector<ExpectedValue>> read_expected(const std::string& path) {
     }
     ::closedir(d);
   } else {
-    return invalid_input(path + ": cannot read the expected folder");
+    return invalid_input("cannot read the expected folder");
   }
   std::sort(files.begin(), files.end());
-  for (const std::string& f : files) PLUMB_RETURN_IF_ERROR(read_one(path + "/" + f, out));
+  std::map<std::string, std::string> npy_names;
+  if (std::find(files.begin(), files.end(), kNamesFile) != files.end()) {
+    std::string why;
+    npy_names = read_npy_names(path + "/" + kNamesFile, &why);
+    if (!why.empty()) note(std::string(kNamesFile) + " (not a {file.npy: tensor name} mapping: " + why + ")");
+    for (const auto& [file, name] : npy_names) {
+      const bool npy = ends_with(file, ".npy");
+      if (std::find(files.begin(), files.end(), npy ? file : file + ".npy") == files.end())
+        note(std::string(kNamesFile) + ": '" + file + "' (no such .npy file in the folder)");
+    }
+  }
+  for (const std::string& f : files)
+    if (f != kNamesFile) PLUMB_RETURN_IF_ERROR(read_one(path + "/" + f, out, npy_names));
   return out;
 }
 

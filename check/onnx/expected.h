@@ -3,7 +3,10 @@
 // An expected folder (or a single file given to --expected) may hold, in any mix:
 //   *.pb    TensorProto / SequenceProto / OptionalProto, identified by its `name` field;
 //           output_<k>.pb is graph output k (its name may be empty); input_<k>.pb is skipped
-//   *.npy   one tensor, named by the file's stem
+//   *.npy   one tensor, named by the file's stem, or by names.json in the folder:
+//           {"<file>.npy" or "<stem>": "<ONNX tensor name>"} for names a file name cannot hold
+//           (a names.json that is not such a mapping is ignored, with a note); as for .pb,
+//           output_<k>.npy is graph output k and input_<k>.npy is skipped unless names.json names them
 //   *.npz   numpy.savez / savez_compressed archives: one tensor per entry, by entry name
 //   *.json  Polygraphy's saved outputs (`polygraphy run --save-outputs`, a RunResults: the first
 //           runner's first iteration) or saved inputs (a list of {name: array}: the first dict)
@@ -26,8 +29,12 @@ struct ExpectedValue {
   onnx::DataValue value;
 };
 
-// Reads every expected value of a folder (files in name order) or of one file.
-Expected<std::vector<ExpectedValue>> read_expected(const std::string& path);
+constexpr const char* kNamesFile = "names.json";
+
+// Reads every expected value of a folder (files in name order) or of one file. Files or mapping
+// entries that were not read as expected values (and why) go to `ignored` when given.
+Expected<std::vector<ExpectedValue>> read_expected(const std::string& path,
+                                                   std::vector<std::string>* ignored = nullptr);
 
 // Polygraphy's JSON (polygraphy/json/serde.py, comparator/struct.py): arrays are
 // {"array": base64(np.save bytes), "polygraphy_class": "ndarray"}, wrapped in

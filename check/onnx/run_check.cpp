@@ -10,6 +10,8 @@
 #include <set>
 #include <utility>
 
+#include "check/compare.h"
+#include "check/hints.h"
 #include "check/onnx/expected.h"
 #include "check/onnx/frontend.h"
 #include "check/onnx/values_io.h"
@@ -186,7 +188,8 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   const ir::Graph g = std::move(loaded.graph);
 
   progress.step("reading expected values");
-  auto expected = read_expected(expected_path);
+  std::vector<std::string> ignored;
+  auto expected = read_expected(expected_path, &ignored);
   if (!expected) return in_file(expected.status(), expected_path);
 
   // Which core value each expected value is.
@@ -204,8 +207,9 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   rep.specialized = loaded.specialized;
   rep.nodes = onnx_nodes_of(g);
   rep.tolerance = opt.tol.use ? strfmt("rtol %g, atol %g", opt.tol.rtol, opt.tol.atol) : "auto";
+  rep.skipped = ignored;
   std::vector<Target> targets;
-  std::set<ir::ValueId> seen;
+  std::map<ir::ValueId, size_t> target_of;  // core value -> its entry in targets
   for (ExpectedValue& e : *expected) {
     ir::ValueId v = ir::kNoValue;
     if (e.output >= 0 && static_cast<size_t>(e.output) < g.body.results.size()) {
@@ -219,18 +223,31 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
           e.name + (graph_inputs.count(e.name) ? " (a graph input)" : " (not a tensor of this model)"));
       continue;
     }
-    if (!seen.insert(v).second) continue;
     auto ev = to_runtime(e.value, g.type_of(v));
     if (!ev) return in_file(ev.status(), e.source);
     e.value = onnx::DataValue{};  // the runtime copy is the one compared: keep one copy only
+    if (auto dup = target_of.find(v); dup != target_of.end()) {
+      // Two files for one tensor: the same values are one expectation; different ones would make
+      // the verdict depend on which file was read, so neither is chosen.
+      const Target& first = targets[dup->second];
+      if (!compare(first.expected, *ev, Tolerance{0.0, 0.0}).match)
+        return invalid_input("two different expected values for tensor '" + e.name + "': " + first.e->source +
+                             " and " + e.source + " (keep one)");
+      continue;
+    }
+    target_of.emplace(v, targets.size());
     const auto p = producer.find(v);
     targets.push_back({&e, v, p == producer.end() ? SIZE_MAX : p->second, std::move(*ev)});
   }
   std::stable_sort(targets.begin(), targets.end(),
                    [](const Target& a, const Target& b) { return a.producer < b.producer; });
   if (targets.empty()) {
+    std::string seen;  // what was there instead, so the user sees the names that did not match
+    for (size_t k = 0; k < rep.skipped.size() && k < 3; ++k) seen += (k ? "; " : "") + rep.skipped[k];
+    if (rep.skipped.size() > 3) seen += strfmt("; and %zu more", rep.skipped.size() - 3);
     return in_file(invalid_input("no expected value names a tensor of the model (output_<k>.pb, "
-                                 "<tensor>.pb, .npy, .npz or Polygraphy .json)"),
+                                 "<tensor>.pb, .npy, .npz or Polygraphy .json)" +
+                                 (seen.empty() ? std::string() : ": " + seen)),
                    expected_path);
   }
 
@@ -285,7 +302,8 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   // Carried: the model end to end.
   std::vector<ir::ValueId> cut;
   std::vector<rt::RtValue> iso_inputs = inputs;
-  std::vector<std::vector<double>> fed_var;  // per fed value: its end-to-end noise variance
+  std::vector<std::vector<double>> fed_var;           // per fed value: its end-to-end noise variance
+  std::vector<RowEvidence> evidence(targets.size());  // for the hints (check/hints.h)
   for (size_t c = 0; c < chunks.size(); ++c) {
     const ir::Graph carried = with_results(g, values_of(c));
     std::string run_note;
@@ -306,6 +324,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
       row.type = ir::type_to_string(rt::type_of(a));
       if (t.producer != SIZE_MAX) row.node = static_cast<int>(group_of(rep.nodes, t.producer));
       row.carried = compare_value(a, t.expected, runs->at(at), row.node >= 0 ? &judged[k] : nullptr, opt.tol);
+      evidence[k] = RowEvidence{&t.expected, count_negative(a)};
       // Isolated: intermediates with an expected value of the computed dtype and shape are fed forward.
       if (t.producer != SIZE_MAX && a.is_tensor() && t.expected.is_tensor() &&
           a.tensor().dtype == t.expected.tensor().dtype && a.tensor().shape == t.expected.tensor().shape) {
@@ -358,6 +377,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
     for (const TensorRow& row : rep.rows)
       if (rep.first_kind == "local" ? row.fed : row.carried.match) known.insert(row.value);
     rep.span = divergence_span(g, rep.nodes, rep.rows[rep.first].value, known);
+    rep.hints = expected_value_hints(g, rep, evidence);
   }
   return rep;
 }

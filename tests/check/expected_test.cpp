@@ -134,5 +134,38 @@ TEST(CheckExpected, ReadsAFolderMixingFormats) {
   ::rmdir(dir.c_str());
 }
 
+// .npy files named through names.json; the ONNX test layout's input_<k> / output_<k> only when the
+// name is that exactly (output_logits.npy is a tensor called output_logits, not output 0).
+TEST(CheckExpected, NamesJsonNamesNpyFilesAndTheLayoutIsExact) {
+  char tmpl[] = "/tmp/plumb_check_names_XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  for (const char* f : {"a.npy", "b.npy", "input_0.npy", "output_1.npy", "output_logits.npy"})
+    std::ofstream(dir + "/" + f, std::ios::binary) << npy_of({1.0f}, {1});
+  std::ofstream(dir + "/names.json") << R"({"a.npy": "/conv/Conv_output_0", "b": "x:0", "nothere.npy": "y"})";
+  std::vector<std::string> ignored;
+  auto e = read_expected(dir, &ignored);
+  ASSERT_TRUE(e) << e.status().to_string();
+  ASSERT_EQ(e->size(), 4u);  // input_0.npy is an input, names.json is no value
+  EXPECT_EQ((*e)[0].name, "/conv/Conv_output_0");
+  EXPECT_EQ((*e)[1].name, "x:0");
+  EXPECT_EQ((*e)[2].output, 1);
+  EXPECT_EQ((*e)[3].name, "output_logits");
+  EXPECT_EQ((*e)[3].output, -1);
+  ASSERT_EQ(ignored.size(), 1u);
+  EXPECT_NE(ignored[0].find("nothere.npy"), std::string::npos);
+  // Not a mapping: ignored with a note, the stems name the files.
+  std::ofstream(dir + "/names.json") << R"({"a.npy": 3})";
+  ignored.clear();
+  e = read_expected(dir, &ignored);
+  ASSERT_TRUE(e) << e.status().to_string();
+  EXPECT_EQ((*e)[0].name, "a");
+  ASSERT_EQ(ignored.size(), 1u);
+  EXPECT_NE(ignored[0].find("not a {file.npy: tensor name} mapping"), std::string::npos);
+  for (const char* f : {"a.npy", "b.npy", "input_0.npy", "output_1.npy", "output_logits.npy", "names.json"})
+    std::remove((dir + "/" + f).c_str());
+  ::rmdir(dir.c_str());
+}
+
 }  // namespace
 }  // namespace plumb::check

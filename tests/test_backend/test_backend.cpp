@@ -6,6 +6,7 @@
 #include <new>
 
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/node_error.h"
 #include "runtime/partition.h"
 #include "runtime/plan.h"
 
@@ -80,7 +81,7 @@ class TestSpan final : public CompiledSpan {
       for (ir::ValueId v : n.inputs) call.inputs.push_back(&clear[v]);
       for (ir::ValueId v : n.outputs) call.outputs.push_back(&clear[v]);
       Status st = ref::run_kernel(call);
-      if (!st.is_ok()) return st.place().empty() ? st.with_place(ir::node_place(n, preorder_[i])) : st;
+      if (!st.is_ok()) return node_error(std::move(st), n, preorder_[i]);
     }
     for (size_t k = 0; k < sig_.outputs.size(); ++k) {
       PLUMB_ASSIGN_OR_RETURN(const Tensor* t, device_tensor(args.outputs[k], sig_.outputs[k]));

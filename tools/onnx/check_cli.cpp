@@ -1,6 +1,6 @@
-// plumb check MODEL --data DIR [--input NAME=FILE ...] [--expected PATH] [--tolerance auto | --rtol R
-//                   --atol A] [--report FILE.json|FILE.html ...] [--no-isolate] [--chunk-mb N]
-//                   [--samples K]
+// plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH] [--tolerance auto |
+//                   --rtol R --atol A] [--report FILE.json|FILE.html ...] [--no-isolate]
+//                   [--chunk-mb N] [--samples K]   (tools/help.cpp has the user's page)
 // The converter-validation workflow (DESIGN.md §7): the arguments, a progress line on a terminal,
 // the report and the exit code. The check itself is plumb::check::run_check
 // (check/onnx/run_check.h). Exits 0 (match), 1 (mismatch), 3 (inconclusive) or 2 (error: one
@@ -105,12 +105,13 @@ int parse_args(const Args& args, Options& opt) {
       return report_error("check", invalid_input("unexpected argument '" + a + "'"));
     }
   }
-  if (req.model.empty() || req.inputs.data_dir.empty())
-    return report_error(
-        "check",
-        invalid_input("usage: plumb check MODEL --data DIR [--input NAME=FILE ...] [--expected PATH] "
-                      "[--tolerance auto | --rtol R --atol A] [--report FILE.json|.html] [--no-isolate] "
-                      "[--chunk-mb N] [--samples K]"));
+  if (req.model.empty() || req.inputs.empty())
+    return report_error("check",
+                        invalid_input("usage: plumb check MODEL (--data DIR | --input NAME=FILE ...) "
+                                      "[--expected PATH] [options] (plumb check --help)"));
+  if (req.inputs.data_dir.empty() && req.expected.empty())
+    return report_error("check", invalid_input("with --input and no --data, give the expected values with "
+                                               "--expected PATH"));
   if (fixed && opt.auto_tol_requested)
     return report_error("check", invalid_input("--tolerance auto and --rtol/--atol exclude each other"));
   req.tol.use = fixed;

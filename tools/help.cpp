@@ -1,0 +1,212 @@
+#include "tools/help.h"
+
+#include <string>
+#include <vector>
+
+#include "ir/op.h"
+#include "runtime/backend.h"
+#include "tools/session_options.h"
+
+// Set for this file by tools/CMakeLists.txt; the fallbacks keep a build without them honest.
+#ifndef PLUMB_VERSION_STRING
+#define PLUMB_VERSION_STRING "unknown"
+#endif
+#ifndef PLUMB_BUILD_OPTIONS
+#define PLUMB_BUILD_OPTIONS "unknown"
+#endif
+
+namespace plumb::cli {
+
+namespace {
+
+struct Command {
+  const char* name;
+  const char* usage;  // the overview's short usage
+  const char* what;   // and what the command does
+  const char* page;   // `plumb help NAME`: usage, options, exit codes
+};
+
+constexpr const char* kErrorLine =
+    "Errors are one line on stderr, `plumb: <file>: <place>: <reason> (<spec label>)`.\n";
+
+const Command kCommands[] = {
+    {"verify", "verify FILE.plumb", "load and verify a core model file",
+     "usage: plumb verify FILE.plumb\n"
+     "\n"
+     "Loads a .plumb file (file checks, then the verifier of spec/) and prints\n"
+     "`ok: N nodes, core version V`.\n"
+     "\n"
+     "exit codes: 0 valid, 2 invalid or unreadable (the error names the file, place and label)\n"},
+    {"print", "print FILE [--full] [--data DIR]", "the readable text form of a model",
+     "usage: plumb print FILE [--full]\n"
+     "       plumb print MODEL.onnx --data DIR [--full]\n"
+     "\n"
+     "Prints the text form (spec/text_form.md) of a .plumb model, or of the core graph an .onnx\n"
+     "model lowers to, with each core node's ONNX provenance.\n"
+     "\n"
+     "options:\n"
+     "  --full       print constants of any size (default: above 256 elements elided)\n"
+     "  --data DIR   lower the .onnx model specialized on DIR's inputs (input_<k>.pb or .npy), as\n"
+     "               `run --data DIR` does: the graph that actually runs\n"
+     "\n"
+     "exit codes: 0 printed, 2 error\n"},
+    {"asm", "asm TEXT -o FILE.plumb", "assemble the text form into a .plumb file",
+     "usage: plumb asm TEXT -o FILE.plumb [--external-weights BYTES]\n"
+     "\n"
+     "Parses the text form, verifies it and saves it as a flatbuffer .plumb file.\n"
+     "\n"
+     "options:\n"
+     "  -o FILE.plumb               the output file (required)\n"
+     "  --external-weights BYTES    constants of at least BYTES bytes go to FILE.plumb.weights\n"
+     "\n"
+     "exit codes: 0 written, 2 error (parse, verify or write)\n"},
+    {"run", "run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR]", "run a model on its inputs",
+     "usage: plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend B]\n"
+     "                 [--precise] [--max-iterations N] [--max-bytes N]\n"
+     "\n"
+     "Runs MODEL (.plumb, or .onnx lowered specialized on the given inputs) and prints a summary\n"
+     "of each output, or writes them with --out.\n"
+     "\n"
+     "options:\n"
+     "  --data DIR            inputs input_<k>.npy or input_<k>.pb (graph input order), the ONNX\n"
+     "                        test-data layout\n"
+     "  --input NAME=FILE     bind graph input NAME (or #k, by position) to a .npy or .pb file;\n"
+     "                        repeatable\n"
+     "  --out DIR             write output_<k>.pb (output_<k>.npy without the ONNX tools)\n"
+     "  --backend B           the backend (`plumb --version` lists those built); default ref\n"
+     "  --precise             the precise mode: every float computed in f64\n"
+     "  --max-iterations N    a Loop/while running more than N iterations is an error (default:\n"
+     "                        unlimited)\n"
+     "  --max-bytes N         largest arena and largest tensor allocated, in bytes (default 16 GiB)\n"
+     "environment: PLUMB_VERBOSE=dispatch prints every schedule (docs/backends.md)\n"
+     "\n"
+     "exit codes: 0 ran, 2 error\n"},
+    {"convert", "convert MODEL.onnx -o MODEL.plumb", "lower and verify an ONNX model",
+     "usage: plumb convert MODEL.onnx -o MODEL.plumb\n"
+     "\n"
+     "Lowers every node onto the core op set (shapes computed at run time where the model has\n"
+     "dynamic axes), verifies the result and saves it.\n"
+     "\n"
+     "exit codes: 0 written, 2 error (the error names the node and the reason)\n"},
+    {"check", "check MODEL --data DIR [--expected PATH] [--report F.html]", "is a converted model right",
+     "usage: plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH]\n"
+     "                   [--tolerance auto | --rtol R --atol A] [--report FILE.json|FILE.html ...]\n"
+     "                   [--no-isolate] [--chunk-mb N] [--samples K]\n"
+     "\n"
+     "Runs MODEL on the reference runtime and compares its outputs and every named intermediate\n"
+     "with expected values (another framework's or runtime's), checks each node on its own\n"
+     "expected inputs, and names the first node that went wrong. docs/check.md is the guide:\n"
+     "the folder layout, the formats and naming rules, every column and verdict.\n"
+     "\n"
+     "options:\n"
+     "  --data DIR             inputs input_<k>.pb / .npy; also the expected values unless\n"
+     "                         --expected is given (output_<k>.pb, intermediates)\n"
+     "  --input NAME=FILE      bind graph input NAME (or #k) to a .npy or .pb file; repeatable\n"
+     "  --expected PATH        a folder or one file of expected values: .pb (by TensorProto name;\n"
+     "                         output_<k>.pb is output k), .npy (by file stem, or names.json),\n"
+     "                         .npz (by entry), Polygraphy .json (--save-outputs / inputs)\n"
+     "  --tolerance auto       the default: the noise bound measured on the model\n"
+     "                         (docs/check-tolerance.md)\n"
+     "  --rtol R --atol A      a fixed tolerance |a - e| <= A + R |e| instead\n"
+     "  --report FILE          write FILE.json (for scripts) or FILE.html (one self-contained\n"
+     "                         page); repeatable\n"
+     "  --no-isolate           compare end to end only (no per-node evaluation on expected inputs)\n"
+     "  --chunk-mb N           compared tensors held per run, in MB (default 1074, 1 GiB): less\n"
+     "                         memory, more runs\n"
+     "  --samples K            stochastic runs per run set for the auto bound (default 6)\n"
+     "\n"
+     "exit codes: 0 match, 1 mismatch (the first divergence is named), 2 error,\n"
+     "            3 inconclusive (the evidence cannot tell noise from error; the reason is printed)\n"},
+    {"conformance", "conformance SUITE_DIR | --core DIR", "run a conformance suite",
+     "usage: plumb conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
+     "                         [--timeout S] [--known-failures FILE] [--digest FILE] [-v]\n"
+     "       plumb conformance --core DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
+     "                         [--cells FILE] [--strict] [--digest FILE]\n"
+     "\n"
+     "SUITE_DIR: an ONNX backend node suite (model.onnx + test_data_set_*), each test in its own\n"
+     "process, compared with the ONNX defaults (rtol 1e-3, atol 1e-7). --core DIR: the core\n"
+     "conformance vectors (spec/conformance.md), compared by each op's tolerance class.\n"
+     "\n"
+     "options:\n"
+     "  --backend B             the backend to test (default ref)\n"
+     "  --filter REGEX          only the tests whose name matches\n"
+     "  --csv FILE              one line per test with its result\n"
+     "  -j N                    N tests at a time\n"
+     "  --timeout S             seconds per test before it counts as failed (ONNX suites)\n"
+     "  --known-failures FILE   listed failing tests count as skipped; a listed test that passes\n"
+     "                          fails the run (ONNX suites)\n"
+     "  --digest FILE           `<test> <digest>` of every output: equal files = byte-identical\n"
+     "  --cells FILE            every op x dtype cell listed must be covered by a passing case\n"
+     "  --strict                compare every output bit for bit (core vectors)\n"
+     "  -v                      print every test (ONNX suites)\n"
+     "\n"
+     "exit codes: 0 nothing failed, 1 a test failed (or a cell is missing), 2 error\n"},
+    {"coverage", "coverage [SUITE_DIR]", "ONNX ops x opsets and the rules that lower them",
+     "usage: plumb coverage [SUITE_DIR]\n"
+     "\n"
+     "Prints spec/onnx_coverage.md: every ONNX operator x since-version and the rule that lowers\n"
+     "it. With SUITE_DIR, the suite's single-node models add versions newer than libonnx knows.\n"
+     "\n"
+     "exit codes: 0 printed, 2 error\n"},
+    {"help", "help [COMMAND]", "this overview, or one command's options",
+     "usage: plumb help [COMMAND]   (also: plumb COMMAND --help, plumb --help, plumb --version)\n"
+     "\n"
+     "exit codes: 0, or 2 for an unknown command\n"},
+};
+
+const Command* find(const std::string& name) {
+  for (const Command& c : kCommands)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+// Backend names in the table of this build, built or not (runtime/backends.def, generated).
+std::vector<std::string> backends_not_built() {
+  std::vector<std::string> names;
+#define PLUMB_BACKEND(name)
+#define PLUMB_BACKEND_NOT_BUILT(name) names.emplace_back(#name);
+#include "runtime/backends.def"
+#undef PLUMB_BACKEND
+#undef PLUMB_BACKEND_NOT_BUILT
+  return names;
+}
+
+}  // namespace
+
+void print_overview(std::FILE* out) {
+  std::fputs("usage: plumb <command> [args]     (plumb help COMMAND: its options and exit codes)\n\n", out);
+  std::fputs("commands:\n", out);
+  for (const Command& c : kCommands) {
+    if (std::string(c.usage).size() <= 38)
+      std::fprintf(out, "  %-38s %s\n", c.usage, c.what);
+    else
+      std::fprintf(out, "  %s\n  %-38s %s\n", c.usage, "", c.what);
+  }
+  std::fputs("\noptions: --help (this text), --version (version, build options, backends)\n", out);
+  std::fputs(kErrorLine, out);
+  std::fputs("Exit codes: 0 success, 1 mismatch (check, conformance), 2 error, 3 inconclusive (check).\n",
+             out);
+}
+
+bool is_command(const std::string& command) { return find(command) != nullptr; }
+
+bool print_command_help(const std::string& command, std::FILE* out) {
+  const Command* c = find(command);
+  if (!c) return false;
+  std::fputs(c->page, out);
+  std::fputs(kErrorLine, out);
+  return true;
+}
+
+void print_version(std::FILE* out) {
+  std::fprintf(out, "plumb %s\n", PLUMB_VERSION_STRING);
+  std::fprintf(out, "core op set version %u (spec/versioning.md)\n", static_cast<unsigned>(ir::kCoreVersion));
+  std::fprintf(out, "build: %s\n", PLUMB_BUILD_OPTIONS);
+  std::string built, missing;
+  for (const std::string& n : rt::backend_names(cli_backends())) built += (built.empty() ? "" : ", ") + n;
+  for (const std::string& n : backends_not_built()) missing += (missing.empty() ? "" : ", ") + n;
+  std::fprintf(out, "backends: %s%s\n", built.c_str(),
+               missing.empty() ? "" : (" (not built: " + missing + ")").c_str());
+}
+
+}  // namespace plumb::cli
