@@ -1,12 +1,13 @@
-# `cmake --install`: bin/plumb; lib/libplumb.so (every plumb library in one shared object);
-# the headers under include/plumb (#include "runtime/session.h" with -I<prefix>/include/plumb);
+# `cmake --install`: bin/plumb; lib/libplumb.so (every plumb library in one shared object, the C
+# API of include/plumb.h included); the headers under include/plumb (#include "plumb.h",
+# #include "runtime/session.h" with -I<prefix>/include/plumb);
 # a CMake package (find_package(plumb) -> imported target plumb::plumb); a pkg-config file
 # (pkg-config --cflags --libs plumb); and the Python package plumb (PLUMB_PYTHON_DIR).
 # tests/package/consumer.sh builds a separate project against the installed tree both ways.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(PLUMB_LIBS plumb_ir plumb_runtime plumb_check)
+set(PLUMB_LIBS plumb_ir plumb_runtime plumb_c plumb_check)
 if(TARGET plumb_check_onnx)
   list(APPEND PLUMB_LIBS plumb_onnx plumb_lower plumb_check_onnx)
 endif()
@@ -38,6 +39,7 @@ foreach(dir ir runtime runtime/cpu/ref check check/onnx frontends/onnx lowering/
   file(GLOB headers ${PROJECT_SOURCE_DIR}/${dir}/*.h)
   install(FILES ${headers} DESTINATION ${PLUMB_INC}/${dir})
 endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/include/plumb.h DESTINATION ${PLUMB_INC})  # the C API: #include "plumb.h"
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/spec/ DESTINATION ${PLUMB_INC}/spec FILES_MATCHING PATTERN "*.def")
 install(FILES ${PLUMB_FBS_HEADER} DESTINATION ${PLUMB_INC}/ir/schema)
 install(FILES ${PLUMB_GEN_DIR}/runtime/backends.def DESTINATION ${PLUMB_INC}/runtime)

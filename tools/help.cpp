@@ -91,7 +91,7 @@ const Command kCommands[] = {
     {"check", "check MODEL --data DIR [--expected PATH] [--report F.html]", "is a converted model right",
      "usage: plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH]\n"
      "                   [--tolerance auto | --rtol R --atol A] [--report FILE.json|FILE.html ...]\n"
-     "                   [--no-isolate] [--chunk-mb N] [--samples K]\n"
+     "                   [--no-isolate] [--chunk-mb N] [--samples K] [--progress]\n"
      "\n"
      "Runs MODEL on the reference runtime and compares its outputs and every named intermediate\n"
      "with expected values (another framework's or runtime's), checks each node on its own\n"
@@ -114,6 +114,9 @@ const Command kCommands[] = {
      "  --chunk-mb N           compared tensors held per run, in MB (default 1074, 1 GiB): less\n"
      "                         memory, more runs\n"
      "  --samples K            stochastic runs per run set for the auto bound (default 6)\n"
+     "  --progress             when stderr is not a terminal, one line per stage on stderr (on a\n"
+     "                         terminal a progress line with the runs done and the time left is\n"
+     "                         always shown)\n"
      "\n"
      "exit codes: 0 match, 1 mismatch (the first divergence is named), 2 error,\n"
      "            3 inconclusive (the evidence cannot tell noise from error; the reason is printed)\n"},

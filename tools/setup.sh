@@ -15,6 +15,7 @@ PACKAGES=(
   pybind11-dev python3-dev  # the Python package plumb (python/, PLUMB_PYTHON)
   python3-torch python3-torchvision  # tests/python/test_torch.py: plumb.torch on real exports
   chromium  # headless render test of plumb check's HTML report (tests/cli/check_html.sh)
+  g++-aarch64-linux-gnu qemu-user  # the C API example built for aarch64 and run under qemu (tests/embed/aarch64_qemu.sh)
 )
 
 missing=()

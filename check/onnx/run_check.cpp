@@ -22,16 +22,26 @@ namespace plumb::check {
 
 namespace {
 
-// The progress callback of a request, as run_all reports to it.
+// The progress callbacks of a request, as run_all reports to them: each step names its stage and,
+// for a graph run, counts it, so that a caller can show how many of the expected runs are done.
 class Progress {
  public:
-  explicit Progress(const std::function<void(const std::string&)>& f) : f_(f) {}
-  void step(const std::string& what) {
-    if (f_) f_(what);
-  }
+  explicit Progress(const CheckRequest& r) : text_(r.progress), steps_(r.on_step) {}
+  void set_total(int runs) { total_ = runs; }
+  // A step that is not a graph run ("lowering", "comparing").
+  void step(const std::string& stage) { report(stage, 0, 0, false); }
+  // Graph run `k` (1-based) of `of` in `stage` (of = 0: a single run).
+  void run(const std::string& stage, int k = 0, int of = 0) { report(stage, k, of, true); }
 
  private:
-  const std::function<void(const std::string&)>& f_;
+  void report(const std::string& stage, int k, int of, bool is_run) {
+    if (text_) text_(of > 0 ? stage + strfmt(" %d/%d", k, of) : stage);
+    if (steps_) steps_(ProgressStep{stage, k, of, done_, std::max(total_, done_ + (is_run ? 1 : 0))});
+    done_ += is_run;
+  }
+  const std::function<void(const std::string&)>& text_;
+  const std::function<void(const ProgressStep&)>& steps_;
+  int done_ = 0, total_ = 0;
 };
 
 // Each graph run_all runs is verified once (ir::verify) before its first run; the sessions do not
@@ -80,7 +90,7 @@ int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, 
   const uint64_t first_seed = o.seed;
   const size_t base = precise.size() - std::min(precise.size(), o.sigma_of.size());
   for (int k = 0; k < samples; ++k) {
-    progress.step(label + strfmt(" %d/%d", k + 1, samples));
+    progress.run(label, k + 1, samples);
     o.seed = first_seed + static_cast<uint64_t>(k);
     if (k > 0) o.sigma_of.clear();
     auto sg = stochastic_graph(g, nodes, o);
@@ -119,9 +129,9 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
                        const std::string& label, std::string* note) {
   Runs r;
   PLUMB_RETURN_IF_ERROR(ir::verify(g));
-  progress.step(label + ": native run");
+  progress.run(label + ": native run");
   PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs));
-  progress.step(label + ": precise (f64) run");
+  progress.run(label + ": precise (f64) run");
   auto p = run_graph(g, rt::NumericMode::kPrecise, inputs);
   if (!p) {
     r.unavailable = "precise run failed: " + p.status().to_string();
@@ -136,11 +146,11 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   if (!r.isolated) ops.sigma_of = compared;
   r.ops_runs =
       stochastic_runs(g, nodes, ops, samples, inputs, r.precise, r.ops, r.isolated ? nullptr : &r.own_sigma,
-                      progress, label + ": stochastic run", &why);
+                      progress, label + ": stochastic runs", &why);
   if (r.isolated) {
     // The fed expected values moved by their own noise (check/bound.h "inputs"), on the host.
     for (int k = 0; k < samples; ++k) {
-      progress.step(label + strfmt(": expected-input noise run %d/%d", k + 1, samples));
+      progress.run(label + ": expected-input noise runs", k + 1, samples);
       std::vector<rt::RtValue> moved = inputs;
       for (size_t j = first_fed; j < inputs.size(); ++j) {
         const size_t f = j - first_fed;
@@ -178,7 +188,7 @@ struct Target {
 }  // namespace
 
 Expected<CheckReport> run_check(const CheckRequest& opt) {
-  Progress progress(opt.progress);
+  Progress progress(opt);
   const std::string expected_path = opt.expected.empty() ? opt.inputs.data_dir : opt.expected;
   if (expected_path.empty()) return invalid_input("no expected values given (an expected folder or file)");
 
@@ -287,6 +297,10 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
       held += cost;
     }
     chunks.emplace_back(first, targets.size());
+  }
+  {  // the runs to come: native, precise and the stochastic ones per graph (check/bound.h)
+    const int per_chunk = 2 + opt.samples + (opt.isolate && targets.size() > 1 ? 2 + 2 * opt.samples : 0);
+    progress.set_total(static_cast<int>(chunks.size()) * per_chunk);
   }
   auto chunk_label = [&](const char* what, size_t c) {
     return chunks.size() == 1 ? std::string(what) : strfmt("%s (chunk %zu/%zu)", what, c + 1, chunks.size());

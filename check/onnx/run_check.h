@@ -30,6 +30,15 @@
 
 namespace plumb::check {
 
+// Where a check is (CheckRequest::on_step): the stage, the run within a stage of repeated runs,
+// and the graph runs done out of those expected in all (the total can shrink, e.g. when the
+// isolated runs turn out not to apply; it never counts fewer than are done).
+struct ProgressStep {
+  std::string stage;                  // "lowering m.onnx", "model: stochastic runs", "comparing", ...
+  int run = 0, runs = 0;              // run k of `runs` in this stage (0 of 0: a single step)
+  int runs_done = 0, runs_total = 0;  // graph runs finished before this step, and expected in all
+};
+
 struct CheckRequest {
   std::string model;                       // .onnx or .plumb
   InputFiles inputs;                       // the model's input values
@@ -40,6 +49,8 @@ struct CheckRequest {
   int samples = kDefaultSamples;           // stochastic runs per run set (check/bound.h)
   // Called with a short description of each step ("model: precise (f64) run"); may be empty.
   std::function<void(const std::string&)> progress;
+  // Called with each step's stage and run counts (for a counter and an ETA); may be empty.
+  std::function<void(const ProgressStep&)> on_step;
 };
 
 // Errors (bad model, bad input or expected file, unsupported op, a run-time error on the inputs)

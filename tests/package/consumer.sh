@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >"$tmp/install.log"
 for f in bin/plumb lib/libplumb.so lib/cmake/plumb/plumbConfig.cmake lib/pkgconfig/plumb.pc \
-         include/plumb/runtime/session.h include/plumb/ir/schema/plumb_generated.h; do
+         include/plumb/plumb.h include/plumb/runtime/session.h include/plumb/ir/schema/plumb_generated.h; do
   [[ -e $prefix/$f ]] || { echo "FAIL: the install has no $f"; exit 1; }
 done
 ex=$src/examples/mlp_torch
@@ -30,6 +30,21 @@ g++ -std=c++17 -O1 "$src/tests/package/consumer/main.cpp" -o "$tmp/pc-consumer" 
 out=$("$tmp/pc-consumer" "$tmp/mlp.plumb" "$ex/model.onnx" "$ex/data")
 echo "pkg-config: $out"
 [[ $out == *"check: match"* ]] || { echo "FAIL: pkg-config consumer"; exit 1; }
+# The C API (include/plumb.h) from a C program: the .plumb model loads and verifies.
+cat >"$tmp/c_consumer.c" <<'C'
+#include <stdio.h>
+#include "plumb.h"
+int main(int argc, char** argv) {
+  plumb_model* m = plumb_model_create();
+  int rc = plumb_model_load_file(m, argv[1]) == PLUMB_OK ? 0 : 1;
+  if (rc) fprintf(stderr, "%s\n", plumb_last_error(m));
+  plumb_model_destroy(m);
+  return rc;
+}
+C
+gcc -std=c99 "$tmp/c_consumer.c" -o "$tmp/c-consumer" $(pkg-config --cflags --libs plumb)
+"$tmp/c-consumer" "$tmp/mlp.plumb" || { echo "FAIL: C API consumer"; exit 1; }
+echo "C API: loaded"
 
 # 3. the Python package, from the prefix only
 if [[ -n $py ]]; then

@@ -1,12 +1,13 @@
 // plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH] [--tolerance auto |
 //                   --rtol R --atol A] [--report FILE.json|FILE.html ...] [--no-isolate]
-//                   [--chunk-mb N] [--samples K]   (tools/help.cpp has the user's page)
+//                   [--chunk-mb N] [--samples K] [--progress]   (tools/help.cpp has the user's page)
 // The converter-validation workflow (DESIGN.md §7): the arguments, a progress line on a terminal,
 // the report and the exit code. The check itself is plumb::check::run_check
 // (check/onnx/run_check.h). Exits 0 (match), 1 (mismatch), 3 (inconclusive) or 2 (error: one
 // `plumb: ...` line on stderr).
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -27,14 +28,33 @@ bool parse_double(const std::string& s, double* v) {
   return !s.empty() && *end == '\0' && *v >= 0;
 }
 
-// A one-line progress indicator on a terminal only (stderr), erased when done.
+// Progress on stderr. On a terminal: one line, rewritten at each step, with the graph runs done
+// of those expected and an estimate of the time left (from the time the runs done took), erased
+// when done. Elsewhere (a CI log) only with --progress, one line per stage (a stage of repeated
+// runs once), so that the error contract (one line on stderr) holds for scripts by default.
 class Progress {
  public:
-  Progress() : tty_(::isatty(2) != 0) {}
+  explicit Progress(bool lines) : tty_(::isatty(2) != 0), lines_(lines && !tty_) {}
   ~Progress() { done(); }
-  void step(const std::string& what) {
+  void step(const check::ProgressStep& s) {
+    if (lines_) {
+      if (s.run <= 1) std::fprintf(stderr, "plumb check: %s\n", s.stage.c_str());
+      return;
+    }
     if (!tty_) return;
-    std::fprintf(stderr, "\r\033[Kplumb check: %s", what.c_str());
+    using clock = std::chrono::steady_clock;
+    if (s.runs_done == 0 && !started_) start_ = clock::now(), started_ = true;
+    std::string text = s.stage + (s.runs > 0 ? strfmt(" %d/%d", s.run, s.runs) : "");
+    if (s.runs_total > 0) {
+      text += strfmt("  [%d of %d runs done", s.runs_done, s.runs_total);
+      const double spent = std::chrono::duration<double>(clock::now() - start_).count();
+      if (s.runs_done > 0 && s.runs_done < s.runs_total && spent > 1) {
+        const double left = spent / s.runs_done * (s.runs_total - s.runs_done);
+        text += strfmt(", about %s left", duration(left).c_str());
+      }
+      text += "]";
+    }
+    std::fprintf(stderr, "\r\033[Kplumb check: %s", text.c_str());
     std::fflush(stderr);
     shown_ = true;
   }
@@ -44,13 +64,19 @@ class Progress {
   }
 
  private:
-  bool tty_;
-  bool shown_ = false;
+  static std::string duration(double s) {
+    if (s < 60) return strfmt("%.0f s", std::ceil(s));
+    return strfmt("%d min %02d s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  }
+  bool tty_, lines_;
+  bool shown_ = false, started_ = false;
+  std::chrono::steady_clock::time_point start_;
 };
 
 struct Options {
   check::CheckRequest request;
   bool auto_tol_requested = false;
+  bool progress_lines = false;  // --progress: one line per stage when stderr is not a terminal
   std::vector<std::string> reports;
 };
 
@@ -87,6 +113,8 @@ int parse_args(const Args& args, Options& opt) {
       if (!ends_with(f, ".json") && !ends_with(f, ".html"))
         return report_error("check", invalid_input("--report takes a FILE.json or FILE.html"));
       opt.reports.push_back(f);
+    } else if (a == "--progress") {
+      opt.progress_lines = true;
     } else if (a == "--no-isolate") {
       req.isolate = false;
     } else if (a == "--chunk-mb") {
@@ -132,8 +160,8 @@ int exit_code(check::Verdict v) {
 int cmd_check(const Args& args) {
   Options opt;
   if (int rc = parse_args(args, opt); rc >= 0) return rc;
-  Progress progress;
-  opt.request.progress = [&](const std::string& what) { progress.step(what); };
+  Progress progress(opt.progress_lines);
+  opt.request.on_step = [&](const check::ProgressStep& s) { progress.step(s); };
   Expected<check::CheckReport> rep = check::run_check(opt.request);
   progress.done();
   if (!rep) return report_error("", rep.status());
