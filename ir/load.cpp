@@ -312,13 +312,10 @@ Expected<std::shared_ptr<Mapping>> map_external(const std::string& base_dir, con
   return m;
 }
 
-}  // namespace
-
-Expected<Graph> decode_buffer(std::shared_ptr<const std::vector<uint8_t>> buffer,
+// `owner` keeps the n bytes at b alive (null: the caller does); inline constants point into them.
+Expected<Graph> decode_memory(const uint8_t* b, uint64_t n, const std::shared_ptr<const void>& owner,
                               const std::string& base_dir) {
-  if (!buffer) return invalid_input("no buffer");
-  const uint8_t* b = buffer->data();
-  const uint64_t n = buffer->size();
+  if (!b && n) return invalid_input("no buffer");
   // file.F1: size
   if (n < kMinFileBytes)
     return file_error("file.F1", "header",
@@ -386,7 +383,7 @@ Expected<Graph> decode_buffer(std::shared_ptr<const std::vector<uint8_t>> buffer
                             strfmt("bytes [%llu, %llu+%llu) are outside the data section (%llu bytes)",
                                    (unsigned long long)off, (unsigned long long)off, (unsigned long long)size,
                                    (unsigned long long)data_size));
-        cd.owner = std::shared_ptr<const void>(buffer, buffer->data());
+        cd.owner = owner;
         cd.data = data_size ? data->data() + off : nullptr;
       }
       cd.size = size;
@@ -421,8 +418,24 @@ Expected<Graph> decode_buffer(std::shared_ptr<const std::vector<uint8_t>> buffer
   return g;
 }
 
+}  // namespace
+
+Expected<Graph> decode_buffer(std::shared_ptr<const std::vector<uint8_t>> buffer,
+                              const std::string& base_dir) {
+  if (!buffer) return invalid_input("no buffer");
+  const uint8_t* b = buffer->data();
+  return decode_memory(b, buffer->size(), std::shared_ptr<const void>(std::move(buffer), b), base_dir);
+}
+
 Expected<Graph> load_buffer(std::shared_ptr<const std::vector<uint8_t>> buffer, const std::string& base_dir) {
   PLUMB_ASSIGN_OR_RETURN(Graph g, decode_buffer(std::move(buffer), base_dir));
+  PLUMB_RETURN_IF_ERROR(verify(g));
+  return g;
+}
+
+Expected<Graph> load_memory(const uint8_t* data, uint64_t size, std::shared_ptr<const void> owner,
+                            const std::string& base_dir) {
+  PLUMB_ASSIGN_OR_RETURN(Graph g, decode_memory(data, size, owner, base_dir));
   PLUMB_RETURN_IF_ERROR(verify(g));
   return g;
 }

@@ -23,6 +23,12 @@ Expected<Graph> load_file(const std::string& path);
 Expected<Graph> load_buffer(std::shared_ptr<const std::vector<uint8_t>> buffer,
                             const std::string& base_dir = "");
 
+// As load_buffer, for `size` bytes at `data` that `owner` keeps alive; with a null owner the
+// caller keeps them alive and unchanged while the graph, and anything made from it, lives (the C
+// API's plumb_model_load_memory: constants used in place).
+Expected<Graph> load_memory(const uint8_t* data, uint64_t size, std::shared_ptr<const void> owner,
+                            const std::string& base_dir = "");
+
 // As load_buffer, without running ir::verify (for tools and tests that report both stages).
 Expected<Graph> decode_buffer(std::shared_ptr<const std::vector<uint8_t>> buffer,
                               const std::string& base_dir = "");

@@ -68,14 +68,17 @@ Status bool_scalar(const RtValue& v, const char* what, bool& out) {
 }  // namespace
 
 Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan, const Schedule& schedule,
-                                        const Partition& part) {
+                                        const Partition& part, std::shared_ptr<uint8_t> host_arena) {
   BufferTable b;
   b.plan = &plan;
   b.schedule = &schedule;
   b.values.resize(g.values.size());
   if (plan.values.size() != g.values.size() || schedule.host_offset.size() != g.values.size())
     return internal_error("plan or schedule was made for another graph");
-  if (schedule.host_arena_bytes > 0) {
+  if (schedule.host_arena_bytes > 0 && host_arena) {
+    b.arena = std::move(host_arena);
+    b.arena_bytes = schedule.host_arena_bytes;
+  } else if (schedule.host_arena_bytes > 0) {
     PLUMB_ASSIGN_OR_RETURN(b.arena, host_allocator().allocate(schedule.host_arena_bytes));
     b.arena_bytes = schedule.host_arena_bytes;
   }

@@ -71,9 +71,11 @@ struct BufferTable {
 
 // A BufferTable for `schedule`: allocates the arenas, binds constants (the partition's, decoded
 // once) and folded values (and their device copies where spans read them), and sets every arena
-// slot's tensor (a view into an arena with its planned shape).
+// slot's tensor (a view into an arena with its planned shape). `host_arena`, when given, is the
+// host arena to use instead of a new one: 64-byte aligned, zero-filled, at least
+// schedule.host_arena_bytes (the C API's caller-given arena; it may own nothing).
 Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan, const Schedule& schedule,
-                                        const Partition& part);
+                                        const Partition& part, std::shared_ptr<uint8_t> host_arena = {});
 
 // Binds the graph inputs (in graph order) into `buffers`: by reference when the dtype matches the
 // plan, widened to f64 into the arena slot otherwise (precise mode). The inputs must have the
@@ -90,6 +92,9 @@ class Executor {
   // Runs the whole graph: buffers were made by make_buffer_table(g, plan, schedule, ...), inputs
   // bound; on success the graph outputs are in buffers.values[graph.body.results[k]] (host).
   Status run(BufferTable& buffers, Stream* stream);
+  // Makes the call records for `buffers` now (the first run does it otherwise), so that no run
+  // allocates them.
+  void bind(BufferTable& buffers) { bind_calls(buffers); }
 
  private:
   void bind_calls(BufferTable& b);

@@ -13,6 +13,7 @@ PACKAGES=(
   python3-numpy  # tests/cli/core_vectors_fresh.sh regenerates spec/vectors (tools/gen_core_vectors.py)
   python3-onnx  # tests/cli/check_real_*.sh make their faults and wrong outputs at test time (tests/models/real_cases.py)
   chromium  # headless render test of plumb check's HTML report (tests/cli/check_html.sh)
+  g++-aarch64-linux-gnu qemu-user  # the C API example built for aarch64 and run under qemu (tests/embed/aarch64_qemu.sh)
 )
 
 missing=()

@@ -21,3 +21,7 @@ ctest --preset asan -j "$JOBS"
 cmake -S . -B build-asan-codecs -DCMAKE_BUILD_TYPE=Debug -DPLUMB_SANITIZE=ON -DPLUMB_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan-codecs --target plumb_ref_tests -j "$JOBS"
 build-asan-codecs/bin/plumb_ref_tests --gtest_brief=1
+
+# The tiny runtime's size table (MinSizeRel, -fno-exceptions -fno-rtti, --gc-sections): loader +
+# verifier + executor, one CNN's kernels, all kernels (tools/size_table.sh, README "Embed plumb").
+tools/size_table.sh build/bin/plumb build

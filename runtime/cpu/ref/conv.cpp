@@ -33,9 +33,10 @@ inline int64_t input_index(const ConvGeometry& g, int64_t d, int64_t e, int64_t 
 }
 
 // acc[e..] += plane[i(e, tap)..] * w for every result position whose input position is real.
+// `e` (ns - 1 entries) is the caller's, so that no call allocates it.
 template <typename A>
 void accumulate_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, const A* __restrict plane, A w,
-                    A* __restrict acc) {
+                    A* __restrict acc, std::vector<int64_t>& e) {
   const int64_t last = g.ns - 1;
   const int64_t e_len = g.out[last];
   const int64_t s = g.stride[last], ld = g.ldil[last];
@@ -45,7 +46,7 @@ void accumulate_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, cons
   int64_t e_lo = base >= 0 ? 0 : (-base + s - 1) / s;
   int64_t e_hi =
       g.in[last] == 0 || dilated - 1 - base < 0 ? -1 : std::min(e_len - 1, (dilated - 1 - base) / s);
-  std::vector<int64_t> e(static_cast<size_t>(last), 0);  // index over the outer result dims
+  std::fill(e.begin(), e.end(), 0);  // index over the outer result dims
   const int64_t rows = g.out_plane / std::max<int64_t>(e_len, 1);
   for (int64_t row = 0; row < rows; ++row) {
     int64_t off = 0;
@@ -83,7 +84,7 @@ void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const
   const int64_t cg = c_all / groups, og = o_all / groups;
   const Widened<A> in(input), wt(weight);
   std::vector<A> acc(static_cast<size_t>(g.out_plane));
-  std::vector<int64_t> tap(static_cast<size_t>(g.ns));
+  std::vector<int64_t> tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
   for (int64_t nn = 0; nn < batch; ++nn) {
     for (int64_t o = 0; o < o_all; ++o) {
       const int64_t grp = o / og;
@@ -93,7 +94,7 @@ void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const
         const A* w = wt.data() + (o * cg + c) * g.k_plane;
         std::fill(tap.begin(), tap.end(), 0);
         for (int64_t t = 0; t < g.k_plane; ++t) {
-          accumulate_tap<A>(g, tap, plane, w[t], acc.data());
+          accumulate_tap<A>(g, tap, plane, w[t], acc.data(), e);
           for (int64_t d = g.ns - 1; d >= 0; --d) {  // next kernel position, row-major
             if (++tap[d] < g.k[d]) break;
             tap[d] = 0;
