@@ -12,6 +12,8 @@ PACKAGES=(
   libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev  # image_decode's decoders (PLUMB_IMAGE_CODECS)
   python3-numpy  # tests/cli/core_vectors_fresh.sh regenerates spec/vectors (tools/gen_core_vectors.py)
   python3-onnx  # tests/cli/check_real_*.sh make their faults and wrong outputs at test time (tests/models/real_cases.py)
+  pybind11-dev python3-dev  # the Python package plumb (python/, PLUMB_PYTHON)
+  python3-torch python3-torchvision  # tests/python/test_torch.py: plumb.torch on real exports
   chromium  # headless render test of plumb check's HTML report (tests/cli/check_html.sh)
   g++-aarch64-linux-gnu qemu-user  # the C API example built for aarch64 and run under qemu (tests/embed/aarch64_qemu.sh)
 )
