@@ -47,7 +47,11 @@ struct Rounding {
   // / numel(result) (axis -1), or numel(input 1) / extent 0 of input 1 (axis -2, conv weights).
   int64_t axis = -1;
   // A constant: every value it holds is representable, so "exactly representable" says nothing of
-  // whether it was rounded; only its integers (shape arithmetic, exponents, 1 and 2) are exact.
+  // whether it was rounded; only its integers and half-integers are exact: shape arithmetic,
+  // exponents, 1 and 2, and the pixel-centre constants of the formulas (GridSample's and Resize's
+  // -0.5, d - 0.5), which an implementation holds exactly. Perturbed, those moved a float tap
+  // position off its integer and the truncating cast picked the neighbouring tap: a discontinuity
+  // that no f32 implementation has, which made the noise of GridSample's reflection O(1).
   bool constant = false;
 };
 
@@ -167,10 +171,11 @@ class Perturber {
     return b_.select(finite, perturbation, splat(0, sh));
   }
 
-  // perturbation where y is not an integer, else 0.
-  ValueId where_not_integer(ValueId y, ValueId perturbation, ValueId sh) {
-    const ValueId integer = b_.compare(ir::CompareKind::Eq, b_.unary(UK::Floor, y), y);
-    return finite_only(b_.select(integer, splat(0, sh), perturbation), sh);
+  // perturbation where y is neither an integer nor a half-integer (2y is exact in f64), else 0.
+  ValueId where_not_half_integer(ValueId y, ValueId perturbation, ValueId sh) {
+    const ValueId twice = b_.binary(BK::Mul, y, splat(2, sh));
+    const ValueId half_integer = b_.compare(ir::CompareKind::Eq, b_.unary(UK::Floor, twice), twice);
+    return finite_only(b_.select(half_integer, splat(0, sh), perturbation), sh);
   }
 
   // perturbation where y (f64) is not representable with `bits` significant bits, else 0: an
@@ -247,7 +252,7 @@ class Perturber {
                    : b_.broadcast(b_.unary(UK::Sqrt, terms(n, rd, y0)), sh, {});
       const ValueId pert = b_.binary(BK::Mul, yd, d);
       out = b_.binary(BK::Add, yd,
-                      rd.constant ? where_not_integer(yd, pert, sh) : where_inexact(yd, pert, bits, sh));
+                      rd.constant ? where_not_half_integer(yd, pert, sh) : where_inexact(yd, pert, bits, sh));
     } else {
       ValueId q = ir::kNoValue;  // sum of the squared terms: the op on squared operands
       if (n.op == ir::Op::MatMul || n.op == ir::Op::Conv) {

@@ -16,6 +16,7 @@
 //                one rounding per product); q is the same op on squared operands
 //              products of n factors (reduce/scan prod): uniform in +-sqrt(n) u |y|
 //              float constants (weights, folded values): uniform in +-2u|c| (faithfully rounded)
+//                but none for integers and half-integers (shape arithmetic, pixel-centre offsets)
 //              exact ops (copies, gathers, max, compare, floor, ...): none
 //              results exactly representable in the dtype (Veltkamp's split), and sums of integer
 //              terms with sum t^2 < 2^p: none (index arithmetic in floats stays exact)

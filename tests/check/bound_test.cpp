@@ -76,6 +76,42 @@ func @main(%x: f32[3], %y: f32[3]) -> (f32[3]) {
   EXPECT_NE(y[2], static_cast<double>(0.1f) + static_cast<double>(0.2f));  // inexact: perturbed
 }
 
+// Half-integer constants (GridSample's and Resize's pixel-centre offsets -0.5 and d - 0.5) are held
+// exactly by every implementation: never perturbed. Perturbed, a tap position computed from them
+// (reflection: -0.5 - (-0.5 - p)) left its integer and the truncating cast picked the neighbouring
+// tap in some runs, an O(1) spread that made GridSample with padding_mode=reflection inconclusive
+// on any expected value (tests/models/op_grid_sample F1). Other constants stay perturbed (+-2u).
+TEST(CheckBound, HalfIntegerConstantsAreNotPerturbed) {
+  const ir::Graph g = graph_of(R"(plumb 1
+func @main(%p: f32[4]) -> (f32[4], i64[4]) {
+  %c = constant {value = dense<f32[4]>[-0.5, 5.5, 0.5, 0.3]} : f32[4]
+  %t = binary %p, %c {kind = sub} : f32[4] loc("sub", Sub, 14)
+  %i = cast %t {to = i64, saturate = false, round = nearest_even} : i64[4]
+  return %c, %i
+}
+)");
+  const std::vector<rt::RtValue> in = {f32({4}, {0.5f, 7.5f, 2.5f, 3.3f})};
+  bool other_perturbed = false;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    NoiseOptions o;
+    o.seed = seed;
+    auto sg = stochastic_graph(g, onnx_nodes_of(g), o);
+    ASSERT_TRUE(sg.has_value()) << sg.status().to_string();
+    const std::vector<rt::RtValue> out = run_precise(sg->graph, in);
+    ASSERT_EQ(out.size(), 2u);
+    const std::vector<double> c = doubles(out[0]);
+    EXPECT_EQ(c[0], -0.5);
+    EXPECT_EQ(c[1], 5.5);
+    EXPECT_EQ(c[2], 0.5);
+    other_perturbed |= c[3] != static_cast<double>(0.3f);
+    const int64_t* taps = out[1].tensor().as<int64_t>();
+    EXPECT_EQ(taps[0], 1);
+    EXPECT_EQ(taps[1], 2);
+    EXPECT_EQ(taps[2], 2);
+  }
+  EXPECT_TRUE(other_perturbed);  // 0.3 is a rounded value: faithfully rounded, +-2u
+}
+
 rt::RtValue f64(const std::vector<double>& data) {
   rt::Tensor t = rt::Tensor::allocate(ir::DType::F64, {static_cast<int64_t>(data.size())});
   for (size_t k = 0; k < data.size(); ++k) t.as<double>()[k] = data[k];

@@ -70,6 +70,8 @@ def fault_lines(model_dir):
 def cmd_full(model_dir, out):
     os.makedirs(out, exist_ok=True)
     for sub, pick in (("data", lambda n: n.startswith("output_")), ("nodes", lambda n: True)):
+        if not os.path.isdir(os.path.join(model_dir, sub)):
+            continue  # no nodes/: every node output is a graph output (op_grid_sample)
         for n in sorted(os.listdir(os.path.join(model_dir, sub))):
             if n.endswith(".pb") and pick(n):
                 shutil.copy(os.path.join(model_dir, sub, n), os.path.join(out, sub + "_" + n))
