@@ -7,7 +7,7 @@
 # match. Exit 77 (skipped) in a build without the ONNX tools.
 set -uo pipefail
 plumb=$1 src=$2
-if "$plumb" check 2>&1 | grep -q "not implemented in this build"; then
+if [[ "$("$plumb" check 2>&1)" == *"not implemented in this build"* ]]; then
   echo "no ONNX tools in this build: skipped"
   exit 77
 fi

@@ -22,7 +22,7 @@ if ! /usr/bin/python3 -c 'import onnx' 2>/dev/null; then
   echo "no /usr/bin/python3 with onnx (python3-onnx; tools/setup.sh installs it)"
   exit 1
 fi
-if "$plumb" check 2>&1 | grep -q "not implemented in this build"; then
+if [[ "$("$plumb" check 2>&1)" == *"not implemented in this build"* ]]; then
   echo "no ONNX tools in this build: skipped"
   exit 77
 fi
