@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs ALL tests: the format check, the default build (unit tests, CLI tests,
-# conformance suites: warnings are errors in plumb's own code, PLUMB_WERROR) and the ASan+UBSan
-# builds of the IR and runtime tests. Used by .ci/run.
+# conformance suites), the ASan+UBSan build of the whole CLI and its tests (warnings are errors in
+# plumb's own code in both, PLUMB_WERROR), and the tiny runtime's size table. Used by .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
@@ -13,19 +13,22 @@ cmake --preset default -DPLUMB_WERROR=ON >/dev/null
 cmake --build --preset default -j "$JOBS"
 ctest --preset default -j "$JOBS"
 
-# Sanitizers on the embeddable part (IR, verifier, loader, runtime, ref kernels, plumb CLI). The
-# sanitized Debug builds do not yet turn warnings into errors: only the default build has been
-# checked warning-free (issue 15).
-cmake --preset asan -DPLUMB_TINY=ON >/dev/null
+# The whole CLI under ASan + UBSan (Debug, warnings are errors here too): every unit test (IR,
+# verifier, loaders, runtime, ref kernels with the image codecs fed truncated and corrupted files,
+# ONNX frontend, lowering, check, C API) and the CLI tests, among them plumb check on every model
+# of tests/models with every intermediate (PLUMB_REAL_CASES: the match/full case of each; the
+# fault cases ran in the default build above) and the dynamic-shape models at several sizes. Left
+# out here, as they ran above and take many times longer in a Debug ASan build: the two ONNX node
+# suites, backends.same_as_ref, the lstm `while` export of check_export_models (PLUMB_EXPORT_STATIC_ONLY;
+# cli.dynamic_models runs a dynamic LSTM), the fault cases of the real models, ssdlite (its 4740
+# core nodes take over 20 minutes of CPU per check in this build; run once by hand), the Python tests
+# and the aarch64 example under qemu. The oneDNN cpu backend is left out of this build: oneDNN's
+# JIT code under ASan has not been tried yet (its tests run in the default build). The tiny
+# configuration is built by the size table below.
+cmake --preset asan -DPLUMB_PYTHON=OFF -DPLUMB_WITH_ONEDNN=OFF -DPLUMB_WERROR=ON >/dev/null
 cmake --build --preset asan -j "$JOBS"
-ctest --preset asan -j "$JOBS"
-
-# The image codecs (libjpeg, libpng, libtiff, libwebp, OpenJPEG) under ASan + UBSan: the tiny build
-# above leaves them out, so the ref kernel tests (which feed every format truncated and corrupted
-# files) run once more in a sanitized build that has them.
-cmake -S . -B build-asan-codecs -DCMAKE_BUILD_TYPE=Debug -DPLUMB_SANITIZE=ON -DPLUMB_BUILD_BENCH=OFF >/dev/null
-cmake --build build-asan-codecs --target plumb_ref_tests -j "$JOBS"
-build-asan-codecs/bin/plumb_ref_tests --gtest_brief=1
+PLUMB_REAL_CASES='^match/full$' PLUMB_REAL_TIMEOUT=1800 PLUMB_EXPORT_STATIC_ONLY=1 ctest --preset asan -j "$JOBS" --timeout 3600 \
+  -E '^(conformance\.|backends\.same_as_ref|python\.|package\.|embed\.aarch64_qemu|cli\.dynamic_ssdlite|cli\.check_real_(faults|subtle|wrong_outputs))'
 
 # The tiny runtime's size table (MinSizeRel, -fno-exceptions -fno-rtti, --gc-sections): loader +
 # verifier + executor, one CNN's kernels, all kernels (tools/size_table.sh, README "Embed plumb").
