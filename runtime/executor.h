@@ -48,6 +48,8 @@ struct ExecOptions {
   int64_t max_while_iterations = 0;
   // Largest tensor the executor allocates at run time for a data-dependent shape (bytes).
   int64_t max_bytes = int64_t{16} << 30;
+  // Threads a ref kernel may use (NodeCall::threads), at least 1.
+  int threads = 1;
 };
 
 // The run-time values of one graph, one slot per ir::ValueId, plus the arenas the schedule laid

@@ -1,4 +1,4 @@
-// plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref] [--precise]
+// plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref] [--precise] [--threads N]
 //                 [--max-iterations N] [--max-bytes N]
 // Runs a .plumb model (or an .onnx one when this build has the ONNX frontend) on the ref backend.
 // Inputs: --input NAME=FILE.npy binds a graph input by name (or by position: NAME = #k);
@@ -72,10 +72,11 @@ int cmd_run(const Args& args) {
   std::string model, data_dir, out_dir;
   std::vector<std::pair<std::string, std::string>> inputs;
   rt::SessionOptions opts = session_options("ref");
+  opts.threads = machine_threads();
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: plumb run MODEL [--data DIR | --input NAME=FILE.npy ...] [--out DIR] [--backend B] "
-                 "[--precise] [--max-iterations N] [--max-bytes N]\n");
+                 "[--precise] [--threads N] [--max-iterations N] [--max-bytes N]\n");
     return 2;
   };
   for (size_t i = 0; i < args.size(); ++i) {
@@ -100,6 +101,10 @@ int cmd_run(const Args& args) {
       if (!next(opts.backend)) return usage();
     } else if (a == "--precise") {
       opts.mode = rt::NumericMode::kPrecise;
+    } else if (a == "--threads") {
+      if (!next(v)) return usage();
+      Status st = parse_threads(v, opts.threads);
+      if (!st.is_ok()) return report_error("", st);
     } else if (a == "--max-iterations") {
       if (!next(v)) return usage();
       Status st = parse_int(a, v, opts.max_while_iterations);

@@ -62,7 +62,7 @@ const Command kCommands[] = {
      "exit codes: 0 written, 2 error (parse, verify or write)\n"},
     {"run", "run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR]", "run a model on its inputs",
      "usage: plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend B]\n"
-     "                 [--precise] [--max-iterations N] [--max-bytes N]\n"
+     "                 [--precise] [--threads N] [--max-iterations N] [--max-bytes N]\n"
      "\n"
      "Runs MODEL (.plumb, or .onnx lowered specialized on the given inputs) and prints a summary\n"
      "of each output, or writes them with --out.\n"
@@ -75,6 +75,8 @@ const Command kCommands[] = {
      "  --out DIR             write output_<k>.pb (output_<k>.npy without the ONNX tools)\n"
      "  --backend B           the backend (`plumb --version` lists those built); default ref\n"
      "  --precise             the precise mode: every float computed in f64\n"
+     "  --threads N           threads for independent results within a node (default: the\n"
+     "                        machine's cores); ref's outputs do not depend on it\n"
      "  --max-iterations N    a Loop/while running more than N iterations is an error (default:\n"
      "                        unlimited)\n"
      "  --max-bytes N         largest arena and largest tensor allocated, in bytes (default 16 GiB)\n"
@@ -91,7 +93,7 @@ const Command kCommands[] = {
     {"check", "check MODEL --data DIR [--expected PATH] [--report F.html]", "is a converted model right",
      "usage: plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH]\n"
      "                   [--tolerance auto | --rtol R --atol A] [--report FILE.json|FILE.html ...]\n"
-     "                   [--no-isolate] [--chunk-mb N] [--samples K] [--progress]\n"
+     "                   [--no-isolate] [--chunk-mb N] [--samples K] [--threads N] [--progress]\n"
      "\n"
      "Runs MODEL on the reference runtime and compares its outputs and every named intermediate\n"
      "with expected values (another framework's or runtime's), checks each node on its own\n"
@@ -114,6 +116,8 @@ const Command kCommands[] = {
      "  --chunk-mb N           compared tensors held per run, in MB (default 1074, 1 GiB): less\n"
      "                         memory, more runs\n"
      "  --samples K            stochastic runs per run set for the auto bound (default 6)\n"
+     "  --threads N            threads for independent results within a node (default: the\n"
+     "                         machine's cores); the verdict does not depend on it\n"
      "  --progress             when stderr is not a terminal, one line per stage on stderr (on a\n"
      "                         terminal a progress line with the runs done and the time left is\n"
      "                         always shown)\n"
@@ -122,9 +126,9 @@ const Command kCommands[] = {
      "            3 inconclusive (the evidence cannot tell noise from error; the reason is printed)\n"},
     {"conformance", "conformance SUITE_DIR | --core DIR", "run a conformance suite",
      "usage: plumb conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
-     "                         [--timeout S] [--known-failures FILE] [--digest FILE] [-v]\n"
+     "                         [--threads N] [--timeout S] [--known-failures FILE] [--digest FILE] [-v]\n"
      "       plumb conformance --core DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
-     "                         [--cells FILE] [--strict] [--digest FILE]\n"
+     "                         [--threads N] [--cells FILE] [--strict] [--digest FILE]\n"
      "\n"
      "SUITE_DIR: an ONNX backend node suite (model.onnx + test_data_set_*), each test in its own\n"
      "process, compared with the ONNX defaults (rtol 1e-3, atol 1e-7). --core DIR: the core\n"
@@ -135,6 +139,7 @@ const Command kCommands[] = {
      "  --filter REGEX          only the tests whose name matches\n"
      "  --csv FILE              one line per test with its result\n"
      "  -j N                    N tests at a time\n"
+     "  --threads N             threads within each test's nodes (default 1)\n"
      "  --timeout S             seconds per test before it counts as failed (ONNX suites)\n"
      "  --known-failures FILE   listed failing tests count as skipped; a listed test that passes\n"
      "                          fails the run (ONNX suites)\n"

@@ -1,6 +1,7 @@
 // plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH] [--tolerance auto |
 //                   --rtol R --atol A] [--report FILE.json|FILE.html ...] [--no-isolate]
-//                   [--chunk-mb N] [--samples K] [--progress]   (tools/help.cpp has the user's page)
+//                   [--chunk-mb N] [--samples K] [--threads N] [--progress]   (tools/help.cpp has the user's
+//                   page)
 // The converter-validation workflow (DESIGN.md §7): the arguments, a progress line on a terminal,
 // the report and the exit code. The check itself is plumb::check::run_check
 // (check/onnx/run_check.h). Exits 0 (match), 1 (mismatch), 3 (inconclusive) or 2 (error: one
@@ -15,6 +16,7 @@
 
 #include "check/onnx/run_check.h"
 #include "tools/commands.h"
+#include "tools/session_options.h"
 
 namespace plumb::cli {
 
@@ -82,6 +84,7 @@ struct Options {
 
 int parse_args(const Args& args, Options& opt) {
   check::CheckRequest& req = opt.request;
+  req.threads = machine_threads();
   bool fixed = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -122,6 +125,9 @@ int parse_args(const Args& args, Options& opt) {
       if (!parse_double(value(), &mb) || mb > 1e9)
         return report_error("check", invalid_input("--chunk-mb needs a number of megabytes >= 0"));
       req.chunk_bytes = static_cast<int64_t>(mb * 1e6);
+    } else if (a == "--threads") {
+      Status st = parse_threads(value(), req.threads);
+      if (!st.is_ok()) return report_error("check", st);
     } else if (a == "--samples") {
       double k = 0;
       if (!parse_double(value(), &k) || k < 2 || k > 1000 || k != std::floor(k))
