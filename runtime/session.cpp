@@ -143,6 +143,7 @@ Status Session::plan_for_inputs() {
   eo.max_bytes = options_.max_bytes;
   eo.max_while_iterations = options_.max_while_iterations;
   eo.threads = std::max(1, options_.threads);
+  eo.on_node = options_.on_node;
   p.executor = std::make_unique<Executor>(exec_graph(), *p.plan, *p.schedule, backend_->allocator(), eo);
   plans_.insert(plans_.begin(), std::move(p));
   ++plans_made_;
