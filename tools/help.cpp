@@ -60,6 +60,22 @@ const Command kCommands[] = {
      "  --external-weights BYTES    constants of at least BYTES bytes go to FILE.plumb.weights\n"
      "\n"
      "exit codes: 0 written, 2 error (parse, verify or write)\n"},
+    {"bench", "bench MODEL --data DIR [--backend B] [--runs N] [--json]", "time a model on a backend",
+     "usage: plumb bench MODEL (--data DIR | --input NAME=FILE ...) [--backend B] [--runs N] [--json]\n"
+     "\n"
+     "Prepares MODEL once on backend B (default ref), runs it once to warm up, then N times (default\n"
+     "10), and prints median_ms=... min_ms=... max_ms=... peak_rss_mb=... (the wall time of one\n"
+     "run, and the process's peak resident memory, loading included). bench/peer_ort.sh times\n"
+     "onnxruntime on the same models and inputs.\n"
+     "\n"
+     "options:\n"
+     "  --data DIR            inputs input_<k>.npy or input_<k>.pb (graph input order)\n"
+     "  --input NAME=FILE     bind graph input NAME (or #k) to a .npy or .pb file; repeatable\n"
+     "  --backend B           ref, cpu (oneDNN), ...\n"
+     "  --runs N              timed runs after the warm-up\n"
+     "  --json                one JSON object instead of the key=value line\n"
+     "\n"
+     "exit codes: 0 timed, 2 error\n"},
     {"run", "run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR]", "run a model on its inputs",
      "usage: plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend B]\n"
      "                 [--precise] [--max-iterations N] [--max-bytes N]\n"
@@ -91,7 +107,7 @@ const Command kCommands[] = {
     {"check", "check MODEL --data DIR [--expected PATH] [--report F.html]", "is a converted model right",
      "usage: plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH]\n"
      "                   [--tolerance auto | --rtol R --atol A] [--report FILE.json|FILE.html ...]\n"
-     "                   [--no-isolate] [--chunk-mb N] [--samples K] [--progress]\n"
+     "                   [--no-isolate] [--chunk-mb N] [--samples K] [--progress] [--backend B]\n"
      "\n"
      "Runs MODEL on the reference runtime and compares its outputs and every named intermediate\n"
      "with expected values (another framework's or runtime's), checks each node on its own\n"
@@ -111,6 +127,9 @@ const Command kCommands[] = {
      "  --report FILE          write FILE.json (for scripts) or FILE.html (one self-contained\n"
      "                         page); repeatable\n"
      "  --no-isolate           compare end to end only (no per-node evaluation on expected inputs)\n"
+     "  --backend B            plumb's own f32 runs on backend B (default ref; the f64 runs of the\n"
+     "                         bound stay on ref); the bound is widened by B's declared error\n"
+     "                         (spec/numerics.md)\n"
      "  --chunk-mb N           compared tensors held per run, in MB (default 1074, 1 GiB): less\n"
      "                         memory, more runs\n"
      "  --samples K            stochastic runs per run set for the auto bound (default 6)\n"

@@ -47,9 +47,11 @@ class Progress {
 // Each graph run_all runs is verified once (ir::verify) before its first run; the sessions do not
 // verify again.
 Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode mode,
-                                             const std::vector<rt::RtValue>& inputs) {
+                                             const std::vector<rt::RtValue>& inputs,
+                                             const std::string& backend = "ref") {
   rt::SessionOptions o;
   o.mode = mode;
+  o.backend = mode == rt::NumericMode::kNative ? backend : "ref";
   o.verify = false;  // verified by the caller (run_all)
   PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, rt::Session::create(g, o));
   for (size_t k = 0; k < inputs.size() && k < s->num_inputs(); ++k)
@@ -126,11 +128,11 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
                        const std::vector<rt::RtValue>& inputs, size_t first_fed,
                        const std::vector<ir::ValueId>& compared, int samples,
                        const std::vector<std::vector<double>>* fed_var, Progress& progress,
-                       const std::string& label, std::string* note) {
+                       const std::string& label, std::string* note, const std::string& backend) {
   Runs r;
   PLUMB_RETURN_IF_ERROR(ir::verify(g));
   progress.run(label + ": native run");
-  PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs));
+  PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs, backend));
   progress.run(label + ": precise (f64) run");
   auto p = run_graph(g, rt::NumericMode::kPrecise, inputs);
   if (!p) {
@@ -217,6 +219,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   rep.specialized = loaded.specialized;
   rep.nodes = onnx_nodes_of(g);
   rep.tolerance = opt.tol.use ? strfmt("rtol %g, atol %g", opt.tol.rtol, opt.tol.atol) : "auto";
+  rep.backend = opt.backend;
   rep.skipped = ignored;
   std::vector<Target> targets;
   std::map<ir::ValueId, size_t> target_of;  // core value -> its entry in targets
@@ -322,7 +325,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
     const ir::Graph carried = with_results(g, values_of(c));
     std::string run_note;
     auto runs = run_all(carried, rep.nodes, inputs, carried.body.params.size(), values_of(c), opt.samples,
-                        nullptr, progress, chunk_label("model", c), &run_note);
+                        nullptr, progress, chunk_label("model", c), &run_note, opt.backend);
     if (!runs) return in_file(runs.status(), opt.model);
     if (!run_note.empty() && note.find(run_note) == std::string::npos)
       note += (note.empty() ? "" : "; ") + run_note;
@@ -356,7 +359,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
     std::string iso_note;
     const ir::Graph iso_graph = isolated_graph(with_results(g, values_of(c)), cut, rep.nodes);
     auto iso = run_all(iso_graph, rep.nodes, iso_inputs, inputs.size(), values_of(c), opt.samples, &fed_var,
-                       progress, chunk_label("isolated nodes", c), &iso_note);
+                       progress, chunk_label("isolated nodes", c), &iso_note, opt.backend);
     if (iso) {
       if (!iso_note.empty() && note.find(iso_note) == std::string::npos)
         note += (note.empty() ? "" : "; ") + ("isolated nodes: " + iso_note);
