@@ -84,14 +84,16 @@ ir::Graph conv_graph(const ConvCase& cc) {
   return g;
 }
 
-// x [M, K] -> matmul w [K, N] -> reshape [2, M/2, N] -> + broadcast bias [N] -> y.
-ir::Graph matmul_graph(bool constant_rhs) {
+// x [M, K] -> matmul w [K, N] (or transpose of a constant [N, K]) -> reshape [2, M/2, N] ->
+// + broadcast bias [N] -> y.
+ir::Graph matmul_graph(bool constant_rhs, bool transposed = false) {
   ir::Graph g;
   Builder b(g);
   const int64_t M = 6, K = 40, N = 24;
   auto x = b.input(Type::tensor(DType::F32, {M, K}), "x");
-  auto w = constant_rhs ? b.const_floats(DType::F32, {K, N}, values(K * N, 3))
-                        : b.input(Type::tensor(DType::F32, {K, N}), "w");
+  auto w = transposed     ? b.transpose(b.const_floats(DType::F32, {N, K}, values(K * N, 3)), {1, 0})
+           : constant_rhs ? b.const_floats(DType::F32, {K, N}, values(K * N, 3))
+                          : b.input(Type::tensor(DType::F32, {K, N}), "w");
   auto y = b.matmul(x, w, DType::F32);
   y = b.reshape(y, b.shape_const({2, M / 2, N}));
   auto bias = b.const_floats(DType::F32, {N}, values(N, 4));
@@ -140,6 +142,7 @@ TEST(CpuFusion, AValueSeenElsewhereIsNotSwallowed) {
 TEST(CpuFusion, MatmulThroughItsReshape) {
   EXPECT_EQ(claimed(matmul_graph(true)), std::vector<std::string>{"matmul+bias"});
   EXPECT_EQ(claimed(matmul_graph(false)), std::vector<std::string>{"matmul+bias"});
+  EXPECT_EQ(claimed(matmul_graph(true, true)), std::vector<std::string>{"matmul(transposed constant)+bias"});
 }
 
 TEST(CpuFusion, DeclinesSayWhy) {
@@ -240,6 +243,7 @@ TEST(CpuNumerics, ConvPatternsAgreeWithRef) {
 TEST(CpuNumerics, MatmulAgreesWithRef) {
   expect_close_to_ref(matmul_graph(true), 40, 20);
   expect_close_to_ref(matmul_graph(false), 40, 21);
+  expect_close_to_ref(matmul_graph(true, true), 40, 22);
 }
 
 TEST(CpuNumerics, NanPropagatesThroughFusedActivations) {

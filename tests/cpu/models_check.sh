@@ -2,7 +2,8 @@
 # The whole-model tests (tests/models/*) on the cpu backend:
 # - `plumb check MODEL --data DATA --backend cpu` (the default auto tolerance) gives the verdict
 #   `--backend ref` gives (match for every model ref matches): the cpu's own runs lie inside the
-#   noise bound where ref's do (spec/numerics.md "Backends' declared error");
+#   noise bound where ref's do (spec/numerics.md "Backends' declared error"), and so does
+#   `--rtol 1e-4 --atol 1e-6` (the cpu's outputs against the expected ones);
 # - two `plumb run --backend cpu` give byte-identical outputs (deterministic at a fixed thread
 #   count), or the same error;
 # - some model really runs spans on cpu (the dispatch print).
@@ -26,12 +27,18 @@ for model in "$src"/tests/models/*/model*.onnx; do
   ref_rc=$?
   "$plumb" check "$model" --data "$d/data" --backend cpu > "$tmp/cpu.txt" 2>&1
   cpu_rc=$?
-  if [[ $cpu_rc -ne $ref_rc ]]; then
-    echo "FAIL: $name: check --backend cpu exits $cpu_rc, --backend ref $ref_rc:"
-    grep -v "^ " "$tmp/cpu.txt" | head -8
+  # and plumb's own outputs against the expected ones at a fixed tolerance (the cpu's values
+  # themselves, not only the calibration of the bound)
+  "$plumb" check "$model" --data "$d/data" --backend ref --rtol 1e-4 --atol 1e-6 --no-isolate > /dev/null 2>&1
+  ref_fixed=$?
+  "$plumb" check "$model" --data "$d/data" --backend cpu --rtol 1e-4 --atol 1e-6 --no-isolate > "$tmp/cpu_fixed.txt" 2>&1
+  cpu_fixed=$?
+  if [[ $cpu_rc -ne $ref_rc || $cpu_fixed -ne $ref_fixed ]]; then
+    echo "FAIL: $name: check --backend cpu exits $cpu_rc (fixed tolerance $cpu_fixed), --backend ref $ref_rc ($ref_fixed):"
+    grep -v "^ " "$tmp/cpu.txt" "$tmp/cpu_fixed.txt" | head -8
     fail=1
   else
-    echo "ok: $name: check exits $cpu_rc on cpu and on ref"
+    echo "ok: $name: check exits $cpu_rc (fixed tolerance $cpu_fixed) on cpu and on ref"
   fi
   for k in 1 2; do
     rm -rf "$tmp/out$k" && mkdir "$tmp/out$k"

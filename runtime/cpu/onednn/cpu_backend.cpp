@@ -128,6 +128,8 @@ Expected<std::shared_ptr<Built>> build(const dnnl::engine& eng, const Fused& f, 
       md[r - 1] = wd[r - 1];
       b->runtime_weights = weights == nullptr;
       w_user = plain(wd);
+      if (f.weights_transposed)  // the constant is [N, K]: [K, N] with swapped strides
+        w_user = dnnl::memory::desc(wd, dt::f32, dims_t{1, wd[0]});
       if (has_bias) {
         dims_t bd(r, 1);
         bd[r - 1] = wd[r - 1];
@@ -393,9 +395,9 @@ class CpuPrepared final : public PreparedGraph {
       cache_.emplace_back();
       // Static graph types: create the primitive and prepack the weights now, once per graph.
       const ir::Node& a = g_.body.nodes[f.anchor];
-      if (weights_.back() && static_f32(g_.type_of(f.src)) && static_f32(g_.type_of(f.weights)) &&
+      if (weights_.back() && static_f32(g_.type_of(f.src)) && static_f32(g_.type_of(a.inputs[1])) &&
           static_f32(g_.type_of(a.outputs[0])))
-        (void)get(cache_.size() - 1, g_.type_of(f.src), g_.type_of(f.weights), g_.type_of(a.outputs[0]),
+        (void)get(cache_.size() - 1, g_.type_of(f.src), g_.type_of(a.inputs[1]), g_.type_of(a.outputs[0]),
                   &*weights_.back());
     }
   }
@@ -407,7 +409,7 @@ class CpuPrepared final : public PreparedGraph {
     const ir::Node& a = g_.body.nodes[f.anchor];
     if (plan.node_skip[f.anchor]) return no("the planner folded the " + f.description() + " anchor");
     const ir::Type& src_t = plan.values[f.src].type;
-    const ir::Type& w_t = plan.values[f.weights].type;
+    const ir::Type& w_t = plan.values[a.inputs[1]].type;  // the rhs as the anchor reads it
     const ir::Type& out_t = plan.values[a.outputs[0]].type;
     for (const ir::Type* t : {&src_t, &w_t, &out_t, &plan.values[f.result].type})
       if (!static_f32(*t)) return no("a shape known only at run time: " + ir::type_to_string(*t));

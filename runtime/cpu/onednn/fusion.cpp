@@ -277,6 +277,19 @@ class Matcher {
     f.weights = a.inputs[1];
     f.span = NodeSpan{i, i + 1};
     f.result = a.outputs[0];
+    if (!f.conv) {  // rhs = transpose of a 2-D constant just before (a Gemm's transB): packed as is
+      const int64_t k = u_.def[f.weights];
+      bool ok = k >= 0 && nodes_[k].op == ir::Op::Transpose && u_.readers[f.weights].size() == 1 &&
+                u_.results[f.weights] == 0 && is_constant_value(nodes_[k].inputs[0]) &&
+                type(f.weights).shape.size() == 2 &&
+                ir::attrs<ir::Op::Transpose>(nodes_[k]).perm == std::vector<int64_t>{1, 0};
+      for (int64_t j = k + 1; ok && j < static_cast<int64_t>(i); ++j) ok = nodes_[j].op == ir::Op::Constant;
+      if (ok) {
+        f.weights = nodes_[k].inputs[0];
+        f.weights_transposed = true;
+        f.span.begin = static_cast<uint32_t>(k);
+      }
+    }
     std::vector<Fused> states = {f};
     std::vector<uint32_t> steps = {i};
     int stage = 0;
@@ -291,7 +304,7 @@ class Matcher {
       for (uint32_t k = last + 1; k < c && helpers; ++k) helpers = helper(k);
       if (!helpers) break;
       Fused next = states.back();
-      next.span = NodeSpan{i, c + 1};
+      next.span = NodeSpan{f.span.begin, c + 1};
       const std::string why = absorb(next, stage, cur, nodes_[c]);
       if (!why.empty()) {
         if (nodes_[c].op == ir::Op::Binary || nodes_[c].op == ir::Op::Unary)
@@ -307,7 +320,7 @@ class Matcher {
     // would be a result of the span).
     for (size_t k = steps.size(); k > 1; --k) {
       std::vector<uint32_t> prefix(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(k));
-      if (closed(i, steps[k - 1] + 1, prefix)) return states[k - 1];
+      if (closed(f.span.begin, steps[k - 1] + 1, prefix)) return states[k - 1];
     }
     return states.front();
   }
@@ -320,7 +333,7 @@ class Matcher {
 }  // namespace
 
 std::string Fused::description() const {
-  std::string s = conv ? "conv" : "matmul";
+  std::string s = conv ? "conv" : weights_transposed ? "matmul(transposed constant)" : "matmul";
   if (bias != ir::kNoValue) s += "+bias";
   if (residual != ir::kNoValue) s += "+sum";
   if (act == Act::kRelu) s += "+relu";

@@ -2,7 +2,8 @@
 // onto one oneDNN primitive with its post-ops. Graph analysis only (no oneDNN here), so the rules
 // are unit-tested on their own (tests/cpu/fusion_test.cpp).
 //
-// A span is an anchor and the nodes it absorbs, in this order, each optional:
+// A span is an anchor and the nodes it absorbs, in this order, each optional (before the anchor
+// only the transpose of a 2-D constant matmul rhs, a Gemm's transB, with constants between):
 //   anchor     conv (1-D to 3-D, f32, no input dilation) or matmul (f32)
 //   reshape    matmul only: a reshape of the product that keeps its last dim (the lowering's
 //              output reshape of a batched MatMul); the bytes do not move
@@ -38,8 +39,11 @@ struct Fused {
   uint32_t anchor = 0;                 // the conv or matmul node
   bool conv = false;                   // else matmul
   ir::ValueId src = ir::kNoValue;      // the anchor's data operand (conv input, matmul lhs)
-  ir::ValueId weights = ir::kNoValue;  // conv weight (a constant), matmul rhs (any value)
-  ir::ValueId bias = ir::kNoValue;     // the 1-D f32 constant, or kNoValue
+  ir::ValueId weights = ir::kNoValue;  // conv weight, matmul rhs (any value)
+  // The matmul rhs is the transpose of `weights`, a 2-D constant [N, K] (the span starts at the
+  // transpose node): packed from it directly.
+  bool weights_transposed = false;
+  ir::ValueId bias = ir::kNoValue;  // the 1-D f32 constant, or kNoValue
   // -1: `bias` is that 1-D constant; else `bias` is a constant of the result's shape that varies
   // along this axis only (a broadcast the builder folded): its channel values are the bias.
   int bias_axis = -1;
