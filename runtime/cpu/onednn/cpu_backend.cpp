@@ -271,6 +271,7 @@ class CpuSpan final : public CompiledSpan {
     auto none = [&](const dnnl::memory::desc& md) { return dnnl::memory(md, eng, DNNL_MEMORY_NONE); };
     src_user_ = none(b_->src_user);
     dst_user_ = none(b_->dst_user);
+    res_user_ = none(b_->dst_user);  // the summand, as the graph holds it (the result's shape)
     src_ = b_->src_reorder ? none(b_->src_md) : src_user_;
     dst_ = b_->dst_reorder ? none(b_->dst_md) : dst_user_;
     weights_ = b_->runtime_weights ? none(b_->weights_md) : b_->weights;
@@ -304,9 +305,8 @@ class CpuSpan final : public CompiledSpan {
       if (b_->src_reorder) PLUMB_RETURN_IF_ERROR(exec(b_->src_reorder, src_user_, src_));
       if (res) {  // the sum post-op adds to what dst holds
         if (b_->res_reorder) {
-          src_user_.set_data_handle(const_cast<float*>(res));
-          PLUMB_RETURN_IF_ERROR(exec(b_->res_reorder, src_user_, dst_));
-          src_user_.set_data_handle(const_cast<float*>(src));
+          res_user_.set_data_handle(const_cast<float*>(res));
+          PLUMB_RETURN_IF_ERROR(exec(b_->res_reorder, res_user_, dst_));
         } else if (res != dst) {
           std::memcpy(dst, res, static_cast<size_t>(sp_.res_numel) * sizeof(float));
         }
@@ -357,7 +357,7 @@ class CpuSpan final : public CompiledSpan {
   int64_t preorder_;
   SpanPlan sp_;
   std::unique_ptr<RefPath> ref_;
-  dnnl::memory src_user_, dst_user_, src_, dst_, weights_, pad_;
+  dnnl::memory src_user_, dst_user_, res_user_, src_, dst_, weights_, pad_;
   std::vector<dnnl_exec_arg_t> args_;
 };
 
