@@ -172,8 +172,8 @@ void print_report(const CheckReport& r, std::FILE* out) {
   }
   const std::string mode = r.tolerance == "auto" ? "the auto bound" : r.tolerance;
   if (r.match()) {
-    std::fprintf(out, "match: %zu tensors within %s%s\n", r.rows.size(), mode.c_str(),
-                 r.isolated ? " (each node also checked on its expected inputs)" : "");
+    std::fprintf(out, "match: %zu tensor%s within %s%s\n", r.rows.size(), r.rows.size() == 1 ? "" : "s",
+                 mode.c_str(), r.isolated ? " (each node also checked on its expected inputs)" : "");
     return;
   }
   if (r.first < 0) {

@@ -199,7 +199,8 @@ std::string report_html(const CheckReport& r) {
       << "</code> (spec/onnx-rulings.md R1): the verdict holds for that value.</p>\n";
   if (!r.note.empty()) o << "<p>Note: " << html(r.note) << "</p>\n";
   if (r.match()) {
-    o << "<p id=\"verdict\" class=\"ok\">match: " << r.rows.size() << " tensors</p>\n";
+    o << "<p id=\"verdict\" class=\"ok\">match: " << r.rows.size()
+      << (r.rows.size() == 1 ? " tensor" : " tensors") << "</p>\n";
   } else if (r.first < 0) {
     o << "<p id=\"verdict\" class=\"bad\">" << verdict_name(r.verdict) << ": " << html(r.inconclusive_reason)
       << "</p>\n";

@@ -83,6 +83,25 @@ bool compare_allows(CompareKind kind, DType dt) {
 
 int bitcast_bits(DType dt) { return dtype_bits(dt); }  // bool counts as 8, string as 0
 
+// binary.C1-C3 and compare.C1-C3 say the same: ranked tensors of one dtype (no implicit
+// promotion) with identical shapes. `op` is the page name; returns the result shape.
+Expected<Shape> pair_shape(const InferCtx& cx, const std::string& op) {
+  PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, (op + ".C1").c_str()));
+  const Type& lhs = *cx.operands[0].type;
+  const Type& rhs = *cx.operands[1].type;
+  if (lhs.dtype != rhs.dtype)
+    return invalid_model(op + ".C2",
+                         "lhs dtype " + dt_str(lhs.dtype) + " differs from rhs dtype " + dt_str(rhs.dtype));
+  return same_shape(lhs.shape, rhs.shape, (op + ".C3").c_str(), "lhs and rhs");
+}
+
+// The dtype-table constraint of a kind: "<op> <kind> is not defined for <dtype>".
+template <typename Kind>
+Status kind_not_defined(const std::string& label, const char* op, Kind kind, DType dt) {
+  return invalid_model(label, strfmt("%s %s is not defined for %s", op, std::string(enum_name(kind)).c_str(),
+                                     dt_str(dt).c_str()));
+}
+
 }  // namespace
 
 template <>
@@ -91,50 +110,29 @@ Expected<std::vector<Type>> infer<Op::Unary>(const InferCtx& cx) {
   const Type& operand = *cx.operands[0].type;
   const auto kind = attrs<Op::Unary>(cx.node).kind;
   // unary.C2: the dtype table of the kind
-  if (!unary_allows(kind, operand.dtype))
-    return invalid_model("unary.C2",
-                         strfmt("unary %s is not defined for %s", std::string(enum_name(kind)).c_str(),
-                                dt_str(operand.dtype).c_str()));
+  if (!unary_allows(kind, operand.dtype)) return kind_not_defined("unary.C2", "unary", kind, operand.dtype);
   return std::vector<Type>{operand};
 }
 
 template <>
 Expected<std::vector<Type>> infer<Op::Binary>(const InferCtx& cx) {
-  PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "binary.C1"));  // binary.C1
-  const Type& lhs = *cx.operands[0].type;
-  const Type& rhs = *cx.operands[1].type;
-  const auto kind = attrs<Op::Binary>(cx.node).kind;
-  // binary.C2: one dtype (no implicit promotion)
-  if (lhs.dtype != rhs.dtype)
-    return invalid_model("binary.C2",
-                         "lhs dtype " + dt_str(lhs.dtype) + " differs from rhs dtype " + dt_str(rhs.dtype));
-  // binary.C3: identical shapes
-  PLUMB_ASSIGN_OR_RETURN(Shape shape, same_shape(lhs.shape, rhs.shape, "binary.C3", "lhs and rhs"));
+  // binary.C1-C3: ranked tensors, one dtype, identical shapes
+  PLUMB_ASSIGN_OR_RETURN(Shape shape, pair_shape(cx, "binary"));
+  const DType dt = cx.operands[0].type->dtype;
   // binary.C4: the dtype table of the kind
-  if (!binary_allows(kind, lhs.dtype))
-    return invalid_model("binary.C4",
-                         strfmt("binary %s is not defined for %s", std::string(enum_name(kind)).c_str(),
-                                dt_str(lhs.dtype).c_str()));
-  return std::vector<Type>{Type::tensor(lhs.dtype, std::move(shape))};
+  const auto kind = attrs<Op::Binary>(cx.node).kind;
+  if (!binary_allows(kind, dt)) return kind_not_defined("binary.C4", "binary", kind, dt);
+  return std::vector<Type>{Type::tensor(dt, std::move(shape))};
 }
 
 template <>
 Expected<std::vector<Type>> infer<Op::Compare>(const InferCtx& cx) {
-  PLUMB_RETURN_IF_ERROR(check_ranked_tensors(cx, "compare.C1"));  // compare.C1
-  const Type& lhs = *cx.operands[0].type;
-  const Type& rhs = *cx.operands[1].type;
-  const auto kind = attrs<Op::Compare>(cx.node).kind;
-  // compare.C2
-  if (lhs.dtype != rhs.dtype)
-    return invalid_model("compare.C2",
-                         "lhs dtype " + dt_str(lhs.dtype) + " differs from rhs dtype " + dt_str(rhs.dtype));
-  // compare.C3
-  PLUMB_ASSIGN_OR_RETURN(Shape shape, same_shape(lhs.shape, rhs.shape, "compare.C3", "lhs and rhs"));
+  // compare.C1-C3: ranked tensors, one dtype, identical shapes
+  PLUMB_ASSIGN_OR_RETURN(Shape shape, pair_shape(cx, "compare"));
+  const DType dt = cx.operands[0].type->dtype;
   // compare.C4: ordering kinds need an ordered (numeric) dtype
-  if (!compare_allows(kind, lhs.dtype))
-    return invalid_model("compare.C4",
-                         strfmt("compare %s is not defined for %s", std::string(enum_name(kind)).c_str(),
-                                dt_str(lhs.dtype).c_str()));
+  const auto kind = attrs<Op::Compare>(cx.node).kind;
+  if (!compare_allows(kind, dt)) return kind_not_defined("compare.C4", "compare", kind, dt);
   return std::vector<Type>{Type::tensor(DType::Bool, std::move(shape))};
 }
 

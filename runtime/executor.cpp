@@ -215,8 +215,22 @@ Status Executor::run(BufferTable& b, Stream* stream) {
   if (b.plan != &plan_ || b.schedule != &schedule_)
     return internal_error("buffer table was made for another plan");
   if (calls_for_ != &b || calls_base_ != b.values.data()) bind_calls(b);
-  for (const Step& st : schedule_.steps) PLUMB_RETURN_IF_ERROR(run_step(st, b, stream));
+  const std::vector<Step>& steps = schedule_.steps;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    PLUMB_RETURN_IF_ERROR(run_step(steps[i], b, stream));
+    if (options_.on_node && steps[i].kind != StepKind::kCopy)
+      options_.on_node(nodes_done_after(i), g_.body.nodes.size());
+  }
   return Status::ok();
+}
+
+// Steps run in node order, so after step i every top-level node before the next node step's
+// first node is done (copies between them run no node).
+size_t Executor::nodes_done_after(size_t i) const {
+  const std::vector<Step>& steps = schedule_.steps;
+  for (size_t j = i + 1; j < steps.size(); ++j)
+    if (steps[j].kind != StepKind::kCopy) return steps[j].node;
+  return g_.body.nodes.size();
 }
 
 Status Executor::run_step(const Step& st, BufferTable& b, Stream* stream) {

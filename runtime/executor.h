@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct ExecOptions {
   int64_t max_while_iterations = 0;
   // Largest tensor the executor allocates at run time for a data-dependent shape (bytes).
   int64_t max_bytes = int64_t{16} << 30;
+  // Called after each step with the top-level nodes done and the graph's top-level node count
+  // (an if or while counts as one node, a span as its nodes): a progress counter. May be empty.
+  std::function<void(size_t nodes_done, size_t nodes_total)> on_node;
 };
 
 // The run-time values of one graph, one slot per ir::ValueId, plus the arenas the schedule laid
@@ -99,6 +103,7 @@ class Executor {
  private:
   void bind_calls(BufferTable& b);
   Status run_step(const Step& st, BufferTable& b, Stream* stream);
+  size_t nodes_done_after(size_t step) const;
   Status run_copy(const Step& st, BufferTable& b, Stream* stream);
   Status run_region(const ir::Region& r, BufferTable& b);
   Status run_node_dynamic(const ir::Node& n, BufferTable& b);

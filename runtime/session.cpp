@@ -141,6 +141,7 @@ Status Session::plan_for_inputs() {
   eo.mode = options_.mode;
   eo.max_bytes = options_.max_bytes;
   eo.max_while_iterations = options_.max_while_iterations;
+  eo.on_node = options_.on_node;
   p.executor = std::make_unique<Executor>(exec_graph(), *p.plan, *p.schedule, backend_->allocator(), eo);
   plans_.insert(plans_.begin(), std::move(p));
   ++plans_made_;

@@ -55,6 +55,9 @@ struct SessionOptions {
   // Called with the schedule's text (describe_schedule) each time a plan gets a schedule: the
   // CLI's PLUMB_VERBOSE=dispatch.
   std::function<void(const std::string&)> on_schedule;
+  // Called during each run after each top-level step with the nodes done and the node count
+  // (ExecOptions::on_node): a progress counter for long runs. May be empty.
+  std::function<void(size_t nodes_done, size_t nodes_total)> on_node;
 };
 
 class Session {

@@ -32,26 +32,39 @@ class Progress {
   void step(const std::string& stage) { report(stage, 0, 0, false); }
   // Graph run `k` (1-based) of `of` in `stage` (of = 0: a single run).
   void run(const std::string& stage, int k = 0, int of = 0) { report(stage, k, of, true); }
+  // The executor's node counter for the graph run under way (empty when nobody listens).
+  std::function<void(size_t, size_t)> node_counter() {
+    if (!steps_) return {};
+    return [this](size_t done, size_t total) {
+      ProgressStep s = last_;
+      s.node = done;
+      s.nodes = total;
+      steps_(s);
+    };
+  }
 
  private:
   void report(const std::string& stage, int k, int of, bool is_run) {
     if (text_) text_(of > 0 ? stage + strfmt(" %d/%d", k, of) : stage);
-    if (steps_) steps_(ProgressStep{stage, k, of, done_, std::max(total_, done_ + (is_run ? 1 : 0))});
+    last_ = ProgressStep{stage, k, of, done_, std::max(total_, done_ + (is_run ? 1 : 0))};
+    if (steps_) steps_(last_);
     done_ += is_run;
   }
   const std::function<void(const std::string&)>& text_;
   const std::function<void(const ProgressStep&)>& steps_;
   int done_ = 0, total_ = 0;
+  ProgressStep last_;
 };
 
 // Each graph run_all runs is verified once (ir::verify) before its first run; the sessions do not
 // verify again.
 Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode mode,
-                                             const std::vector<rt::RtValue>& inputs,
+                                             const std::vector<rt::RtValue>& inputs, Progress& progress,
                                              const std::string& backend = "ref") {
   rt::SessionOptions o;
   o.mode = mode;
   o.backend = mode == rt::NumericMode::kNative ? backend : "ref";
+  o.on_node = progress.node_counter();
   o.verify = false;  // verified by the caller (run_all)
   PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, rt::Session::create(g, o));
   for (size_t k = 0; k < inputs.size() && k < s->num_inputs(); ++k)
@@ -101,7 +114,7 @@ int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, 
       return done;
     }
     const Status sv = ir::verify(sg->graph);  // made by check/bound.cpp: verified like every run graph
-    auto q = sv.is_ok() ? run_graph(sg->graph, rt::NumericMode::kPrecise, inputs)
+    auto q = sv.is_ok() ? run_graph(sg->graph, rt::NumericMode::kPrecise, inputs, progress)
                         : Expected<std::vector<rt::RtValue>>(sv);
     if (!q) {
       if (why->empty()) *why = q.status().to_string();
@@ -132,9 +145,9 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   Runs r;
   PLUMB_RETURN_IF_ERROR(ir::verify(g));
   progress.run(label + ": native run");
-  PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs, backend));
+  PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs, progress, backend));
   progress.run(label + ": precise (f64) run");
-  auto p = run_graph(g, rt::NumericMode::kPrecise, inputs);
+  auto p = run_graph(g, rt::NumericMode::kPrecise, inputs, progress);
   if (!p) {
     r.unavailable = "precise run failed: " + p.status().to_string();
     *note = r.unavailable + ": auto bound unavailable";
@@ -160,7 +173,7 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
             perturbed_input(inputs[j], fed_var && f < fed_var->size() ? (*fed_var)[f] : std::vector<double>{},
                             static_cast<uint64_t>(k) * 1000003 + j + 1);
       }
-      auto q = run_graph(g, rt::NumericMode::kPrecise, moved);
+      auto q = run_graph(g, rt::NumericMode::kPrecise, moved, progress);
       if (!q) {
         if (why.empty()) why = q.status().to_string();
         break;

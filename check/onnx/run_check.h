@@ -37,6 +37,9 @@ struct ProgressStep {
   std::string stage;                  // "lowering m.onnx", "model: stochastic runs", "comparing", ...
   int run = 0, runs = 0;              // run k of `runs` in this stage (0 of 0: a single step)
   int runs_done = 0, runs_total = 0;  // graph runs finished before this step, and expected in all
+  // In a graph run: its top-level nodes done, of all (0 of 0 at the start of a step and outside
+  // graph runs). The same step is reported again as its nodes complete.
+  size_t node = 0, nodes = 0;
 };
 
 struct CheckRequest {

@@ -138,14 +138,20 @@ ValueId just_below(LowerCtx& cx, ValueId h, double high) {
   return cx.b.bitcast(cx.b.binary(high > 0 ? BK::Sub : BK::Add, b, cx.b.scalar_int(ut, 1)), dt);
 }
 
-template <bool kLike>
-Status lower_random_uniform(LowerCtx& cx, const OnnxNode& n) {
-  PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
-  DType dflt = DType::F32;
-  if (kLike) dflt = cx.type(cx.input(n, 0)).dtype;
+// The result dtype of RandomUniform/Normal(Like): the `dtype` attribute, else f32 (or, for the
+// *Like ops, the input's dtype); one of the four float types the ops define.
+Expected<DType> float_result_dtype(LowerCtx& cx, const OnnxNode& n, bool like) {
+  const DType dflt = like ? cx.type(cx.input(n, 0)).dtype : DType::F32;
   PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, dflt));
   if (dt != DType::F16 && dt != DType::BF16 && dt != DType::F32 && dt != DType::F64)
     return cx.invalid(n.op_type + ": dtype must be float16, bfloat16, float or double");
+  return dt;
+}
+
+template <bool kLike>
+Status lower_random_uniform(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
+  PLUMB_ASSIGN_OR_RETURN(DType dt, float_result_dtype(cx, n, kLike));
   PLUMB_ASSIGN_OR_RETURN(ValueId shape, result_shape(cx, n, kLike));
   PLUMB_ASSIGN_OR_RETURN(float low, n.attr_float("low", 0.0f));
   PLUMB_ASSIGN_OR_RETURN(float high, n.attr_float("high", 1.0f));
@@ -162,11 +168,7 @@ Status lower_random_uniform(LowerCtx& cx, const OnnxNode& n) {
 template <bool kLike>
 Status lower_random_normal(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
-  DType dflt = DType::F32;
-  if (kLike) dflt = cx.type(cx.input(n, 0)).dtype;
-  PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, dflt));
-  if (dt != DType::F16 && dt != DType::BF16 && dt != DType::F32 && dt != DType::F64)
-    return cx.invalid(n.op_type + ": dtype must be float16, bfloat16, float or double");
+  PLUMB_ASSIGN_OR_RETURN(DType dt, float_result_dtype(cx, n, kLike));
   PLUMB_ASSIGN_OR_RETURN(ValueId shape, result_shape(cx, n, kLike));
   PLUMB_ASSIGN_OR_RETURN(float mean, n.attr_float("mean", 0.0f));
   PLUMB_ASSIGN_OR_RETURN(float scale, n.attr_float("scale", 1.0f));

@@ -62,7 +62,7 @@ rc=$?
 [[ $rc -eq 0 ]] || fail "stray names.json: exit $rc: $out"
 grep -q "^skip  names.json (not a {file.npy: tensor name} mapping" <<<"$out" || fail "stray names.json: no note: $out"
 grep -q "^skip  act_fc1 (not a tensor of this model)" <<<"$out" || fail "stray names.json: stems: $out"
-grep -q "^match: 1 tensors" <<<"$out" || fail "stray names.json: output not compared: $out"
+grep -q "^match: 1 tensor within" <<<"$out" || fail "stray names.json: output not compared: $out"
 printf 'not json at all' >"$tmp/npy/names.json"
 out=$("$plumb" check "$ex/model.onnx" --data "$tmp/npy" 2>&1)
 [[ $? -eq 0 ]] || fail "names.json that is not JSON: $out"
@@ -87,6 +87,11 @@ rm "$tmp/npy/act_fc1.npy.pb"
 # Error lines name a file once, and the file the error is about.
 out=$("$plumb" check "$ex/model.onnx" --data "$ex/data" --expected "$tmp/nowhere" 2>&1)
 [[ $? -eq 2 && "$out" == "plumb: $tmp/nowhere: no such file or folder" ]] || fail "missing expected: $out"
+# An empty path (a script's unset variable) is an error, not the option left out.
+out=$("$plumb" check "$ex/model.onnx" --data "$ex/data" --expected "" 2>&1)
+[[ $? -eq 2 && "$out" == "plumb: check: --expected needs a PATH"* ]] || fail "empty --expected: $out"
+out=$("$plumb" check "$ex/model.onnx" --data "" 2>&1)
+[[ $? -eq 2 && "$out" == "plumb: check: --data needs a folder"* ]] || fail "empty --data: $out"
 out=$("$plumb" check "$ex/model.onnx" --input x="$tmp/none.npy" --expected "$ex/data" 2>&1)
 [[ $? -eq 2 && "$out" == "plumb: $tmp/none.npy: cannot open file" ]] || fail "missing input file: $out"
 printf 'garbage' >"$tmp/m.onnx"

@@ -2,7 +2,8 @@
 # plumb check's progress (issue 20): with --progress and stderr not a terminal (a CI log), one line
 # per stage on stderr, a stage of repeated runs once, the report on stdout as without it; without
 # --progress nothing on stderr; on a terminal (util-linux `script` gives one) a line rewritten in
-# place that counts the graph runs done of those expected, erased at the end.
+# place that counts the graph runs done of those expected and the nodes of the run under way,
+# erased at the end.
 set -uo pipefail
 plumb=$1 src=$2
 ex=$src/examples/mlp_torch
@@ -33,6 +34,9 @@ if command -v script >/dev/null; then
     >/dev/null 2>&1 </dev/null
   tr '\r' '\n' <"$tmp/typescript" >"$tmp/tty.lines"
   grep -q "plumb check: model: native run  \[0 of 13 runs done\]" "$tmp/tty.lines" || fail "tty: no run counter: $(cat -v "$tmp/typescript")"
+  # Within a run, the node counter: its last update (every node done) is always shown.
+  grep -qE "plumb check: model: native run  \[0 of 13 runs done, node ([1-9][0-9]*) of \1[],]" "$tmp/tty.lines" ||
+    fail "tty: no node counter: $(cat -v "$tmp/typescript")"
   grep -q "plumb check: isolated nodes: expected-input noise runs 3/3  \[12 of 13 runs done" "$tmp/tty.lines" ||
     fail "tty: the last run: $(cat -v "$tmp/typescript")"
   # After the last progress text, the line is erased (ESC [ K) and nothing more of it is printed.

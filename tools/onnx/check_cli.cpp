@@ -29,28 +29,36 @@ bool parse_double(const std::string& s, double* v) {
   return !s.empty() && *end == '\0' && *v >= 0;
 }
 
-// Progress on stderr. On a terminal: one line, rewritten at each step, with the graph runs done
-// of those expected and an estimate of the time left (from the time the runs done took), erased
-// when done. Elsewhere (a CI log) only with --progress, one line per stage (a stage of repeated
-// runs once), so that the error contract (one line on stderr) holds for scripts by default.
+// Progress on stderr. On a terminal: one line, rewritten at each step and as the nodes of a graph
+// run complete (at most ten times a second), with the graph runs done of those expected, the node
+// within the run under way, and an estimate of the time left (from the time the work done took,
+// counting a run in progress by its nodes), erased when done. Elsewhere (a CI log) only with
+// --progress, one line per stage (a stage of repeated runs once), so that the error contract (one
+// line on stderr) holds for scripts by default.
 class Progress {
  public:
   explicit Progress(bool lines) : tty_(::isatty(2) != 0), lines_(lines && !tty_) {}
   ~Progress() { done(); }
   void step(const check::ProgressStep& s) {
+    const bool node_update = s.nodes > 0;
     if (lines_) {
-      if (s.run <= 1) std::fprintf(stderr, "plumb check: %s\n", s.stage.c_str());
+      if (s.run <= 1 && !node_update) std::fprintf(stderr, "plumb check: %s\n", s.stage.c_str());
       return;
     }
     if (!tty_) return;
     using clock = std::chrono::steady_clock;
-    if (s.runs_done == 0 && !started_) start_ = clock::now(), started_ = true;
+    const clock::time_point now = clock::now();
+    if (s.runs_done == 0 && !started_) start_ = now, started_ = true;
+    if (node_update && s.node < s.nodes && now - shown_at_ < std::chrono::milliseconds(100)) return;
+    shown_at_ = now;
     std::string text = s.stage + (s.runs > 0 ? strfmt(" %d/%d", s.run, s.runs) : "");
     if (s.runs_total > 0) {
       text += strfmt("  [%d of %d runs done", s.runs_done, s.runs_total);
-      const double spent = std::chrono::duration<double>(clock::now() - start_).count();
-      if (s.runs_done > 0 && s.runs_done < s.runs_total && spent > 1) {
-        const double left = spent / s.runs_done * (s.runs_total - s.runs_done);
+      if (node_update) text += strfmt(", node %zu of %zu", s.node, s.nodes);
+      const double done = s.runs_done + (node_update ? static_cast<double>(s.node) / s.nodes : 0.0);
+      const double spent = std::chrono::duration<double>(now - start_).count();
+      if (done > 0 && done < s.runs_total && spent > 1) {
+        const double left = spent / done * (s.runs_total - done);
         text += strfmt(", about %s left", duration(left).c_str());
       }
       text += "]";
@@ -71,7 +79,7 @@ class Progress {
   }
   bool tty_, lines_;
   bool shown_ = false, started_ = false;
-  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point start_, shown_at_;
 };
 
 struct Options {
@@ -87,8 +95,15 @@ int parse_args(const Args& args, Options& opt) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
+    // A path option given an empty or missing value is an error, not the option left out: a
+    // script's unset variable ("--expected $DIR") must not silently check against nothing.
+    auto path_value = [&](std::string* out) {
+      *out = value();
+      return !out->empty();
+    };
     if (a == "--data") {
-      req.inputs.data_dir = value();
+      if (!path_value(&req.inputs.data_dir))
+        return report_error("check", invalid_input("--data needs a folder (got an empty or missing value)"));
     } else if (a == "--input") {
       const std::string v = value();
       const size_t eq = v.find('=');
@@ -96,7 +111,9 @@ int parse_args(const Args& args, Options& opt) {
         return report_error("check", invalid_input("--input needs NAME=FILE, got '" + v + "'"));
       req.inputs.named.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (a == "--expected") {
-      req.expected = value();
+      if (!path_value(&req.expected))
+        return report_error("check",
+                            invalid_input("--expected needs a PATH (got an empty or missing value)"));
     } else if (a == "--rtol") {
       if (!parse_double(value(), &req.tol.rtol))
         return report_error("check", invalid_input("--rtol needs a number >= 0"));
