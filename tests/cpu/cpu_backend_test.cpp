@@ -104,6 +104,23 @@ ir::Graph matmul_graph(bool constant_rhs, bool transposed = false) {
   return g;
 }
 
+// x [1, 8, 9, 9] -> max pool 3x3, stride 2, pads 1 (resnet's) -> y.
+ir::Graph maxpool_graph() {
+  ir::Graph g;
+  Builder b(g);
+  auto x = b.input(Type::tensor(DType::F32, {1, 8, 9, 9}), "x");
+  ir::PoolAttrs a;
+  a.kind = ir::PoolKind::Max;
+  a.window = {1, 1, 3, 3};
+  a.strides = {1, 1, 2, 2};
+  a.dilations = {1, 1, 1, 1};
+  a.pads_low = {0, 0, 1, 1};
+  a.pads_high = {0, 0, 1, 1};
+  b.output(b.pool(a, x)[0], "y");
+  EXPECT_TRUE(b.ok()) << b.status().to_string();
+  return g;
+}
+
 std::vector<std::string> claimed(const ir::Graph& g, NumericMode mode = NumericMode::kNative) {
   std::vector<std::string> out;
   for (const onednn::Fused& f : onednn::match_graph(g, mode).fused) out.push_back(f.description());
@@ -144,6 +161,8 @@ TEST(CpuFusion, MatmulThroughItsReshape) {
   EXPECT_EQ(claimed(matmul_graph(false)), std::vector<std::string>{"matmul+bias"});
   EXPECT_EQ(claimed(matmul_graph(true, true)), std::vector<std::string>{"matmul(transposed constant)+bias"});
 }
+
+TEST(CpuFusion, MaxPool) { EXPECT_EQ(claimed(maxpool_graph()), std::vector<std::string>{"maxpool"}); }
 
 TEST(CpuFusion, DeclinesSayWhy) {
   ConvCase cc;
@@ -244,6 +263,29 @@ TEST(CpuNumerics, MatmulAgreesWithRef) {
   expect_close_to_ref(matmul_graph(true), 40, 20);
   expect_close_to_ref(matmul_graph(false), 40, 21);
   expect_close_to_ref(matmul_graph(true, true), 40, 22);
+}
+
+// Max pool is exact: bit for bit ref's, also with a NaN and with -0 and +0 in a window (those
+// runs take ref's path).
+TEST(CpuNumerics, MaxPoolIsRefBitForBit) {
+  const ir::Graph g = maxpool_graph();
+  for (int variant = 0; variant < 3; ++variant) {
+    std::vector<Tensor> in = inputs_of(g, 40);
+    if (variant == 1) in[0].as<float>()[10] = NAN;
+    if (variant == 2) in[0].as<float>()[0] = -0.0f, in[0].as<float>()[1] = 0.0f, in[0].as<float>()[9] = -0.0f;
+    if (variant == 2)
+      for (int i = 2; i < 20; ++i) in[0].as<float>()[i] = -1.0f;
+    std::string dispatch;
+    const auto want = run(g, "ref", in);
+    const auto got = run(g, "cpu", in, &dispatch);
+    ASSERT_EQ(want.size(), 1u);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_NE(dispatch.find("cpu span"), std::string::npos) << dispatch;
+    const Tensor& a = got[0].tensor();
+    ASSERT_EQ(a.nbytes(), want[0].tensor().nbytes());
+    EXPECT_EQ(std::memcmp(a.data, want[0].tensor().data, static_cast<size_t>(a.nbytes())), 0)
+        << "variant " << variant;
+  }
 }
 
 TEST(CpuNumerics, NanPropagatesThroughFusedActivations) {

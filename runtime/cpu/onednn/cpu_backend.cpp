@@ -38,6 +38,14 @@ double max_finite_abs(const float* x, int64_t n) {
   return m;
 }
 
+// No NaN and no -0: values whose max oneDNN takes as the spec does (its vmaxps returns one
+// operand for a NaN, and either zero for -0 vs +0; the spec's max takes the first NaN and +0).
+bool ordinary(const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (x[i] != x[i] || (x[i] == 0 && std::signbit(x[i]))) return false;
+  return true;
+}
+
 bool all_finite(const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     if (!std::isfinite(x[i])) return false;
@@ -94,7 +102,26 @@ Expected<std::shared_ptr<Built>> build(const dnnl::engine& eng, const Fused& f, 
     dnnl::memory::desc bias_md;
     dnnl::memory::desc& pad_md = b->pad_md;
     dnnl::memory::desc w_user;
-    if (f.conv) {
+    if (f.pool) {  // plain in and out: oneDNN's max pool has no `any` source
+      const auto& a = ir::attrs<ir::Op::Pool>(anchor);
+      dims_t strides, kernel, dil, pl, pr;
+      for (size_t d = 2; d < sd.size(); ++d) {
+        strides.push_back(a.strides[d]);
+        kernel.push_back(a.window[d]);
+        dil.push_back(a.dilations[d] - 1);
+        pl.push_back(a.pads_low[d]);
+        pr.push_back(a.pads_high[d]);
+      }
+      b->src_md = b->src_user = plain(sd);
+      b->dst_md = b->dst_user = plain(od);
+      dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max,
+                                       b->src_md, b->dst_md, strides, kernel, dil, pl, pr);
+      dnnl::pooling_v2_forward::primitive_desc pd(d, attr, eng);
+      if (pd.dst_desc().dims() != od)
+        return internal_error("cpu: oneDNN's pool result shape differs from the plan's");
+      b->prim = dnnl::pooling_v2_forward(pd);
+      pad_md = pd.scratchpad_desc();
+    } else if (f.conv) {
       const auto& a = ir::attrs<ir::Op::Conv>(anchor);
       dims_t strides = a.strides, dil, pl = a.pads_low, pr = a.pads_high;
       for (int64_t d : a.dilations) dil.push_back(d - 1);
@@ -250,6 +277,7 @@ struct SpanPlan {
   int64_t src_numel = 0, w_numel = 0, res_numel = 0, dst_numel = 0;
   int64_t terms = 0;  // products summed per result element
   bool conv = false;
+  bool pool = false;            // max pool: NaN and -0 (whose order oneDNN's max does not keep) run on ref
   double w_max = 0, b_max = 0;  // largest finite |weight| (packed weights) and |bias|
   Act act = Act::kNone;
   float lo = 0, hi = 0;
@@ -274,10 +302,10 @@ class CpuSpan final : public CompiledSpan {
     res_user_ = none(b_->dst_user);  // the summand, as the graph holds it (the result's shape)
     src_ = b_->src_reorder ? none(b_->src_md) : src_user_;
     dst_ = b_->dst_reorder ? none(b_->dst_md) : dst_user_;
-    weights_ = b_->runtime_weights ? none(b_->weights_md) : b_->weights;
+    if (!sp_.pool) weights_ = b_->runtime_weights ? none(b_->weights_md) : b_->weights;
     pad_ = none(b_->pad_md);
     args_.push_back({DNNL_ARG_SRC, src_.get()});
-    args_.push_back({DNNL_ARG_WEIGHTS, weights_.get()});
+    if (!sp_.pool) args_.push_back({DNNL_ARG_WEIGHTS, weights_.get()});
     if (b_->bias) args_.push_back({DNNL_ARG_BIAS, b_->bias.get()});
     args_.push_back({DNNL_ARG_DST, dst_.get()});
     args_.push_back({DNNL_ARG_SCRATCHPAD, pad_.get()});
@@ -294,6 +322,7 @@ class CpuSpan final : public CompiledSpan {
                              (w ? max_finite_abs(w, sp_.w_numel) : sp_.w_max) +
                          sp_.b_max + (res ? max_finite_abs(res, sp_.res_numel) : 0.0);
     if (!(reach < 0.5 * FLT_MAX)) return ref_->run(args);
+    if (sp_.pool && !ordinary(src, sp_.src_numel)) return ref_->run(args);     // NaN or -0: ref's order
     if (w && sp_.conv && !all_finite(w, sp_.w_numel)) return ref_->run(args);  // 0 * inf over padding
     try {
       src_user_.set_data_handle(const_cast<float*>(src));
@@ -409,7 +438,8 @@ class CpuPrepared final : public PreparedGraph {
     const ir::Node& a = g_.body.nodes[f.anchor];
     if (plan.node_skip[f.anchor]) return no("the planner folded the " + f.description() + " anchor");
     const ir::Type& src_t = plan.values[f.src].type;
-    const ir::Type& w_t = plan.values[a.inputs[1]].type;  // the rhs as the anchor reads it
+    // the rhs as the anchor reads it (a max pool has none: its source stands in, unused)
+    const ir::Type& w_t = plan.values[a.inputs[f.pool ? 0 : 1]].type;
     const ir::Type& out_t = plan.values[a.outputs[0]].type;
     for (const ir::Type* t : {&src_t, &w_t, &out_t, &plan.values[f.result].type})
       if (!static_f32(*t)) return no("a shape known only at run time: " + ir::type_to_string(*t));
@@ -424,7 +454,7 @@ class CpuPrepared final : public PreparedGraph {
       if (v == f.src) src_arg = static_cast<int>(k);
       if (v == f.weights) w_arg = static_cast<int>(k);
       if (v == f.residual) res_arg = static_cast<int>(k);
-      if (v != f.src && v != f.weights && v != f.residual && !known(plan, v))
+      if (v != f.src && (f.pool || v != f.weights) && v != f.residual && !known(plan, v))
         return no("the span reads %" + std::to_string(v) + ", which the pattern does not expect");
     }
     if (src_arg < 0 || (f.residual != ir::kNoValue && res_arg < 0))
@@ -435,11 +465,11 @@ class CpuPrepared final : public PreparedGraph {
     const Tensor* w = nullptr;
     if (weights_[claim]) {
       w = &*weights_[claim];
-    } else if (known(plan, f.weights) && plan.known[f.weights].is_tensor()) {
+    } else if (!f.pool && known(plan, f.weights) && plan.known[f.weights].is_tensor()) {
       w = &plan.known[f.weights].tensor();
     }
-    if (w)
-      w_arg = -1;  // packed
+    if (w || f.pool)
+      w_arg = -1;  // packed, or none
     else if (w_arg < 0)
       return no("the matmul rhs is not an input of the span");
     auto b = get(claim, src_t, w_t, out_t, w);
@@ -457,9 +487,10 @@ class CpuPrepared final : public PreparedGraph {
     sp.w_numel = count(w_t);
     sp.res_numel = f.residual != ir::kNoValue ? count(plan.values[f.residual].type) : 0;
     sp.dst_numel = count(plan.values[f.result].type);
-    sp.terms = f.conv ? count(w_t) / w_t.shape[0].size : src_t.shape.back().size;
+    sp.terms = f.pool ? 0 : f.conv ? count(w_t) / w_t.shape[0].size : src_t.shape.back().size;
     sp.w_max = (*b)->w_max;
     sp.conv = f.conv;
+    sp.pool = f.pool;
     for (float x : bias_[claim]) sp.b_max = std::max(sp.b_max, std::isfinite(x) ? std::fabs(double{x}) : 0.0);
     sp.act = f.act;
     sp.lo = f.lo;

@@ -62,7 +62,7 @@ class Matcher {
     std::vector<Claim> declines;
     for (uint32_t i = 0; i < nodes_.size();) {
       const ir::Node& n = nodes_[i];
-      if (n.op != ir::Op::Conv && n.op != ir::Op::MatMul) {
+      if (n.op != ir::Op::Conv && n.op != ir::Op::MatMul && n.op != ir::Op::Pool) {
         ++i;
         continue;
       }
@@ -100,7 +100,28 @@ class Matcher {
  private:
   const ir::Type& type(ir::ValueId v) const { return g_.type_of(v); }
 
+  std::string pool_why_not(const ir::Node& n) const {
+    const auto& a = ir::attrs<ir::Op::Pool>(n);
+    if (a.kind != ir::PoolKind::Max) return "pool sum is an accumulation: not mapped to oneDNN yet";
+    if (n.outputs.size() != 1) return "max pool with indices has no oneDNN inference primitive";
+    if (!is_f32_tensor(type(n.inputs[0])) || !is_f32_tensor(type(n.outputs[0])))
+      return "pool of " + ir::type_to_string(type(n.inputs[0])) + ": only f32 is mapped to oneDNN yet";
+    const size_t r = type(n.inputs[0]).shape.size();
+    if (r < 3 || r > 5) return "pool: only 1-D, 2-D and 3-D windows have oneDNN primitives";
+    for (size_t d = 0; d < 2; ++d)
+      if (a.window[d] != 1 || a.strides[d] != 1 || a.dilations[d] != 1 || a.pads_low[d] != 0 ||
+          a.pads_high[d] != 0)
+        return "pool across the batch or channel dim";
+    for (size_t d = 2; d < r; ++d) {
+      const int64_t extent = (a.window[d] - 1) * a.dilations[d] + 1;
+      if (a.pads_low[d] >= extent || a.pads_high[d] >= extent)
+        return "pool with a window that can lie entirely in the padding";
+    }
+    return "";
+  }
+
   std::string anchor_why_not(const ir::Node& n) const {
+    if (n.op == ir::Op::Pool) return pool_why_not(n);
     const char* op = n.op == ir::Op::Conv ? "conv" : "matmul";
     for (ir::ValueId v : n.inputs)
       if (!is_f32_tensor(type(v)))
@@ -277,6 +298,11 @@ class Matcher {
     f.weights = a.inputs[1];
     f.span = NodeSpan{i, i + 1};
     f.result = a.outputs[0];
+    if (a.op == ir::Op::Pool) {  // no post-ops
+      f.pool = true;
+      f.weights = ir::kNoValue;
+      return f;
+    }
     if (!f.conv) {  // rhs = transpose of a 2-D constant just before (a Gemm's transB): packed as is
       const int64_t k = u_.def[f.weights];
       bool ok = k >= 0 && nodes_[k].op == ir::Op::Transpose && u_.readers[f.weights].size() == 1 &&
@@ -333,6 +359,7 @@ class Matcher {
 }  // namespace
 
 std::string Fused::description() const {
+  if (pool) return "maxpool";
   std::string s = conv ? "conv" : weights_transposed ? "matmul(transposed constant)" : "matmul";
   if (bias != ir::kNoValue) s += "+bias";
   if (residual != ir::kNoValue) s += "+sum";

@@ -15,7 +15,8 @@
 //              with a broadcast nonzero hi): applied by the span to its result with ref's
 //              max/min semantics (oneDNN's relu and clip turn NaN into 0, and spec max/min
 //              propagate NaN), in the same pass that leaves the primitive
-// with constant nodes, and the broadcasts that feed only the next absorbed node, in between. Each
+// with constant nodes, and the broadcasts that feed only the next absorbed node, in between. A max
+// pool (f32, over the spatial dims, no window wholly in the padding) is a span of its own. Each
 // absorbed step needs the value before it to have exactly one reader (that step) and not to be a
 // graph result, so no value the span swallows is seen by anything else. What stops a span is
 // said (Claim::support of a decline at the node that was not absorbed, or at the anchor).
@@ -37,7 +38,8 @@ enum class Act : uint8_t { kNone, kRelu, kClip };
 struct Fused {
   NodeSpan span;
   uint32_t anchor = 0;                 // the conv or matmul node
-  bool conv = false;                   // else matmul
+  bool conv = false;                   // else matmul or pool
+  bool pool = false;                   // a max pool, alone (weights kNoValue)
   ir::ValueId src = ir::kNoValue;      // the anchor's data operand (conv input, matmul lhs)
   ir::ValueId weights = ir::kNoValue;  // conv weight, matmul rhs (any value)
   // The matmul rhs is the transpose of `weights`, a 2-D constant [N, K] (the span starts at the
