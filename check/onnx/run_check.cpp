@@ -60,9 +60,10 @@ class Progress {
 // verify again.
 Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode mode,
                                              const std::vector<rt::RtValue>& inputs, int threads,
-                                             Progress& progress) {
+                                             Progress& progress, const std::string& backend = "ref") {
   rt::SessionOptions o;
   o.mode = mode;
+  o.backend = mode == rt::NumericMode::kNative ? backend : "ref";
   o.threads = threads;  // ref's results do not depend on it
   o.on_node = progress.node_counter();
   o.verify = false;  // verified by the caller (run_all)
@@ -142,11 +143,12 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
                        const std::vector<rt::RtValue>& inputs, size_t first_fed,
                        const std::vector<ir::ValueId>& compared, int samples, int threads,
                        const std::vector<std::vector<double>>* fed_var, Progress& progress,
-                       const std::string& label, std::string* note) {
+                       const std::string& label, std::string* note, const std::string& backend) {
   Runs r;
   PLUMB_RETURN_IF_ERROR(ir::verify(g));
   progress.run(label + ": native run");
-  PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs, threads, progress));
+  PLUMB_ASSIGN_OR_RETURN(r.native,
+                         run_graph(g, rt::NumericMode::kNative, inputs, threads, progress, backend));
   progress.run(label + ": precise (f64) run");
   auto p = run_graph(g, rt::NumericMode::kPrecise, inputs, threads, progress);
   if (!p) {
@@ -233,6 +235,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   rep.specialized = loaded.specialized;
   rep.nodes = onnx_nodes_of(g);
   rep.tolerance = opt.tol.use ? strfmt("rtol %g, atol %g", opt.tol.rtol, opt.tol.atol) : "auto";
+  rep.backend = opt.backend;
   rep.skipped = ignored;
   std::vector<Target> targets;
   std::map<ir::ValueId, size_t> target_of;  // core value -> its entry in targets
@@ -338,7 +341,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
     const ir::Graph carried = with_results(g, values_of(c));
     std::string run_note;
     auto runs = run_all(carried, rep.nodes, inputs, carried.body.params.size(), values_of(c), opt.samples,
-                        opt.threads, nullptr, progress, chunk_label("model", c), &run_note);
+                        opt.threads, nullptr, progress, chunk_label("model", c), &run_note, opt.backend);
     if (!runs) return in_file(runs.status(), opt.model);
     if (!run_note.empty() && note.find(run_note) == std::string::npos)
       note += (note.empty() ? "" : "; ") + run_note;
@@ -371,8 +374,9 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   for (size_t c = 0; rep.isolated && c < chunks.size(); ++c) {
     std::string iso_note;
     const ir::Graph iso_graph = isolated_graph(with_results(g, values_of(c)), cut, rep.nodes);
-    auto iso = run_all(iso_graph, rep.nodes, iso_inputs, inputs.size(), values_of(c), opt.samples,
-                       opt.threads, &fed_var, progress, chunk_label("isolated nodes", c), &iso_note);
+    auto iso =
+        run_all(iso_graph, rep.nodes, iso_inputs, inputs.size(), values_of(c), opt.samples, opt.threads,
+                &fed_var, progress, chunk_label("isolated nodes", c), &iso_note, opt.backend);
     if (iso) {
       if (!iso_note.empty() && note.find(iso_note) == std::string::npos)
         note += (note.empty() ? "" : "; ") + ("isolated nodes: " + iso_note);

@@ -15,6 +15,7 @@
 #include <fstream>
 
 #include "check/onnx/run_check.h"
+#include "runtime/backend.h"
 #include "tools/commands.h"
 #include "tools/session_options.h"
 
@@ -135,6 +136,10 @@ int parse_args(const Args& args, Options& opt) {
       opt.reports.push_back(f);
     } else if (a == "--progress") {
       opt.progress_lines = true;
+    } else if (a == "--backend") {
+      req.backend = value();
+      // check's runs use the library's backends (not a program's own, e.g. the tests' "test").
+      if (auto b = rt::make_backend(req.backend); !b) return report_error("check", b.status());
     } else if (a == "--no-isolate") {
       req.isolate = false;
     } else if (a == "--chunk-mb") {
