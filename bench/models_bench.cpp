@@ -1,4 +1,7 @@
-// Google Benchmark: whole-model latency on `ref` (batch as exported, one thread). Each model is
+// Google Benchmark: whole-model latency on `ref` (batch as exported, one thread), and as
+// BM_baseline_model_* on the "baseline" backend (tests/ref_baseline/: every top-level matmul and
+// conv on ref's kernels before issue 17, the rest on ref: the same bits): before and after in
+// one run. Each model is
 // loaded, lowered and planned once, outside the timed loop (the first, untimed run plans it); the
 // loop times Session::run alone.
 //
@@ -27,6 +30,9 @@
 #include "lowering/onnx/driver.h"
 #include "runtime/plan.h"
 #include "runtime/session.h"
+#if PLUMB_HAVE_REF_BASELINE
+#include "tests/ref_baseline/baseline_backend.h"
+#endif
 
 namespace plumb::rt {
 namespace {
@@ -58,13 +64,13 @@ Expected<std::vector<Tensor>> read_tensors(const std::string& dir, const onnx::O
 }
 
 // Loads, lowers, binds the inputs and runs once (planning happens on that first run).
-Expected<Loaded> load(const ModelFiles& f) {
+Expected<Loaded> load(const ModelFiles& f, const SessionOptions& options) {
   PLUMB_ASSIGN_OR_RETURN(onnx::OnnxModel m, onnx::load_model(f.model));
   PLUMB_ASSIGN_OR_RETURN(std::vector<Tensor> inputs, read_tensors(f.data_dir, m.graph, false));
   Loaded l;
   PLUMB_ASSIGN_OR_RETURN(l.expected, read_tensors(f.data_dir, m.graph, true));
   PLUMB_ASSIGN_OR_RETURN(ir::Graph g, lower::lower_model(m));
-  PLUMB_ASSIGN_OR_RETURN(l.session, Session::create(std::move(g)));
+  PLUMB_ASSIGN_OR_RETURN(l.session, Session::create(std::move(g), options));
   for (size_t k = 0; k < inputs.size(); ++k) {
     Status st = l.session->set_input(k, std::move(inputs[k]));
     if (!st.is_ok()) return st;
@@ -94,8 +100,9 @@ double peak_rss_mb() {
 
 // Loads on the first call (Google Benchmark calls a benchmark several times while it settles the
 // iteration count), so that a filtered run loads only its own model.
-void run_model(benchmark::State& state, const ModelFiles& f, std::shared_ptr<Expected<Loaded>>& cache) {
-  if (!cache) cache = std::make_shared<Expected<Loaded>>(load(f));
+void run_model(benchmark::State& state, const ModelFiles& f, const SessionOptions& options,
+               std::shared_ptr<Expected<Loaded>>& cache) {
+  if (!cache) cache = std::make_shared<Expected<Loaded>>(load(f, options));
   if (!cache->has_value()) {
     state.SkipWithError(cache->status().to_string().c_str());
     return;
@@ -138,12 +145,22 @@ std::vector<ModelFiles> model_list() {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
+  std::vector<std::pair<std::string, plumb::rt::SessionOptions>> backends(1);
+  backends[0].first = "ref";
+#if PLUMB_HAVE_REF_BASELINE
+  backends.emplace_back("baseline", plumb::rt::SessionOptions{});
+  backends[1].second.backend = "baseline";
+  backends[1].second.extra_backends = {{"baseline", plumb::rt::ref_baseline::make_backend}};
+#endif
   for (const plumb::rt::ModelFiles& f : plumb::rt::model_list()) {
     if (!plumb::rt::exists(f.model)) continue;
-    auto cache = std::make_shared<std::shared_ptr<plumb::Expected<plumb::rt::Loaded>>>();
-    benchmark::RegisterBenchmark(("BM_ref_model_" + f.name).c_str(), [f, cache](benchmark::State& st) {
-      plumb::rt::run_model(st, f, *cache);
-    })->Unit(benchmark::kMillisecond);
+    for (const auto& [name, options] : backends) {
+      auto cache = std::make_shared<std::shared_ptr<plumb::Expected<plumb::rt::Loaded>>>();
+      benchmark::RegisterBenchmark(("BM_" + name + "_model_" + f.name).c_str(), [f, options = options, cache](
+                                                                                    benchmark::State& st) {
+        plumb::rt::run_model(st, f, options, *cache);
+      })->Unit(benchmark::kMillisecond);
+    }
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

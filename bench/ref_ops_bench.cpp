@@ -1,6 +1,9 @@
 // Google Benchmark: ref kernels (spec/ops/*.md): contraction and window ops, and the baseline
 // figures for elementwise, reduction and gather kernels.
 // Counters: FLOP/s (2 per multiply-add) and result items per second.
+// BM_baseline_*: the same matmul and conv on the kernels before issue 17 (tests/ref_baseline/,
+// bit-identical results), single threaded; BM_ref_* take the thread count as their argument
+// (/1, /2, ...).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -8,6 +11,9 @@
 
 #include "ir/infer.h"
 #include "runtime/cpu/ref/kernel.h"
+#if PLUMB_HAVE_REF_BASELINE
+#include "tests/ref_baseline/baseline_kernels.h"
+#endif
 
 namespace plumb::rt {
 namespace {
@@ -19,15 +25,20 @@ Tensor filled(std::vector<int64_t> shape) {
   return t;
 }
 
-// Runs the kernel of `node` over `inputs` into a preallocated result of `result_shape`.
+using Kernel = Status (*)(ref::KernelCtx&);
+
+// Runs the kernel of `node` (ref's, or `kernel`) over `inputs` into a preallocated result of
+// `result_shape`, on `threads` threads.
 void run_loop(benchmark::State& state, const ir::Node& node, std::vector<RtValue> inputs,
-              std::vector<int64_t> result_shape, double flops_per_run) {
+              std::vector<int64_t> result_shape, double flops_per_run, int threads = 1,
+              Kernel kernel = nullptr) {
   std::vector<RtValue> outputs{Tensor::allocate(ir::DType::F32, result_shape)};
   ref::KernelCtx cx{node, {}, {}, NumericMode::kNative};
+  cx.threads = threads;
   for (auto& v : inputs) cx.inputs.push_back(&v);
   cx.outputs.push_back(&outputs[0]);
   for (auto _ : state) {
-    Status st = ref::run_kernel(cx);
+    Status st = kernel ? kernel(cx) : ref::run_kernel(cx);
     if (!st.is_ok()) {
       state.SkipWithError(st.to_string().c_str());
       return;
@@ -40,18 +51,22 @@ void run_loop(benchmark::State& state, const ir::Node& node, std::vector<RtValue
   state.SetItemsProcessed(items * state.iterations());
 }
 
-void matmul_f32(benchmark::State& state, int64_t n) {
+void matmul_f32(benchmark::State& state, int64_t n, int threads, Kernel kernel = nullptr) {
   ir::Node node;
   node.op = ir::Op::MatMul;
   node.attrs.push_back(ir::Attr{"to", ir::DType::F32});
-  run_loop(state, node, {filled({n, n}), filled({n, n})}, {n, n}, 2.0 * n * n * n);
+  run_loop(state, node, {filled({n, n}), filled({n, n})}, {n, n}, 2.0 * n * n * n, threads, kernel);
 }
 
-void BM_ref_matmul_f32_256(benchmark::State& state) { matmul_f32(state, 256); }
-void BM_ref_matmul_f32_1024(benchmark::State& state) { matmul_f32(state, 1024); }
+void BM_ref_matmul_f32_256(benchmark::State& state) {
+  matmul_f32(state, 256, static_cast<int>(state.range(0)));
+}
+void BM_ref_matmul_f32_1024(benchmark::State& state) {
+  matmul_f32(state, 1024, static_cast<int>(state.range(0)));
+}
 
 // 3x3 conv, 64 -> 64 channels, 56x56, pads 1 (a ResNet stage-1 layer), batch 1.
-void BM_ref_conv3x3_f32_56x56x64(benchmark::State& state) {
+void conv3x3_f32_56x56x64(benchmark::State& state, int threads, Kernel kernel = nullptr) {
   ir::Node node;
   node.op = ir::Op::Conv;
   node.attrs = {{"to", ir::DType::F32},
@@ -62,8 +77,24 @@ void BM_ref_conv3x3_f32_56x56x64(benchmark::State& state) {
                 {"pads_high", std::vector<int64_t>{1, 1}},
                 {"groups", int64_t{1}}};
   run_loop(state, node, {filled({1, 64, 56, 56}), filled({64, 64, 3, 3})}, {1, 64, 56, 56},
-           2.0 * 56 * 56 * 64 * 64 * 9);
+           2.0 * 56 * 56 * 64 * 64 * 9, threads, kernel);
 }
+void BM_ref_conv3x3_f32_56x56x64(benchmark::State& state) {
+  conv3x3_f32_56x56x64(state, static_cast<int>(state.range(0)));
+}
+
+#if PLUMB_HAVE_REF_BASELINE
+void BM_baseline_matmul_f32_256(benchmark::State& state) { matmul_f32(state, 256, 1, ref_baseline::matmul); }
+void BM_baseline_matmul_f32_1024(benchmark::State& state) {
+  matmul_f32(state, 1024, 1, ref_baseline::matmul);
+}
+void BM_baseline_conv3x3_f32_56x56x64(benchmark::State& state) {
+  conv3x3_f32_56x56x64(state, 1, ref_baseline::conv);
+}
+BENCHMARK(BM_baseline_matmul_f32_256)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_baseline_matmul_f32_1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_baseline_conv3x3_f32_56x56x64)->Unit(benchmark::kMillisecond);
+#endif
 
 // Elementwise over 1M f32 elements (one FLOP per element).
 void BM_ref_add_f32_1M(benchmark::State& state) {
@@ -99,9 +130,9 @@ void BM_ref_gather_f32_1024x256_from_4096(benchmark::State& state) {
   run_loop(state, node, {filled({4096, 256}), idx}, {1024, 256}, 0.0);
 }
 
-BENCHMARK(BM_ref_matmul_f32_256)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ref_matmul_f32_1024)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ref_conv3x3_f32_56x56x64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ref_matmul_f32_256)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ref_matmul_f32_1024)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ref_conv3x3_f32_56x56x64)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ref_add_f32_1M)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ref_exp_f32_1M)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ref_reduce_sum_f32_1024x1024_axis1)->Unit(benchmark::kMillisecond);

@@ -127,6 +127,9 @@ std::string CheckReport::divergence_text() const {
 
 void print_report(const CheckReport& r, std::FILE* out) {
   if (!r.note.empty()) std::fprintf(out, "note: %s\n", r.note.c_str());
+  if (r.backend != "ref")
+    std::fprintf(out, "note: plumb's own runs on backend %s (its declared error: spec/numerics.md)\n",
+                 r.backend.c_str());
   for (const std::string& name : r.specialized)
     std::fprintf(out,
                  "note: lowered for the given value of input '%s' (spec/onnx-rulings.md R1: the verdict "
@@ -209,8 +212,8 @@ std::string report_json(const CheckReport& r) {
   std::ostringstream o;
   o << "{\n  \"model\": " << json_str(r.model) << ",\n  \"verdict\": " << json_str(verdict_name(r.verdict))
     << ",\n  \"inconclusive_reason\": " << json_str(r.inconclusive_reason)
-    << ",\n  \"tolerance\": " << json_str(r.tolerance) << ",\n  \"note\": " << json_str(r.note)
-    << ",\n  \"specialized_inputs\": [";
+    << ",\n  \"tolerance\": " << json_str(r.tolerance) << ",\n  \"backend\": " << json_str(r.backend)
+    << ",\n  \"note\": " << json_str(r.note) << ",\n  \"specialized_inputs\": [";
   for (size_t k = 0; k < r.specialized.size(); ++k) o << (k ? ", " : "") << json_str(r.specialized[k]);
   o << "]"
     << ",\n  \"isolated\": " << (r.isolated ? "true" : "false") << ",\n  \"first_divergence\": ";

@@ -45,9 +45,10 @@ struct CheckReport {
   // Graph inputs the lowering specialized the graph on (spec/onnx-rulings.md R1): the verdict
   // holds for these input values only.
   std::vector<std::string> specialized;
-  std::string note;       // what limited the check (a run that failed, ...), "" when nothing did
-  std::string tolerance;  // "auto" or "rtol 0.001, atol 1e-07"
-  bool isolated = false;  // per-node isolated evaluation ran
+  std::string note;             // what limited the check (a run that failed, ...), "" when nothing did
+  std::string tolerance;        // "auto" or "rtol 0.001, atol 1e-07"
+  std::string backend = "ref";  // of plumb's own native runs (CheckRequest::backend)
+  bool isolated = false;        // per-node isolated evaluation ran
   std::vector<OnnxNodeInfo> nodes;
   std::vector<TensorRow> rows;       // topological order
   std::vector<std::string> skipped;  // expected names that are not tensors of the model

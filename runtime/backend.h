@@ -117,6 +117,8 @@ struct PrepareOptions {
   // Every known value the claimed spans read, decoded once per graph (indexed by ValueId; the
   // others are empty): what a backend prepacks.
   const std::vector<RtValue>* constants = nullptr;
+  // Threads the backend may use (SessionOptions::threads, at least 1).
+  int threads = 1;
 };
 
 // A graph prepared by one backend for its claims: compiled per plan.

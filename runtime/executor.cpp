@@ -192,6 +192,7 @@ void Executor::bind_calls(BufferTable& b) {
   calls_.reserve(nodes.size());
   for (const ir::Node& n : nodes) {
     NodeCall kc{n, {}, {}, options_.mode};
+    kc.threads = options_.threads;
     for (ir::ValueId v : n.inputs) kc.inputs.push_back(&b.values[v]);
     for (ir::ValueId v : n.outputs) kc.outputs.push_back(&b.values[v]);
     calls_.push_back(std::move(kc));
@@ -311,6 +312,7 @@ Status Executor::run_node_dynamic(const ir::Node& n, BufferTable& b) {
   std::vector<std::vector<int64_t>> vals(nin);
   std::vector<ir::Operand> operands(nin);
   NodeCall kc{n, {}, {}, options_.mode};
+  kc.threads = options_.threads;
   for (size_t k = 0; k < nin; ++k) {
     const RtValue& v = b.values[n.inputs[k]];
     types[k] = type_of(v);

@@ -49,6 +49,8 @@ struct ExecOptions {
   int64_t max_while_iterations = 0;
   // Largest tensor the executor allocates at run time for a data-dependent shape (bytes).
   int64_t max_bytes = int64_t{16} << 30;
+  // Threads a ref kernel may use (NodeCall::threads), at least 1.
+  int threads = 1;
   // Called after each step with the top-level nodes done and the graph's top-level node count
   // (an if or while counts as one node, a span as its nodes): a progress counter. May be empty.
   std::function<void(size_t nodes_done, size_t nodes_total)> on_node;

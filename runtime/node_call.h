@@ -22,6 +22,10 @@ struct NodeCall {
   // The graph the node belongs to (the `constant` kernel reads its constants table); may be null
   // for a node run on its own, e.g. in a unit test.
   const ir::Graph* graph = nullptr;
+  // Threads the kernel may use for independent results (SessionOptions::threads, at least 1);
+  // each result is still computed by one thread in the spec's order, so results do not depend
+  // on it.
+  int threads = 1;
 };
 
 }  // namespace plumb::rt

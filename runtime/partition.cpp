@@ -60,7 +60,7 @@ Support host_only(const ir::Graph& g, const ir::Node& n) {
   return Support::ok();
 }
 
-Expected<Partition> partition_graph(const ir::Graph& g, Backend& backend, NumericMode mode) {
+Expected<Partition> partition_graph(const ir::Graph& g, Backend& backend, NumericMode mode, int threads) {
   const auto& nodes = g.body.nodes;
   Partition p;
   p.backend = &backend;
@@ -127,6 +127,7 @@ Expected<Partition> partition_graph(const ir::Graph& g, Backend& backend, Numeri
     if (constant_of[v] >= 0 && p.constants[constant_of[v]]) by_value[v] = *p.constants[constant_of[v]];
   PrepareOptions po;
   po.mode = mode;
+  po.threads = threads;
   po.constants = &by_value;
   PLUMB_ASSIGN_OR_RETURN(p.prepared, backend.prepare(g, p.spans, po));
   return p;

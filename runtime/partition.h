@@ -41,6 +41,6 @@ struct Partition {
 
 // `g` verified, the graph that runs (the f64 one in precise mode); `backend` and `g` outlive the
 // result.
-Expected<Partition> partition_graph(const ir::Graph& g, Backend& backend, NumericMode mode);
+Expected<Partition> partition_graph(const ir::Graph& g, Backend& backend, NumericMode mode, int threads = 1);
 
 }  // namespace plumb::rt

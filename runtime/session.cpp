@@ -47,7 +47,8 @@ Expected<std::unique_ptr<Session>> Session::create(ir::Graph graph, SessionOptio
     PLUMB_ASSIGN_OR_RETURN(ir::Graph p, make_precise_graph(s->graph_));
     s->precise_ = std::make_unique<ir::Graph>(std::move(p));
   }
-  PLUMB_ASSIGN_OR_RETURN(Partition part, partition_graph(s->exec_graph(), *s->backend_, options.mode));
+  PLUMB_ASSIGN_OR_RETURN(Partition part, partition_graph(s->exec_graph(), *s->backend_, options.mode,
+                                                         std::max(1, options.threads)));
   s->partition_ = std::make_unique<Partition>(std::move(part));
   PLUMB_ASSIGN_OR_RETURN(s->stream_, s->backend_->make_stream());
   s->options_ = std::move(options);
@@ -141,6 +142,7 @@ Status Session::plan_for_inputs() {
   eo.mode = options_.mode;
   eo.max_bytes = options_.max_bytes;
   eo.max_while_iterations = options_.max_while_iterations;
+  eo.threads = std::max(1, options_.threads);
   eo.on_node = options_.on_node;
   p.executor = std::make_unique<Executor>(exec_graph(), *p.plan, *p.schedule, backend_->allocator(), eo);
   plans_.insert(plans_.begin(), std::move(p));

@@ -50,6 +50,10 @@ struct SessionOptions {
   int64_t max_while_iterations = 0;
   // Run ir::verify on the graph. Only a caller that has just verified it may turn this off.
   bool verify = true;
+  // Threads for independent results within one node: the ref kernels' (NodeCall::threads) and
+  // any backend's that honours PrepareOptions::threads; at least 1 (the CLI's --threads). ref's
+  // results do not depend on it.
+  int threads = 1;
   // Plans kept for distinct input shapes (each with its arena); at least 1.
   int max_plans = 8;
   // Called with the schedule's text (describe_schedule) each time a plan gets a schedule: the

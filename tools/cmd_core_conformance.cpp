@@ -73,8 +73,8 @@ struct CaseResult {
   std::string digest;              // what the run produced (check_vector_case)
 };
 
-CaseResult run_case(const std::string& root, const std::string& name, const std::string& backend,
-                    bool strict) {
+CaseResult run_case(const std::string& root, const std::string& name, const std::string& backend, bool strict,
+                    int threads) {
   CaseResult r;
   r.ran = true;
   auto text = read_file(root + "/" + name + ".plumbt");
@@ -87,15 +87,16 @@ CaseResult run_case(const std::string& root, const std::string& name, const std:
     r.status = c.status();
     return r;
   }
-  r.status = check_vector_case(*c, backend, strict, &r.digest);
+  r.status = check_vector_case(*c, backend, strict, &r.digest, threads);
   if (r.status.is_ok() && !c->expects.empty()) r.cells = c->cells;
   return r;
 }
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: plumb conformance --core DIR [--backend B] [--filter REGEX] [-j N] [--csv FILE] "
-               "[--cells FILE] [--strict] [--digest FILE]\n");
+  std::fprintf(
+      stderr,
+      "usage: plumb conformance --core DIR [--backend B] [--filter REGEX] [-j N] [--threads N] [--csv FILE] "
+      "[--cells FILE] [--strict] [--digest FILE]\n");
   return 2;
 }
 
@@ -109,7 +110,7 @@ std::string csv_field(const std::string& s) {
 
 int cmd_core_conformance(const Args& args) {
   std::string root, backend = "ref", filter, csv, cells_file, digest_file;
-  int jobs = 1;
+  int jobs = 1, threads = 1;
   bool strict = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -133,7 +134,10 @@ int cmd_core_conformance(const Args& args) {
       digest_file = v;
     else if (a == "-j")
       jobs = std::max(1, std::atoi(v.c_str()));
-    else
+    else if (a == "--threads") {
+      Status st = parse_threads(v, threads);
+      if (!st.is_ok()) return report_error("", st);
+    } else
       return usage();
   }
   if (root.empty() || !is_dir(root)) return report_error(root, invalid_input("--core needs a vector folder"));
@@ -151,7 +155,8 @@ int cmd_core_conformance(const Args& args) {
   std::vector<CaseResult> results(names.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t k; (k = next++) < names.size();) results[k] = run_case(root, names[k], backend, strict);
+    for (size_t k; (k = next++) < names.size();)
+      results[k] = run_case(root, names[k], backend, strict, threads);
   };
   std::vector<std::thread> pool;
   for (int t = 1; t < jobs; ++t) pool.emplace_back(worker);

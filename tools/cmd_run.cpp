@@ -1,4 +1,4 @@
-// plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref] [--precise]
+// plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref] [--precise] [--threads N]
 //                 [--max-iterations N] [--max-bytes N]
 // Runs a .plumb model (or an .onnx one when this build has the ONNX frontend) on the ref backend.
 // Inputs: --input NAME=FILE.npy binds a graph input by name (or by position: NAME = #k);
@@ -19,6 +19,7 @@
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/session.h"
 #include "tools/commands.h"
+#include "tools/model_session.h"
 #include "tools/onnx_hooks.h"
 #include "tools/session_options.h"
 
@@ -69,13 +70,14 @@ std::string summary(const rt::RtValue& v) {
 }  // namespace
 
 int cmd_run(const Args& args) {
-  std::string model, data_dir, out_dir;
-  std::vector<std::pair<std::string, std::string>> inputs;
+  ModelArgs m;
+  std::string out_dir;
   rt::SessionOptions opts = session_options("ref");
+  opts.threads = machine_threads();
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: plumb run MODEL [--data DIR | --input NAME=FILE.npy ...] [--out DIR] [--backend B] "
-                 "[--precise] [--max-iterations N] [--max-bytes N]\n");
+                 "[--precise] [--threads N] [--max-iterations N] [--max-bytes N]\n");
     return 2;
   };
   for (size_t i = 0; i < args.size(); ++i) {
@@ -86,20 +88,20 @@ int cmd_run(const Args& args) {
       return true;
     };
     std::string v;
-    if (a == "--input") {
-      if (!next(v)) return usage();
-      const size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0)
-        return report_error("", invalid_input("--input needs NAME=FILE, got '" + v + "'"));
-      inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
-    } else if (a == "--data") {
-      if (!next(data_dir)) return usage();
-    } else if (a == "--out") {
+    Expected<int> taken = take_model_arg(args, i, m);
+    if (!taken) return report_error("", taken.status());
+    if (*taken < 0) return usage();
+    if (*taken) continue;
+    if (a == "--out") {
       if (!next(out_dir)) return usage();
     } else if (a == "--backend") {
       if (!next(opts.backend)) return usage();
     } else if (a == "--precise") {
       opts.mode = rt::NumericMode::kPrecise;
+    } else if (a == "--threads") {
+      if (!next(v)) return usage();
+      Status st = parse_threads(v, opts.threads);
+      if (!st.is_ok()) return report_error("", st);
     } else if (a == "--max-iterations") {
       if (!next(v)) return usage();
       Status st = parse_int(a, v, opts.max_while_iterations);
@@ -108,40 +110,16 @@ int cmd_run(const Args& args) {
       if (!next(v)) return usage();
       Status st = parse_int(a, v, opts.max_bytes);
       if (!st.is_ok()) return report_error("", st);
-    } else if (!a.empty() && a[0] == '-') {
-      return report_error("", invalid_input("unknown option '" + a + "'"));
-    } else if (model.empty()) {
-      model = a;
     } else {
-      return usage();
+      return report_error("", invalid_input("unknown option '" + a + "'"));
     }
   }
-  if (model.empty()) return usage();
-  if (!data_dir.empty() && !inputs.empty())
-    return report_error("", invalid_input("give either --data or --input, not both"));
-
-  check::InputFiles files{data_dir, inputs};
-  Expected<check::LoadedModel> loaded = check::load_model(model, files, cli_frontend());
-  if (!loaded) return report_error("", loaded.status());
-  for (const std::string& name : loaded->specialized)
-    std::fprintf(stderr,
-                 "plumb: %s: note: lowered for the given value of input '%s' (an attribute-like "
-                 "parameter the core needs at build time)\n",
-                 model.c_str(), name.c_str());
-  if (!data_dir.empty()) {  // --data names every input; --input may leave some unbound (run says which)
-    Status st = check::have_all_inputs(*loaded, files);
-    if (!st.is_ok()) return report_error("", st);
-  }
-  opts.verify = !loaded->verified;
-  auto created = rt::Session::create(std::move(loaded->graph), opts);
-  if (!created) return report_error(model, created.status());
+  if (m.model.empty()) return usage();
+  std::string file;
+  auto created = open_model_session(m, opts, &file);
+  if (!created) return report_error(file, created.status());
   rt::Session& s = **created;
-  for (size_t k = 0; k < loaded->inputs.size(); ++k) {
-    if (!loaded->inputs[k]) continue;
-    Status st = s.set_input(k, std::move(*loaded->inputs[k]));
-    if (!st.is_ok()) return report_error(model, st);
-  }
-
+  const std::string& model = m.model;
   Status st = s.run();
   if (!st.is_ok()) return report_error(model, st);
 

@@ -22,6 +22,7 @@ int cmd_check(const Args& args);        // plumb check MODEL --data DIR ...
 int cmd_conformance(const Args& args);  // plumb conformance SUITE_DIR ... (the ONNX node suites)
 int cmd_core_conformance(const Args& args);  // plumb conformance --core DIR ... (spec/vectors)
 int cmd_coverage(const Args& args);          // plumb coverage [SUITE_DIR]
+int cmd_bench(const Args& args);             // plumb bench MODEL --data DIR [--backend B] [--runs N]
 
 // Prints `plumb: <file>: <place>: <reason> (<label>)` (empty parts left out) and returns 2.
 int report_error(const std::string& file, const Status& s);

@@ -257,7 +257,8 @@ Expected<VectorCase> parse_vector_case(std::string name, std::string text) {
   return c;
 }
 
-Status check_vector_case(const VectorCase& c, const std::string& backend, bool strict, std::string* digest) {
+Status check_vector_case(const VectorCase& c, const std::string& backend, bool strict, std::string* digest,
+                         int threads) {
   if (digest) *digest = "-";
   auto g = ir::parse_graph(c.text);
   if (!g) return invalid_input("does not parse: " + g.status().to_string());
@@ -273,6 +274,7 @@ Status check_vector_case(const VectorCase& c, const std::string& backend, bool s
 
   const ir::ToleranceClass cls = strict ? ir::ToleranceClass::Exact : loosest_tolerance(*g);
   rt::SessionOptions opts = session_options(backend);
+  opts.threads = threads;
   auto s = rt::Session::create(std::move(*g), opts);
   if (!s) {
     if (s.status().code() == ErrorCode::kUnsupported) return s.status();  // counted as skipped

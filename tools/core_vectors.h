@@ -29,8 +29,9 @@ Expected<VectorCase> parse_vector_case(std::string name, std::string text);
 // says the first way it did not. `strict` compares every output bit for bit, whatever the op's
 // tolerance class (a diagnostic: where does a backend differ from the exactly rounded result?).
 // `digest`, when given, receives what the run produced: the digest of all outputs
-// (tools/value_digest.h), or the run's error label, or "-" when the case does not run.
+// (tools/value_digest.h), or the run's error label, or "-" when the case does not run. `threads`
+// is SessionOptions::threads.
 Status check_vector_case(const VectorCase& c, const std::string& backend, bool strict = false,
-                         std::string* digest = nullptr);
+                         std::string* digest = nullptr, int threads = 1);
 
 }  // namespace plumb::cli

@@ -85,5 +85,6 @@ int main(int argc, char** argv) {
     return cmd_conformance(args);
   }
   if (cmd == "coverage") return cmd_coverage(args);
+  if (cmd == "bench") return cmd_bench(args);
   return usage_error("unknown command '" + cmd + "'");
 }

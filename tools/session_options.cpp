@@ -1,8 +1,10 @@
 #include "tools/session_options.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <thread>
 
 namespace plumb::cli {
 namespace {
@@ -24,6 +26,17 @@ rt::SessionOptions session_options(const std::string& backend) {
   o.extra_backends = cli_backends();
   if (verbose("dispatch")) o.on_schedule = [](const std::string& text) { std::fputs(text.c_str(), stderr); };
   return o;
+}
+
+int machine_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+Status parse_threads(const std::string& text, int& threads) {
+  char* end = nullptr;
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 1 || v > 1024)
+    return invalid_input("--threads needs an integer from 1 to 1024, got '" + text + "'");
+  threads = static_cast<int>(v);
+  return Status::ok();
 }
 
 }  // namespace plumb::cli

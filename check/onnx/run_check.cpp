@@ -59,9 +59,12 @@ class Progress {
 // Each graph run_all runs is verified once (ir::verify) before its first run; the sessions do not
 // verify again.
 Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode mode,
-                                             const std::vector<rt::RtValue>& inputs, Progress& progress) {
+                                             const std::vector<rt::RtValue>& inputs, int threads,
+                                             Progress& progress, const std::string& backend = "ref") {
   rt::SessionOptions o;
   o.mode = mode;
+  o.backend = mode == rt::NumericMode::kNative ? backend : "ref";
+  o.threads = threads;  // ref's results do not depend on it
   o.on_node = progress.node_counter();
   o.verify = false;  // verified by the caller (run_all)
   PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, rt::Session::create(g, o));
@@ -96,9 +99,10 @@ struct Runs {
 // One stochastic run set: `samples` precise runs of the perturbed graph, (y - r)^2 summed per
 // result. Returns the number of runs that succeeded; the first failure's reason goes to *why.
 int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, NoiseOptions o, int samples,
-                    const std::vector<rt::RtValue>& inputs, const std::vector<rt::RtValue>& precise,
-                    std::vector<rt::RtValue>& sumsq, std::vector<rt::RtValue>* sigma, Progress& progress,
-                    const std::string& label, std::string* why) {
+                    int threads, const std::vector<rt::RtValue>& inputs,
+                    const std::vector<rt::RtValue>& precise, std::vector<rt::RtValue>& sumsq,
+                    std::vector<rt::RtValue>* sigma, Progress& progress, const std::string& label,
+                    std::string* why) {
   int done = 0;
   const uint64_t first_seed = o.seed;
   const size_t base = precise.size() - std::min(precise.size(), o.sigma_of.size());
@@ -112,7 +116,7 @@ int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, 
       return done;
     }
     const Status sv = ir::verify(sg->graph);  // made by check/bound.cpp: verified like every run graph
-    auto q = sv.is_ok() ? run_graph(sg->graph, rt::NumericMode::kPrecise, inputs, progress)
+    auto q = sv.is_ok() ? run_graph(sg->graph, rt::NumericMode::kPrecise, inputs, threads, progress)
                         : Expected<std::vector<rt::RtValue>>(sv);
     if (!q) {
       if (why->empty()) *why = q.status().to_string();
@@ -137,15 +141,16 @@ int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, 
 // of parameters when none); `fed_var`: per fed value, its end-to-end noise variance per element.
 Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
                        const std::vector<rt::RtValue>& inputs, size_t first_fed,
-                       const std::vector<ir::ValueId>& compared, int samples,
+                       const std::vector<ir::ValueId>& compared, int samples, int threads,
                        const std::vector<std::vector<double>>* fed_var, Progress& progress,
-                       const std::string& label, std::string* note) {
+                       const std::string& label, std::string* note, const std::string& backend) {
   Runs r;
   PLUMB_RETURN_IF_ERROR(ir::verify(g));
   progress.run(label + ": native run");
-  PLUMB_ASSIGN_OR_RETURN(r.native, run_graph(g, rt::NumericMode::kNative, inputs, progress));
+  PLUMB_ASSIGN_OR_RETURN(r.native,
+                         run_graph(g, rt::NumericMode::kNative, inputs, threads, progress, backend));
   progress.run(label + ": precise (f64) run");
-  auto p = run_graph(g, rt::NumericMode::kPrecise, inputs, progress);
+  auto p = run_graph(g, rt::NumericMode::kPrecise, inputs, threads, progress);
   if (!p) {
     r.unavailable = "precise run failed: " + p.status().to_string();
     *note = r.unavailable + ": auto bound unavailable";
@@ -158,8 +163,8 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   ops.seed = 1;
   if (!r.isolated) ops.sigma_of = compared;
   r.ops_runs =
-      stochastic_runs(g, nodes, ops, samples, inputs, r.precise, r.ops, r.isolated ? nullptr : &r.own_sigma,
-                      progress, label + ": stochastic runs", &why);
+      stochastic_runs(g, nodes, ops, samples, threads, inputs, r.precise, r.ops,
+                      r.isolated ? nullptr : &r.own_sigma, progress, label + ": stochastic runs", &why);
   if (r.isolated) {
     // The fed expected values moved by their own noise (check/bound.h "inputs"), on the host.
     for (int k = 0; k < samples; ++k) {
@@ -171,7 +176,7 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
             perturbed_input(inputs[j], fed_var && f < fed_var->size() ? (*fed_var)[f] : std::vector<double>{},
                             static_cast<uint64_t>(k) * 1000003 + j + 1);
       }
-      auto q = run_graph(g, rt::NumericMode::kPrecise, moved, progress);
+      auto q = run_graph(g, rt::NumericMode::kPrecise, moved, threads, progress);
       if (!q) {
         if (why.empty()) why = q.status().to_string();
         break;
@@ -230,6 +235,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   rep.specialized = loaded.specialized;
   rep.nodes = onnx_nodes_of(g);
   rep.tolerance = opt.tol.use ? strfmt("rtol %g, atol %g", opt.tol.rtol, opt.tol.atol) : "auto";
+  rep.backend = opt.backend;
   rep.skipped = ignored;
   std::vector<Target> targets;
   std::map<ir::ValueId, size_t> target_of;  // core value -> its entry in targets
@@ -335,7 +341,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
     const ir::Graph carried = with_results(g, values_of(c));
     std::string run_note;
     auto runs = run_all(carried, rep.nodes, inputs, carried.body.params.size(), values_of(c), opt.samples,
-                        nullptr, progress, chunk_label("model", c), &run_note);
+                        opt.threads, nullptr, progress, chunk_label("model", c), &run_note, opt.backend);
     if (!runs) return in_file(runs.status(), opt.model);
     if (!run_note.empty() && note.find(run_note) == std::string::npos)
       note += (note.empty() ? "" : "; ") + run_note;
@@ -368,8 +374,9 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   for (size_t c = 0; rep.isolated && c < chunks.size(); ++c) {
     std::string iso_note;
     const ir::Graph iso_graph = isolated_graph(with_results(g, values_of(c)), cut, rep.nodes);
-    auto iso = run_all(iso_graph, rep.nodes, iso_inputs, inputs.size(), values_of(c), opt.samples, &fed_var,
-                       progress, chunk_label("isolated nodes", c), &iso_note);
+    auto iso =
+        run_all(iso_graph, rep.nodes, iso_inputs, inputs.size(), values_of(c), opt.samples, opt.threads,
+                &fed_var, progress, chunk_label("isolated nodes", c), &iso_note, opt.backend);
     if (iso) {
       if (!iso_note.empty() && note.find(iso_note) == std::string::npos)
         note += (note.empty() ? "" : "; ") + ("isolated nodes: " + iso_note);

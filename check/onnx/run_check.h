@@ -50,6 +50,12 @@ struct CheckRequest {
   bool isolate = true;                     // per-node isolated evaluation where intermediates are given
   int64_t chunk_bytes = int64_t{1} << 30;  // compared tensors held per run (see run_check.cpp)
   int samples = kDefaultSamples;           // stochastic runs per run set (check/bound.h)
+  int threads = 1;  // SessionOptions::threads of every run (results do not depend on it)
+  // The backend of plumb's own native runs (the value compared under --rtol/--atol, and the auto
+  // bound's calibration run); the precise and stochastic runs are f64, on ref whatever it is.
+  // spec/numerics.md "Backends' declared error": the bound is widened by the backend's declared
+  // error, which is zero for `cpu` today.
+  std::string backend = "ref";
   // Called with a short description of each step ("model: precise (f64) run"); may be empty.
   std::function<void(const std::string&)> progress;
   // Called with each step's stage and run counts (for a counter and an ETA); may be empty.

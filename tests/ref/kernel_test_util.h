@@ -125,6 +125,15 @@ class KernelRun {
     mode_ = m;
     return *this;
   }
+  KernelRun& threads(int n) {
+    threads_ = n;
+    return *this;
+  }
+  // Runs `k` instead of ref's kernel (tests/ref_baseline: the kernels before issue 17).
+  KernelRun& kernel(Status (*k)(ref::KernelCtx&)) {
+    kernel_ = k;
+    return *this;
+  }
   // Runs structure check + run-time inference + the kernel. Attributes must be given in ops.def
   // order (check_node_structure enforces exactly the op's attributes).
   KernelResult run() {
@@ -170,9 +179,10 @@ class KernelRun {
       }
     }
     ref::KernelCtx kc{node_, {}, {}, mode_};
+    kc.threads = threads_;
     for (auto& v : inputs_) kc.inputs.push_back(&v);
     for (auto& v : r.outputs) kc.outputs.push_back(&v);
-    r.status = ref::run_kernel(kc);
+    r.status = kernel_ ? kernel_(kc) : ref::run_kernel(kc);
     return r;
   }
 
@@ -181,6 +191,8 @@ class KernelRun {
   std::vector<RtValue> inputs_;
   int num_outputs_ = -1;
   NumericMode mode_ = NumericMode::kNative;
+  int threads_ = 1;
+  Status (*kernel_)(ref::KernelCtx&) = nullptr;
 };
 
 }  // namespace plumb::rt::testing

@@ -1,6 +1,7 @@
 // plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH] [--tolerance auto |
 //                   --rtol R --atol A] [--report FILE.json|FILE.html ...] [--no-isolate]
-//                   [--chunk-mb N] [--samples K] [--progress]   (tools/help.cpp has the user's page)
+//                   [--chunk-mb N] [--samples K] [--threads N] [--progress]   (tools/help.cpp has the user's
+//                   page)
 // The converter-validation workflow (DESIGN.md §7): the arguments, a progress line on a terminal,
 // the report and the exit code. The check itself is plumb::check::run_check
 // (check/onnx/run_check.h). Exits 0 (match), 1 (mismatch), 3 (inconclusive) or 2 (error: one
@@ -14,7 +15,9 @@
 #include <fstream>
 
 #include "check/onnx/run_check.h"
+#include "runtime/backend.h"
 #include "tools/commands.h"
+#include "tools/session_options.h"
 
 namespace plumb::cli {
 
@@ -90,6 +93,7 @@ struct Options {
 
 int parse_args(const Args& args, Options& opt) {
   check::CheckRequest& req = opt.request;
+  req.threads = machine_threads();
   bool fixed = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -132,6 +136,10 @@ int parse_args(const Args& args, Options& opt) {
       opt.reports.push_back(f);
     } else if (a == "--progress") {
       opt.progress_lines = true;
+    } else if (a == "--backend") {
+      req.backend = value();
+      // check's runs use the library's backends (not a program's own, e.g. the tests' "test").
+      if (auto b = rt::make_backend(req.backend); !b) return report_error("check", b.status());
     } else if (a == "--no-isolate") {
       req.isolate = false;
     } else if (a == "--chunk-mb") {
@@ -139,6 +147,9 @@ int parse_args(const Args& args, Options& opt) {
       if (!parse_double(value(), &mb) || mb > 1e9)
         return report_error("check", invalid_input("--chunk-mb needs a number of megabytes >= 0"));
       req.chunk_bytes = static_cast<int64_t>(mb * 1e6);
+    } else if (a == "--threads") {
+      Status st = parse_threads(value(), req.threads);
+      if (!st.is_ok()) return report_error("check", st);
     } else if (a == "--samples") {
       double k = 0;
       if (!parse_double(value(), &k) || k < 2 || k > 1000 || k != std::floor(k))

@@ -1,4 +1,5 @@
-// plumb conformance SUITE_DIR [--filter REGEX] [--csv FILE] [-j N] [--timeout S] [--backend ref]
+// plumb conformance SUITE_DIR [--filter REGEX] [--csv FILE] [-j N] [--threads N] [--timeout S] [--backend
+// ref]
 //                             [--known-failures FILE] [--digest FILE] [-v]
 // Runs every test folder of an ONNX backend suite (model.onnx + test_data_set_*/input_<k>.pb,
 // output_<k>.pb) through plumb: load, lower, verify, run on the backend, compare with the ONNX
@@ -50,6 +51,7 @@ struct Options {
   std::string digest;
   std::string backend = "ref";
   int jobs = 1;
+  int threads = 1;  // SessionOptions::threads of each test's session
   int timeout_s = 300;
   bool verbose = false;
 };
@@ -135,6 +137,7 @@ Result run_test(const Options& o, const std::string& name) {
     auto graph = lower::lower_model(*model, lo);
     if (!graph) return fail("lower", graph.status());
     rt::SessionOptions so = session_options(o.backend);
+    so.threads = o.threads;
     auto session = rt::Session::create(std::move(*graph), so);
     if (!session) return fail("compile", session.status());
     rt::Session& s = **session;
@@ -306,7 +309,10 @@ int cmd_conformance(const Args& args) {
       o.timeout_s = std::max(1, std::atoi(value().c_str()));
     else if (a == "-j")
       o.jobs = std::max(1, std::atoi(value().c_str()));
-    else if (a == "-v")
+    else if (a == "--threads") {
+      Status st = parse_threads(value(), o.threads);
+      if (!st.is_ok()) return report_error("conformance", st);
+    } else if (a == "-v")
       o.verbose = true;
     else if (o.suite.empty())
       o.suite = a;

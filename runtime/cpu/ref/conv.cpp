@@ -2,14 +2,19 @@
 // of input[n, g*Cg + c, i..] * weight[o, c, k..], where each input position
 // p = e*stride + k*dilation - pad_low lies on the lhs-dilated input (0 <= p < (D-1)*lhs_dilation+1,
 // p % lhs_dilation == 0, i = p / lhs_dilation); other positions (padding, holes) add no term.
-// Direct loops: for each (n, o) a plane of accumulators; for each (c, tap) a pass over the plane,
-// so each result element still receives its terms in the spec's order.
+// Two loop nests: conv_tiled (a contraction per batch and group over an im2col matrix: register
+// tiles, threads) and conv_direct (weights with an inf or NaN); each result element receives its
+// terms in the spec's order in both.
 #include <algorithm>
+#include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/cpu/ref/accumulate.h"
+#include "runtime/cpu/ref/contract.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/parallel.h"
 
 namespace plumb::rt::ref {
 
@@ -32,22 +37,34 @@ inline int64_t input_index(const ConvGeometry& g, int64_t d, int64_t e, int64_t 
   return i < g.in[d] ? i : -1;
 }
 
-// acc[e..] += plane[i(e, tap)..] * w for every result position whose input position is real.
-// `e` (ns - 1 entries) is the caller's, so that no call allocates it.
-template <typename A>
-void accumulate_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, const A* __restrict plane, A w,
-                    A* __restrict acc, std::vector<int64_t>& e) {
+// The last spatial dim at one kernel position: result x reads input position p = x * s + base
+// (in the lhs-dilated input), and the results [lo, hi) are those whose p lies inside it.
+struct TapSpan {
+  int64_t s = 1, ld = 1, base = 0, lo = 0, hi = 0;
+};
+
+inline TapSpan tap_span(const ConvGeometry& g, const std::vector<int64_t>& tap) {
+  const int64_t last = g.ns - 1, e_len = g.out[last];
+  TapSpan t;
+  t.s = g.stride[last];
+  t.ld = g.ldil[last];
+  t.base = tap[last] * g.dil[last] - g.pad_lo[last];
+  const int64_t dilated = (g.in[last] - 1) * t.ld + 1;
+  t.lo = std::min(e_len, t.base >= 0 ? 0 : (-t.base + t.s - 1) / t.s);
+  t.hi = g.in[last] == 0 || dilated - 1 - t.base < 0
+             ? t.lo
+             : std::max(t.lo, std::min(e_len - 1, (dilated - 1 - t.base) / t.s) + 1);
+  return t;
+}
+
+// fn(row, off) for every row of result positions (the outer result dims, row-major): `off` is the
+// offset, in one input plane, of the input row it reads at kernel position `tap`, or -1 where that
+// row is padding or a hole. `e` (ns - 1 entries) is the caller's, so that no call allocates it.
+template <typename F>
+void for_each_row(const ConvGeometry& g, const std::vector<int64_t>& tap, std::vector<int64_t>& e, F fn) {
   const int64_t last = g.ns - 1;
-  const int64_t e_len = g.out[last];
-  const int64_t s = g.stride[last], ld = g.ldil[last];
-  const int64_t base = tap[last] * g.dil[last] - g.pad_lo[last];  // p = e*s + base
-  // Result range along the last dim whose input position is inside [0, dilated extent).
-  const int64_t dilated = (g.in[last] - 1) * ld + 1;
-  int64_t e_lo = base >= 0 ? 0 : (-base + s - 1) / s;
-  int64_t e_hi =
-      g.in[last] == 0 || dilated - 1 - base < 0 ? -1 : std::min(e_len - 1, (dilated - 1 - base) / s);
-  std::fill(e.begin(), e.end(), 0);  // index over the outer result dims
-  const int64_t rows = g.out_plane / std::max<int64_t>(e_len, 1);
+  std::fill(e.begin(), e.end(), 0);
+  const int64_t rows = g.out_plane / std::max<int64_t>(g.out[last], 1);
   for (int64_t row = 0; row < rows; ++row) {
     int64_t off = 0;
     bool real = true;
@@ -56,20 +73,7 @@ void accumulate_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, cons
       real = i >= 0;
       off += i * g.in_strides[d];
     }
-    if (real) {
-      const A* __restrict in_row = plane + off;
-      A* __restrict acc_row = acc + row * e_len;
-      if (ld == 1 && s == 1) {
-        for (int64_t x = e_lo; x <= e_hi; ++x) acc_row[x] += in_row[x + base] * w;
-      } else if (ld == 1) {
-        for (int64_t x = e_lo; x <= e_hi; ++x) acc_row[x] += in_row[x * s + base] * w;
-      } else {
-        for (int64_t x = e_lo; x <= e_hi; ++x) {
-          const int64_t p = x * s + base;
-          if (p % ld == 0) acc_row[x] += in_row[p / ld] * w;
-        }
-      }
-    }
+    fn(row, real ? off : int64_t{-1});
     for (int64_t d = last - 1; d >= 0; --d) {  // next outer index, row-major
       if (++e[d] < g.out[d]) break;
       e[d] = 0;
@@ -77,33 +81,171 @@ void accumulate_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, cons
   }
 }
 
+// acc[e..] = acc[e..] + w * plane[i(e, tap)..] (add_term, runtime/cpu/ref/contract.h: the old
+// kernel's NaN choice) for every result position whose input position is real.
 template <typename A>
-void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const ConvGeometry& g,
-                int64_t groups) {
-  const int64_t batch = input.shape[0], c_all = input.shape[1], o_all = weight.shape[0];
+void accumulate_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, const A* __restrict plane, A w,
+                    A* __restrict acc, std::vector<int64_t>& e) {
+  const TapSpan t = tap_span(g, tap);
+  const int64_t e_len = g.out[g.ns - 1];
+  for_each_row(g, tap, e, [&](int64_t row, int64_t off) {
+    if (off < 0) return;
+    const A* in_row = plane + off;
+    A* acc_row = acc + row * e_len;
+    for (int64_t x = t.lo; x < t.hi; ++x) {
+      const int64_t p = x * t.s + t.base;
+      if (t.ld == 1 || p % t.ld == 0) acc_row[x] = add_term(acc_row[x], w, in_row[p / t.ld]);
+    }
+  });
+}
+
+// spec/ops/conv.md, the same loops, direct: for each (n, o) a plane of accumulators; for each
+// (c, tap) a pass over the plane, so every result receives its terms in the spec's order. Only for
+// weights with an inf or NaN, where conv_tiled's zero terms for the padding would not be "no term"
+// (0 * inf is NaN): rare, and scalar.
+template <typename A>
+void conv_direct(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_t batch, int64_t c_all,
+                 int64_t o_all, int64_t groups) {
   const int64_t cg = c_all / groups, og = o_all / groups;
-  const Widened<A> in(input), wt(weight);
-  std::vector<A> acc(static_cast<size_t>(g.out_plane));
   std::vector<int64_t> tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
   for (int64_t nn = 0; nn < batch; ++nn) {
     for (int64_t o = 0; o < o_all; ++o) {
       const int64_t grp = o / og;
-      std::fill(acc.begin(), acc.end(), A(0));
+      A* acc = out + (nn * o_all + o) * g.out_plane;
+      std::fill(acc, acc + g.out_plane, A(0));
       for (int64_t c = 0; c < cg; ++c) {
-        const A* plane = in.data() + (nn * c_all + grp * cg + c) * g.in_plane;
-        const A* w = wt.data() + (o * cg + c) * g.k_plane;
+        const A* plane = in + (nn * c_all + grp * cg + c) * g.in_plane;
+        const A* w = wt + (o * cg + c) * g.k_plane;
         std::fill(tap.begin(), tap.end(), 0);
         for (int64_t t = 0; t < g.k_plane; ++t) {
-          accumulate_tap<A>(g, tap, plane, w[t], acc.data(), e);
+          accumulate_tap<A>(g, tap, plane, w[t], acc, e);
           for (int64_t d = g.ns - 1; d >= 0; --d) {  // next kernel position, row-major
             if (++tap[d] < g.k[d]) break;
             tap[d] = 0;
           }
         }
       }
-      store_from<A>(acc.data(), g.out_plane, result, (nn * o_all + o) * g.out_plane);
     }
   }
+}
+
+// col[e] = input[i(e, tap)] for every result position e whose input position is real, 0 for the
+// others (padding, holes).
+template <typename A>
+void gather_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, const A* __restrict plane,
+                A* __restrict col, std::vector<int64_t>& e) {
+  const TapSpan t = tap_span(g, tap);
+  const int64_t e_len = g.out[g.ns - 1];
+  for_each_row(g, tap, e, [&](int64_t row, int64_t off) {
+    A* col_row = col + row * e_len;
+    if (off < 0) {
+      std::fill(col_row, col_row + e_len, A(0));
+      return;
+    }
+    const A* in_row = plane + off;
+    std::fill(col_row, col_row + t.lo, A(0));
+    std::fill(col_row + t.hi, col_row + e_len, A(0));
+    if (t.ld == 1 && t.s == 1) {
+      std::copy(in_row + t.lo + t.base, in_row + t.hi + t.base, col_row + t.lo);
+    } else if (t.ld == 1) {
+      for (int64_t x = t.lo; x < t.hi; ++x) col_row[x] = in_row[x * t.s + t.base];
+    } else {
+      for (int64_t x = t.lo; x < t.hi; ++x) {
+        const int64_t p = x * t.s + t.base;
+        col_row[x] = p % t.ld == 0 ? in_row[p / t.ld] : A(0);
+      }
+    }
+  });
+}
+
+// spec/ops/conv.md: "for (c = 0; c < Cg; c++) for_each(k in [K1..Kn], row-major) { ...
+// acc = acc + acc_t(input[b, g * Cg + c, i]) * acc_t(weight[o, c, k]) }": per (batch, group) a
+// contraction (runtime/cpu/ref/contract.h) of the weight rows [Og][Cg * taps] with the im2col
+// matrix [Cg * taps][E], whose row kk = c * taps + tap runs in exactly that order. A skipped
+// position (padding, a hole) is a 0 in the im2col matrix: acc + 0 * w == acc bit for bit when w
+// is finite (the accumulator is never -0), so the caller sends weights with an inf or NaN to
+// conv_direct instead.
+template <typename A, int Rows>
+void conv_tiled(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_t batch, int64_t c_all,
+                int64_t o_all, int64_t groups, int threads) {
+  using S = TileShape<A, Rows>;
+  const int64_t cg = c_all / groups, og = o_all / groups;
+  const int64_t k = cg * g.k_plane, n = g.out_plane;
+  const int64_t rhs_size = S::col_panels(n) * S::kCols * k;
+  const auto rhs_packed = scratch<A>(groups * rhs_size);
+  std::vector<Contraction<A>> jobs(static_cast<size_t>(groups));
+  for (int64_t nn = 0; nn < batch; ++nn) {
+    // im2col, packed into rhs panels, 16 rows (channel, tap) at a time, so that each panel gets
+    // 16 consecutive rows of its [k][kCols] in one go; the rows are independent.
+    parallel_for(threads, groups * k, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, n)),
+                 [&](int64_t r0, int64_t r1) {
+                   constexpr int64_t kChunk = 16;
+                   std::vector<A> rows(static_cast<size_t>(kChunk * n));
+                   std::vector<int64_t> tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
+                   for (int64_t r = r0; r < r1; r += kChunk) {
+                     const int64_t count = std::min(kChunk, r1 - r);
+                     for (int64_t i = 0; i < count; ++i) {
+                       const int64_t grp = (r + i) / k, kk = (r + i) % k, c = kk / g.k_plane;
+                       int64_t t = kk % g.k_plane;
+                       for (int64_t d = g.ns - 1; d >= 0; --d) {  // tap index t, row-major
+                         tap[static_cast<size_t>(d)] = t % g.k[static_cast<size_t>(d)];
+                         t /= g.k[static_cast<size_t>(d)];
+                       }
+                       gather_tap<A>(g, tap, in + (nn * c_all + grp * cg + c) * g.in_plane,
+                                     rows.data() + i * n, e);
+                     }
+                     for (int64_t q = 0; q < S::col_panels(n); ++q) {
+                       const int64_t j0 = q * S::kCols, cols = std::min<int64_t>(S::kCols, n - j0);
+                       for (int64_t i = 0; i < count; ++i) {
+                         const int64_t grp = (r + i) / k, kk = (r + i) % k;
+                         A* dst = rhs_packed.get() + grp * rhs_size + (q * k + kk) * S::kCols;
+                         const A* src = rows.data() + i * n + j0;
+                         std::copy(src, src + cols, dst);
+                         std::fill(dst + cols, dst + S::kCols, A(0));
+                       }
+                     }
+                   }
+                 });
+    for (int64_t grp = 0; grp < groups; ++grp)
+      jobs[static_cast<size_t>(grp)] = Contraction<A>{og,
+                                                      n,
+                                                      k,
+                                                      wt + grp * og * k,
+                                                      k,
+                                                      rhs_packed.get() + grp * rhs_size,
+                                                      out + (nn * o_all + grp * og) * n,
+                                                      n};
+    contract<A, Rows>(jobs, threads);
+  }
+}
+
+template <typename A>
+bool all_finite(const A* p, int64_t n) {
+  if constexpr (std::is_floating_point_v<A>) {
+    for (int64_t i = 0; i < n; ++i)
+      if (!std::isfinite(p[i])) return false;
+  }
+  return true;
+}
+
+template <typename A>
+void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const ConvGeometry& g,
+                int64_t groups, int threads) {
+  const int64_t batch = input.shape[0], c_all = input.shape[1], o_all = weight.shape[0];
+  const Widened<A> in(input), wt(weight);
+  // The accumulators: the result itself when it has the accumulator's type, else a buffer.
+  const bool in_place = result.dtype == (std::is_same_v<A, float>    ? ir::DType::F32
+                                         : std::is_same_v<A, double> ? ir::DType::F64
+                                                                     : ir::DType::String);
+  const auto buffer = scratch<A>(in_place ? 0 : result.numel());
+  A* out = in_place ? result.as<A>() : buffer.get();
+  if (!all_finite(wt.data(), weight.numel()))
+    conv_direct<A>(in.data(), wt.data(), out, g, batch, c_all, o_all, groups);
+  else if (o_all / groups < 4)
+    conv_tiled<A, 1>(in.data(), wt.data(), out, g, batch, c_all, o_all, groups, threads);
+  else
+    conv_tiled<A, 4>(in.data(), wt.data(), out, g, batch, c_all, o_all, groups, threads);
+  if (!in_place) store_from<A>(out, result.numel(), result, 0);
 }
 
 }  // namespace
@@ -133,13 +275,13 @@ Status kernel<ir::Op::Conv>(KernelCtx& cx) {
   if (result.numel() == 0) return Status::ok();
   if (ir::is_float(result.dtype)) {
     if (input.dtype == ir::DType::F64 || result.dtype == ir::DType::F64)
-      conv_typed<double>(input, weight, result, g, groups);
+      conv_typed<double>(input, weight, result, g, groups, cx.threads);
     else
-      conv_typed<float>(input, weight, result, g, groups);
+      conv_typed<float>(input, weight, result, g, groups, cx.threads);
   } else if (ir::dtype_bits(result.dtype) == 64) {
-    conv_typed<uint64_t>(input, weight, result, g, groups);
+    conv_typed<uint64_t>(input, weight, result, g, groups, cx.threads);
   } else {
-    conv_typed<uint32_t>(input, weight, result, g, groups);
+    conv_typed<uint32_t>(input, weight, result, g, groups, cx.threads);
   }
   return Status::ok();
 }

@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/nan_choice.h"
 #include "runtime/cpu/ref/round_wrap.h"
 
 namespace plumb::rt::ref {
@@ -156,6 +157,39 @@ C binary_float(ir::BinaryKind kind, C a, C b) {
   return a;
 }
 
+// y[i] = f(a[i], b[i]): one loop per kind, the kind decided once (issue 17).
+template <typename C, typename F>
+void binary_loop(const C* __restrict a, const C* __restrict b, C* __restrict y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i) y[i] = f(a[i], b[i]);
+}
+
+// binary_float over f32 or f64 tensors, with the NaN of a result whose operands are both NaN
+// pinned to the one binary_float's compiled code returns (nan_choice.h), so that the bits do not
+// depend on the operand order the compiler picks for these loops: a's for sub and div (a is the
+// first source operand), and for add and mul a's in f32 but b's in f64 (GCC inlined the f64
+// binary_float and commuted those two; tests/ref_bits checks all of it against that code).
+template <typename C>
+void binary_same_type(ir::BinaryKind kind, const C* a, const C* b, C* y, int64_t n) {
+  constexpr bool kF64 = std::is_same_v<C, double>;
+  switch (kind) {
+    case ir::BinaryKind::Add:
+      return binary_loop(a, b, y, n, [](C x, C z) { return first_operand_nan(kF64 ? z : x, x + z); });
+    case ir::BinaryKind::Sub:
+      return binary_loop(a, b, y, n, [](C x, C z) { return first_operand_nan(x, x - z); });
+    case ir::BinaryKind::Mul:
+      return binary_loop(a, b, y, n, [](C x, C z) { return first_operand_nan(kF64 ? z : x, x * z); });
+    case ir::BinaryKind::Div:
+      return binary_loop(a, b, y, n, [](C x, C z) { return first_operand_nan(x, x / z); });
+    case ir::BinaryKind::Max:
+    case ir::BinaryKind::Min: {
+      const ir::BinaryKind k = kind;
+      return binary_loop(a, b, y, n, [k](C x, C z) { return binary_float(k, x, z); });
+    }
+    default:
+      for (int64_t i = 0; i < n; ++i) y[i] = binary_float(kind, a[i], b[i]);
+  }
+}
+
 // Integer pow by repeated squaring, wrapping; the exponent is >= 0.
 uint64_t pow_wrap(uint64_t base, uint64_t exp) {
   uint64_t r = 1;
@@ -244,6 +278,8 @@ Status kernel<ir::Op::Binary>(KernelCtx& cx) {
                                             : (a[i] != b[i]);
     } else if constexpr (std::is_integral_v<T>) {
       for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR(binary_int<T>(kind, a[i], b[i], bits, &y[i]));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      binary_same_type<T>(kind, a, b, y, n);
     } else if constexpr (is_float_storage_v<T>) {
       for (int64_t i = 0; i < n; ++i) y[i] = store<T>(binary_float(kind, load(a[i]), load(b[i])));
     } else {

@@ -1,6 +1,8 @@
 // Reference kernels of the value-source and layout ops: constant, iota, shape_of, reshape,
 // broadcast, transpose, slice, concat, pad (spec/ops/<op>.md; rng is in rng.cpp). Every kernel
 // works for every dtype: elements are copied as their storage type (std::string by assignment).
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -50,12 +52,28 @@ Expected<Tensor*> result_slot(KernelCtx& cx, ir::DType dt, const std::vector<int
   return &t;
 }
 
-// dst[dst_base + <i, dst_step>] = src[src_base + <i, src_step>] for every index i of `shape`.
+// dst[dst_base + <i, dst_step>] = src[src_base + <i, src_step>] for every index i of `shape`: the
+// outer dims by index, the last one as a run (a copy, a fill for a repeated element, or strided).
 template <typename T>
 void strided_copy(const T* src, int64_t src_base, const std::vector<int64_t>& src_step, T* dst,
                   int64_t dst_base, const std::vector<int64_t>& dst_step, const std::vector<int64_t>& shape) {
-  for (IndexIter it(shape); !it.done(); it.next())
-    dst[dst_base + offset_of(it.index(), dst_step)] = src[src_base + offset_of(it.index(), src_step)];
+  if (shape.empty()) {
+    dst[dst_base] = src[src_base];
+    return;
+  }
+  const size_t last = shape.size() - 1;
+  const int64_t n = shape[last], ss = src_step[last], ds = dst_step[last];
+  const std::vector<int64_t> outer(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(last));
+  for (IndexIter it(outer); !it.done() && n > 0; it.next()) {
+    const T* s = src + src_base + offset_of(it.index(), src_step);
+    T* d = dst + dst_base + offset_of(it.index(), dst_step);
+    if (ds == 1 && ss == 1)
+      std::copy(s, s + n, d);
+    else if (ds == 1 && ss == 0)
+      std::fill(d, d + n, *s);
+    else
+      for (int64_t x = 0; x < n; ++x) d[x * ds] = s[x * ss];
+  }
 }
 
 void copy_view(const Tensor& src, int64_t src_base, const std::vector<int64_t>& src_step, Tensor& dst,

@@ -2,47 +2,63 @@
 // one accumulator per result element, computed in the accumulator type (f32 for f32/f16/bf16/f8,
 // f64 for f64, integers modulo 2^32 or 2^64), starting at +0, each product and each sum rounded.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/cpu/ref/accumulate.h"
+#include "runtime/cpu/ref/contract.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/parallel.h"
 
 namespace plumb::rt::ref {
 
 namespace {
 
-// result[M,N] = lhs[M,K] x rhs[K,N]. Loop order i-k-j over column blocks of rhs that stay in
-// cache; every result element still sees its products in ascending k, one at a time.
-template <typename A>
-void matmul_2d(const A* __restrict lhs, const A* __restrict rhs, A* __restrict result, int64_t m, int64_t k,
-               int64_t n) {
-  const int64_t bytes_per_row = std::max<int64_t>(1, k) * static_cast<int64_t>(sizeof(A));
-  const int64_t block = std::clamp<int64_t>((int64_t{256} << 10) / bytes_per_row / 16 * 16, 16, 1024);
-  for (int64_t j0 = 0; j0 < n; j0 += block) {
-    const int64_t nb = std::min(block, n - j0);
-    for (int64_t i = 0; i < m; ++i) {
-      A* __restrict acc = result + i * n + j0;
-      for (int64_t j = 0; j < nb; ++j) acc[j] = A(0);
-      const A* lhs_row = lhs + i * k;
-      for (int64_t kk = 0; kk < k; ++kk) {
-        const A a = lhs_row[kk];
-        const A* __restrict rhs_row = rhs + kk * n + j0;
-        for (int64_t j = 0; j < nb; ++j) acc[j] += a * rhs_row[j];  // acc = acc + lhs * rhs
-      }
-    }
-  }
+// spec/ops/matmul.md: "for (k = 0; k < K; k++) acc = acc + acc_t(lhs[b.., m, k]) * acc_t(rhs[b.., k, n])
+// // ascending, sequential, one accumulator per element". Each batch is one Contraction
+// (runtime/cpu/ref/contract.h: register tiles of independent results, k the inner sequential
+// loop, k blocks ascending); the batches and their row/column blocks share the threads.
+template <typename A, int Rows>
+void matmul_typed(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t batch, int64_t m, int64_t k,
+                  int64_t n, int threads) {
+  using S = TileShape<A, Rows>;
+  const Widened<A> a(lhs), b(rhs);
+  const int64_t rhs_size = S::col_panels(n) * S::kCols * k;
+  const auto rhs_packed = scratch<A>(batch * rhs_size);
+  // The accumulators: the result itself when it has the accumulator's type, else a buffer that
+  // store_from rounds or wraps into it.
+  const bool in_place = result.dtype == (std::is_same_v<A, float>    ? ir::DType::F32
+                                         : std::is_same_v<A, double> ? ir::DType::F64
+                                                                     : ir::DType::String);
+  const auto buffer = scratch<A>(in_place ? 0 : batch * m * n);
+  A* acc = in_place ? result.as<A>() : buffer.get();
+  std::vector<Contraction<A>> jobs(static_cast<size_t>(batch));
+  // Packing rhs: blocks of 16 panels (of every batch) on the threads, 256K elements a thread at least.
+  const int64_t panels = S::col_panels(n), blocks = (panels + 15) / 16;
+  parallel_for(threads, batch * blocks,
+               std::max<int64_t>(1, (int64_t{1} << 18) / std::max<int64_t>(1, 16 * S::kCols * k)),
+               [&](int64_t i0, int64_t i1) {
+                 for (int64_t i = i0; i < i1; ++i) {
+                   const int64_t bt = i / blocks, q0 = i % blocks * 16;
+                   pack_rhs<A, Rows>(b.data() + bt * k * n, k, n, n, rhs_packed.get() + bt * rhs_size, q0,
+                                     std::min(q0 + 16, panels));
+                 }
+               });
+  for (int64_t bt = 0; bt < batch; ++bt)
+    jobs[static_cast<size_t>(bt)] = Contraction<A>{
+        m, n, k, a.data() + bt * m * k, k, rhs_packed.get() + bt * rhs_size, acc + bt * m * n, n};
+  contract<A, Rows>(jobs, threads);
+  if (!in_place) store_from<A>(acc, batch * m * n, result, 0);
 }
 
+// Tiles of 4 rows, or of 1 row for a matrix-vector product (m < 4), where 4 would be mostly padding.
 template <typename A>
-void matmul_typed(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t batch, int64_t m, int64_t k,
-                  int64_t n) {
-  std::vector<A> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n)), c(static_cast<size_t>(m * n));
-  for (int64_t bt = 0; bt < batch; ++bt) {
-    load_as<A>(lhs, bt * m * k, m * k, a.data());
-    load_as<A>(rhs, bt * k * n, k * n, b.data());
-    matmul_2d<A>(a.data(), b.data(), c.data(), m, k, n);
-    store_from<A>(c.data(), m * n, result, bt * m * n);
-  }
+void matmul_any(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t batch, int64_t m, int64_t k,
+                int64_t n, int threads) {
+  if (m < 4)
+    matmul_typed<A, 1>(lhs, rhs, result, batch, m, k, n, threads);
+  else
+    matmul_typed<A, 4>(lhs, rhs, result, batch, m, k, n, threads);
 }
 
 }  // namespace
@@ -61,13 +77,13 @@ Status kernel<ir::Op::MatMul>(KernelCtx& cx) {
   if (batch == 0 || m == 0 || n == 0) return Status::ok();
   if (ir::is_float(result.dtype)) {
     if (lhs.dtype == ir::DType::F64 || result.dtype == ir::DType::F64)
-      matmul_typed<double>(lhs, rhs, result, batch, m, k, n);
+      matmul_any<double>(lhs, rhs, result, batch, m, k, n, cx.threads);
     else
-      matmul_typed<float>(lhs, rhs, result, batch, m, k, n);
+      matmul_any<float>(lhs, rhs, result, batch, m, k, n, cx.threads);
   } else if (ir::dtype_bits(result.dtype) == 64) {
-    matmul_typed<uint64_t>(lhs, rhs, result, batch, m, k, n);
+    matmul_any<uint64_t>(lhs, rhs, result, batch, m, k, n, cx.threads);
   } else {
-    matmul_typed<uint32_t>(lhs, rhs, result, batch, m, k, n);
+    matmul_any<uint32_t>(lhs, rhs, result, batch, m, k, n, cx.threads);
   }
   return Status::ok();
 }

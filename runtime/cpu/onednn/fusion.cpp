@@ -1,0 +1,373 @@
+#include "runtime/cpu/onednn/fusion.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "ir/attrs.h"
+#include "runtime/plan.h"
+
+namespace plumb::rt::onednn {
+namespace {
+
+// Who reads what: per value, the top-level nodes that read it (one entry per operand; a region's
+// read counts for the node that holds the region), and how often it is a graph result.
+struct Uses {
+  std::vector<std::vector<uint32_t>> readers;
+  std::vector<int> results;
+  std::vector<int64_t> def;  // top-level node defining the value, -1 (graph input or region value)
+};
+
+void add_reads(const ir::Node& n, uint32_t at, Uses& u) {
+  for (ir::ValueId v : n.inputs)
+    if (v < u.readers.size()) u.readers[v].push_back(at);
+  for (const ir::Region& r : n.regions) {
+    for (const ir::Node& m : r.nodes) add_reads(m, at, u);
+    for (ir::ValueId v : r.results)
+      if (v < u.readers.size()) u.readers[v].push_back(at);
+  }
+}
+
+Uses uses_of(const ir::Graph& g) {
+  Uses u;
+  u.readers.resize(g.values.size());
+  u.results.assign(g.values.size(), 0);
+  u.def.assign(g.values.size(), -1);
+  const auto& nodes = g.body.nodes;
+  for (uint32_t i = 0; i < nodes.size(); ++i) {
+    add_reads(nodes[i], i, u);
+    for (ir::ValueId v : nodes[i].outputs)
+      if (v < u.def.size()) u.def[v] = i;
+  }
+  for (ir::ValueId v : g.body.results)
+    if (v < u.results.size()) ++u.results[v];
+  return u;
+}
+
+bool is_f32_tensor(const ir::Type& t) { return t.is_tensor() && t.ranked && t.dtype == ir::DType::F32; }
+
+bool all_static(const ir::Type& t) {
+  for (const ir::Dim& d : t.shape)
+    if (!d.is_static()) return false;
+  return true;
+}
+
+class Matcher {
+ public:
+  explicit Matcher(const ir::Graph& g) : g_(g), nodes_(g.body.nodes), u_(uses_of(g)) {}
+
+  Match run(NumericMode mode) {
+    Match m;
+    std::vector<Claim> declines;
+    for (uint32_t i = 0; i < nodes_.size();) {
+      const ir::Node& n = nodes_[i];
+      if (n.op != ir::Op::Conv && n.op != ir::Op::MatMul && n.op != ir::Op::Pool) {
+        ++i;
+        continue;
+      }
+      if (mode == NumericMode::kPrecise) {
+        declines.push_back(Claim{NodeSpan{i, i + 1},
+                                 Support::no("precise mode is f64, which oneDNN's cpu primitives lack")});
+        ++i;
+        continue;
+      }
+      const std::string why = anchor_why_not(n);
+      if (!why.empty()) {
+        declines.push_back(Claim{NodeSpan{i, i + 1}, Support::no(why)});
+        ++i;
+        continue;
+      }
+      Fused f = grow(i, declines);
+      m.claims.push_back(Claim{f.span, Support::ok()});
+      i = f.span.end;
+      m.fused.push_back(std::move(f));
+    }
+    // Declines at nodes no span took (a stopped fusion's next node may be another span's residual).
+    for (const Claim& d : declines) {
+      bool taken = false;
+      for (const Claim& c : m.claims)
+        taken = taken || (d.span.begin < c.span.end && c.span.begin < d.span.end);
+      bool dup = false;
+      for (const Claim& c : m.claims) dup = dup || (!c.support.yes && c.span == d.span);
+      if (!taken && !dup) m.claims.push_back(d);
+    }
+    std::stable_sort(m.claims.begin(), m.claims.end(),
+                     [](const Claim& a, const Claim& b) { return a.span.begin < b.span.begin; });
+    return m;
+  }
+
+ private:
+  const ir::Type& type(ir::ValueId v) const { return g_.type_of(v); }
+
+  std::string pool_why_not(const ir::Node& n) const {
+    const auto& a = ir::attrs<ir::Op::Pool>(n);
+    if (a.kind != ir::PoolKind::Max) return "pool sum is an accumulation: not mapped to oneDNN yet";
+    if (n.outputs.size() != 1) return "max pool with indices has no oneDNN inference primitive";
+    if (!is_f32_tensor(type(n.inputs[0])) || !is_f32_tensor(type(n.outputs[0])))
+      return "pool of " + ir::type_to_string(type(n.inputs[0])) + ": only f32 is mapped to oneDNN yet";
+    const size_t r = type(n.inputs[0]).shape.size();
+    if (r < 3 || r > 5) return "pool: only 1-D, 2-D and 3-D windows have oneDNN primitives";
+    for (size_t d = 0; d < 2; ++d)
+      if (a.window[d] != 1 || a.strides[d] != 1 || a.dilations[d] != 1 || a.pads_low[d] != 0 ||
+          a.pads_high[d] != 0)
+        return "pool across the batch or channel dim";
+    for (size_t d = 2; d < r; ++d) {
+      const int64_t extent = (a.window[d] - 1) * a.dilations[d] + 1;
+      if (a.pads_low[d] >= extent || a.pads_high[d] >= extent)
+        return "pool with a window that can lie entirely in the padding";
+    }
+    return "";
+  }
+
+  std::string anchor_why_not(const ir::Node& n) const {
+    if (n.op == ir::Op::Pool) return pool_why_not(n);
+    const char* op = n.op == ir::Op::Conv ? "conv" : "matmul";
+    for (ir::ValueId v : n.inputs)
+      if (!is_f32_tensor(type(v)))
+        return std::string(op) + " operand " + ir::type_to_string(type(v)) +
+               ": only f32 is mapped to oneDNN yet";
+    if (!is_f32_tensor(type(n.outputs[0])))
+      return std::string(op) + " result " + ir::type_to_string(type(n.outputs[0])) +
+             ": only f32 is mapped to oneDNN yet";
+    if (n.op == ir::Op::MatMul) {
+      if (type(n.inputs[0]).shape.size() > 6) return "matmul of rank > 6";
+      return "";
+    }
+    const auto& a = ir::attrs<ir::Op::Conv>(n);
+    const size_t rank = type(n.inputs[0]).shape.size();
+    if (rank < 3 || rank > 5) return "conv: only 1-D, 2-D and 3-D convolutions have oneDNN primitives";
+    for (int64_t d : a.lhs_dilations)
+      if (d != 1) return "conv with input dilation (a lowered ConvTranspose) has no oneDNN forward primitive";
+    return "";
+  }
+
+  bool is_constant_value(ir::ValueId v) const {
+    return u_.def[v] >= 0 && nodes_[u_.def[v]].op == ir::Op::Constant;
+  }
+
+  // The decoded data of a constant node's value, or nullopt.
+  std::optional<Tensor> constant_of(ir::ValueId v) const {
+    if (!is_constant_value(v)) return std::nullopt;
+    const uint32_t ci = ir::attrs<ir::Op::Constant>(nodes_[u_.def[v]]).value.index;
+    if (ci >= g_.constants.size()) return std::nullopt;
+    auto t = constant_tensor(g_.constants[ci]);
+    if (!t) return std::nullopt;
+    return std::move(*t);
+  }
+
+  // A broadcast of a constant (its shape a constant too): the node index, or -1.
+  int64_t constant_broadcast(ir::ValueId v) const {
+    const int64_t k = u_.def[v];
+    if (k < 0 || nodes_[k].op != ir::Op::Broadcast) return -1;
+    for (ir::ValueId in : nodes_[k].inputs)
+      if (!is_constant_value(in)) return -1;
+    return k;
+  }
+
+  // The single f32 value every element of broadcast-of-constant `v` has, if it is one.
+  std::optional<float> broadcast_scalar(ir::ValueId v) const {
+    const int64_t k = constant_broadcast(v);
+    if (k < 0) return std::nullopt;
+    auto t = constant_of(nodes_[k].inputs[0]);
+    if (!t || t->dtype != ir::DType::F32 || t->numel() != 1) return std::nullopt;
+    const float x = t->as<float>()[0];
+    if (!std::isfinite(x)) return std::nullopt;
+    return x;
+  }
+
+  // True when `v` is an f32 constant whose elements depend on the index along `axis` only.
+  bool channel_constant(ir::ValueId v, int64_t axis) const {
+    auto t = constant_of(v);
+    if (!t || t->dtype != ir::DType::F32 || axis < 0 || axis >= t->rank()) return false;
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < t->rank(); ++d) inner *= t->shape[d];
+    const int64_t c = t->shape[axis];
+    const float* x = t->as<float>();
+    for (int64_t i = 0; i < t->numel(); ++i) {
+      const int64_t ch = i / inner % c;
+      if (std::memcmp(&x[i], &x[ch * inner], sizeof(float)) != 0) return false;
+    }
+    return true;
+  }
+
+  // The other operand of binary node c that reads `cur` once.
+  static ir::ValueId other(const ir::Node& c, ir::ValueId cur) {
+    return c.inputs[0] == cur ? c.inputs[1] : c.inputs[0];
+  }
+
+  bool is_binary(const ir::Node& c, ir::BinaryKind k) const {
+    return c.op == ir::Op::Binary && ir::attrs<ir::Op::Binary>(c).kind == k;
+  }
+
+  // Tries to absorb node c (the one reader of `cur`) as the next step of f; "" on success, else why not.
+  std::string absorb(Fused& f, int& stage, ir::ValueId cur, const ir::Node& c) const {
+    const ir::Type& ct = type(cur);
+    if (c.op == ir::Op::Reshape && !f.conv && stage < 1 && c.inputs[0] == cur) {
+      const ir::Type& rt = type(c.outputs[0]);
+      if (!is_f32_tensor(rt) || rt.shape.empty() || ct.shape.empty() || !all_static(rt) || !all_static(ct) ||
+          rt.shape.back().size != ct.shape.back().size)
+        return "the reshape after matmul does not keep the last dim";
+      stage = 1;
+      return "";
+    }
+    if (c.op != ir::Op::Binary) return "not a post-op";
+    const ir::ValueId o = other(c, cur);
+    if (!is_f32_tensor(type(o)) || type(o) != ct || type(c.outputs[0]) != ct)
+      return "operand types differ from the product's";
+    if (is_binary(c, ir::BinaryKind::Add)) {
+      const int64_t k = constant_broadcast(o);
+      if (k >= 0 && stage < 2) {
+        const auto& b = ir::attrs<ir::Op::Broadcast>(nodes_[k]);
+        const int64_t axis = f.conv ? 1 : static_cast<int64_t>(ct.shape.size()) - 1;
+        auto t = constant_of(nodes_[k].inputs[0]);
+        if (t && t->dtype == ir::DType::F32 && t->rank() == 1 && b.dims == std::vector<int64_t>{axis} &&
+            ct.shape[axis].is_static() && t->shape[0] == ct.shape[axis].size) {
+          f.bias = nodes_[k].inputs[0];
+          stage = 2;
+          return "";
+        }
+      }
+      if (stage < 2 && channel_constant(o, f.conv ? 1 : static_cast<int64_t>(ct.shape.size()) - 1)) {
+        f.bias = o;  // a bias the builder folded into a constant of the result's shape
+        f.bias_axis = f.conv ? 1 : static_cast<int>(ct.shape.size()) - 1;
+        stage = 2;
+        return "";
+      }
+      if (stage < 3 && (u_.def[o] < static_cast<int64_t>(f.span.begin)) && all_static(ct)) {
+        f.residual = o;
+        stage = 3;
+        return "";
+      }
+      return stage >= 3 ? "a second sum"
+                        : "the summand is neither a bias nor a value defined before the product (a residual)";
+    }
+    if (is_binary(c, ir::BinaryKind::Max) && stage < 4) {
+      const auto lo = broadcast_scalar(o);
+      if (!lo) return "max with a value that is not one finite constant";
+      // max(+0, -0) is +0: a -0 bound would need the sign of each zero result (not done)
+      if (*lo == 0.0f && std::signbit(*lo)) return "max with -0";
+      f.act = *lo == 0.0f ? Act::kRelu : Act::kClip;
+      f.lo = *lo;
+      f.hi = INFINITY;
+      stage = 4;
+      return "";
+    }
+    if (is_binary(c, ir::BinaryKind::Min) && stage == 4) {
+      const auto hi = broadcast_scalar(o);
+      if (!hi || *hi < f.lo) return "min with a value that is not one finite constant above the max's";
+      if (*hi == 0.0f) return "min with a zero bound";  // min(-0, +0) is -0 (not done)
+      f.act = Act::kClip;
+      f.hi = *hi;
+      stage = 5;
+      return "";
+    }
+    return "not a post-op oneDNN is given here";
+  }
+
+  // Node k (between absorbed nodes) is a helper: a constant, or a broadcast of constants.
+  bool helper(uint32_t k) const {
+    const ir::Node& h = nodes_[k];
+    if (h.op == ir::Op::Constant) return true;
+    if (h.op != ir::Op::Broadcast) return false;
+    for (ir::ValueId in : h.inputs)
+      if (!is_constant_value(in)) return false;
+    return true;
+  }
+
+  // The span [begin, end) is closed: every non-constant helper's readers lie in it.
+  bool closed(uint32_t begin, uint32_t end, const std::vector<uint32_t>& steps) const {
+    for (uint32_t k = begin; k < end; ++k) {
+      if (std::find(steps.begin(), steps.end(), k) != steps.end() || nodes_[k].op == ir::Op::Constant)
+        continue;
+      for (ir::ValueId v : nodes_[k].outputs) {
+        if (u_.results[v] > 0) return false;
+        for (uint32_t r : u_.readers[v])
+          if (r < begin || r >= end) return false;
+      }
+    }
+    return true;
+  }
+
+  Fused grow(uint32_t i, std::vector<Claim>& declines) const {
+    const ir::Node& a = nodes_[i];
+    Fused f;
+    f.anchor = i;
+    f.conv = a.op == ir::Op::Conv;
+    f.src = a.inputs[0];
+    f.weights = a.inputs[1];
+    f.span = NodeSpan{i, i + 1};
+    f.result = a.outputs[0];
+    if (a.op == ir::Op::Pool) {  // no post-ops
+      f.pool = true;
+      f.weights = ir::kNoValue;
+      return f;
+    }
+    if (!f.conv) {  // rhs = transpose of a 2-D constant just before (a Gemm's transB): packed as is
+      const int64_t k = u_.def[f.weights];
+      bool ok = k >= 0 && nodes_[k].op == ir::Op::Transpose && u_.readers[f.weights].size() == 1 &&
+                u_.results[f.weights] == 0 && is_constant_value(nodes_[k].inputs[0]) &&
+                type(f.weights).shape.size() == 2 &&
+                ir::attrs<ir::Op::Transpose>(nodes_[k]).perm == std::vector<int64_t>{1, 0};
+      for (int64_t j = k + 1; ok && j < static_cast<int64_t>(i); ++j) ok = nodes_[j].op == ir::Op::Constant;
+      if (ok) {
+        f.weights = nodes_[k].inputs[0];
+        f.weights_transposed = true;
+        f.span.begin = static_cast<uint32_t>(k);
+      }
+    }
+    std::vector<Fused> states = {f};
+    std::vector<uint32_t> steps = {i};
+    int stage = 0;
+    ir::ValueId cur = a.outputs[0];
+    const std::string what = std::string(f.conv ? "conv" : "matmul") + " #" + std::to_string(i);
+    for (;;) {
+      if (u_.results[cur] > 0 || u_.readers[cur].size() != 1) break;  // seen elsewhere: not fusible
+      const uint32_t c = u_.readers[cur][0];
+      const uint32_t last = steps.back();
+      if (c <= last) break;
+      bool helpers = true;
+      for (uint32_t k = last + 1; k < c && helpers; ++k) helpers = helper(k);
+      if (!helpers) break;
+      Fused next = states.back();
+      next.span = NodeSpan{f.span.begin, c + 1};
+      const std::string why = absorb(next, stage, cur, nodes_[c]);
+      if (!why.empty()) {
+        if (nodes_[c].op == ir::Op::Binary || nodes_[c].op == ir::Op::Unary)
+          declines.push_back(Claim{NodeSpan{c, c + 1}, Support::no("not fused into " + what + ": " + why)});
+        break;
+      }
+      cur = nodes_[c].outputs[0];
+      next.result = cur;
+      states.push_back(next);
+      steps.push_back(c);
+    }
+    // The longest prefix of the steps whose span is closed (a helper broadcast read past its end
+    // would be a result of the span).
+    for (size_t k = steps.size(); k > 1; --k) {
+      std::vector<uint32_t> prefix(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(k));
+      if (closed(f.span.begin, steps[k - 1] + 1, prefix)) return states[k - 1];
+    }
+    return states.front();
+  }
+
+  const ir::Graph& g_;
+  const std::vector<ir::Node>& nodes_;
+  Uses u_;
+};
+
+}  // namespace
+
+std::string Fused::description() const {
+  if (pool) return "maxpool";
+  std::string s = conv ? "conv" : weights_transposed ? "matmul(transposed constant)" : "matmul";
+  if (bias != ir::kNoValue) s += "+bias";
+  if (residual != ir::kNoValue) s += "+sum";
+  if (act == Act::kRelu) s += "+relu";
+  if (act == Act::kClip) s += "+clip";
+  return s;
+}
+
+Match match_graph(const ir::Graph& g, NumericMode mode) { return Matcher(g).run(mode); }
+
+}  // namespace plumb::rt::onednn

@@ -1,0 +1,68 @@
+// The cpu backend's pattern matching (issue 16): which spans of a graph's top-level body map back
+// onto one oneDNN primitive with its post-ops. Graph analysis only (no oneDNN here), so the rules
+// are unit-tested on their own (tests/cpu/fusion_test.cpp).
+//
+// A span is an anchor and the nodes it absorbs, in this order, each optional (before the anchor
+// only the transpose of a 2-D constant matmul rhs, a Gemm's transB, with constants between):
+//   anchor     conv (1-D to 3-D, f32, no input dilation) or matmul (f32)
+//   reshape    matmul only: a reshape of the product that keeps its last dim (the lowering's
+//              output reshape of a batched MatMul); the bytes do not move
+//   bias       binary add of a broadcast of a 1-D f32 constant along the channel axis (conv: 1,
+//              matmul: the last), or of a constant of the result's shape that varies along that
+//              axis only (the same broadcast, folded by the builder); the primitive's bias
+//   residual   binary add of an f32 value of the same shape defined before the span: a sum post-op
+//   act        relu (binary max with a broadcast +0) or clip (max with a broadcast lo, then min
+//              with a broadcast nonzero hi): applied by the span to its result with ref's
+//              max/min semantics (oneDNN's relu and clip turn NaN into 0, and spec max/min
+//              propagate NaN), in the same pass that leaves the primitive
+// with constant nodes, and the broadcasts that feed only the next absorbed node, in between. A max
+// pool (f32, over the spatial dims, no window wholly in the padding) is a span of its own. Each
+// absorbed step needs the value before it to have exactly one reader (that step) and not to be a
+// graph result, so no value the span swallows is seen by anything else. What stops a span is
+// said (Claim::support of a decline at the node that was not absorbed, or at the anchor).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+#include "runtime/backend.h"
+#include "runtime/numeric_mode.h"
+
+namespace plumb::rt::onednn {
+
+enum class Act : uint8_t { kNone, kRelu, kClip };
+
+// One matched span: the nodes and values the primitive stands for.
+struct Fused {
+  NodeSpan span;
+  uint32_t anchor = 0;                 // the conv or matmul node
+  bool conv = false;                   // else matmul or pool
+  bool pool = false;                   // a max pool, alone (weights kNoValue)
+  ir::ValueId src = ir::kNoValue;      // the anchor's data operand (conv input, matmul lhs)
+  ir::ValueId weights = ir::kNoValue;  // conv weight, matmul rhs (any value)
+  // The matmul rhs is the transpose of `weights`, a 2-D constant [N, K] (the span starts at the
+  // transpose node): packed from it directly.
+  bool weights_transposed = false;
+  ir::ValueId bias = ir::kNoValue;  // the 1-D f32 constant, or kNoValue
+  // -1: `bias` is that 1-D constant; else `bias` is a constant of the result's shape that varies
+  // along this axis only (a broadcast the builder folded): its channel values are the bias.
+  int bias_axis = -1;
+  ir::ValueId residual = ir::kNoValue;  // the summed value, or kNoValue
+  Act act = Act::kNone;
+  float lo = 0, hi = 0;               // kClip's bounds (kRelu: 0, unused)
+  ir::ValueId result = ir::kNoValue;  // the span's one result (the last absorbed node's)
+  std::string description() const;    // "conv+bias+sum+relu"
+};
+
+struct Match {
+  std::vector<Claim> claims;  // for Backend::partition: sorted, disjoint
+  std::vector<Fused> fused;   // one per claim with support.yes, in the same order
+};
+
+// Every span of g.body that the cpu backend claims, and the declines with their reasons. In
+// precise mode nothing is claimed (oneDNN has no f64 primitives on the cpu).
+Match match_graph(const ir::Graph& g, NumericMode mode);
+
+}  // namespace plumb::rt::onednn

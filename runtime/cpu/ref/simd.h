@@ -1,0 +1,106 @@
+// A small SIMD helper for the ref kernels (issue 17): a fixed-width vector of one element type,
+// with lane-wise + and * only. Each lane is its own IEEE result (the same rounding as the scalar
+// operation: x86-64 SSE/AVX and aarch64 NEON round every float operation to its type, and GCC
+// contracts no a * b + c into a fused multiply-add where the target has no FMA, or where
+// CMakeLists.txt passes -ffp-contract=off), so a kernel that puts independent results in the
+// lanes gives the bits of the scalar loop.
+//
+// GCC and Clang: their generic vectors (vector_size), lowered to whatever the target has (two
+// SSE registers, one AVX register, two NEON registers, or scalars). Other compilers: a plain
+// array, the scalar fallback. No intrinsics.
+//
+// PLUMB_REF_AVX2 (x86-64 GCC/Clang): a kernel compiled a second time for AVX2 (target attribute)
+// and chosen at run time by has_avx2(), so that the default build, which must run on any x86-64,
+// still uses 256-bit registers where the machine has them. AVX2 brings no FMA (that is -mfma).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(_M_X64)) && \
+    !defined(PLUMB_REF_NO_AVX2)
+#define PLUMB_REF_AVX2 1
+#define PLUMB_REF_TARGET_AVX2 __attribute__((target("avx2")))
+#else
+#define PLUMB_REF_AVX2 0
+#define PLUMB_REF_TARGET_AVX2
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+// Inlined into each caller, so that the AVX2 copy of a kernel inlines its helpers with AVX2 too.
+#define PLUMB_REF_INLINE inline __attribute__((always_inline))
+// A loop over the rows of a register tile, unrolled so that its accumulators stay in registers
+// (-O2 does not unroll it by itself, and then keeps them on the stack).
+#define PLUMB_REF_UNROLL _Pragma("GCC unroll 8")
+#else
+#define PLUMB_REF_INLINE inline
+#define PLUMB_REF_UNROLL
+#endif
+
+namespace plumb::rt::ref::simd {
+
+constexpr int kBytes = 32;  // one AVX register; two SSE or NEON registers
+template <typename T>
+constexpr int kLanes = kBytes / static_cast<int>(sizeof(T));
+
+#if defined(__GNUC__) || defined(__clang__)
+template <typename T>
+struct VecOf {
+  typedef T type __attribute__((vector_size(kBytes)));
+};
+template <typename T>
+using Vec = typename VecOf<T>::type;
+#else
+template <typename T>
+struct Vec {
+  T lane[kLanes<T>];
+  T& operator[](int i) { return lane[i]; }
+  T operator[](int i) const { return lane[i]; }
+  friend Vec operator+(Vec a, const Vec& b) {
+    for (int i = 0; i < kLanes<T>; ++i) a.lane[i] = a.lane[i] + b.lane[i];
+    return a;
+  }
+  friend Vec operator*(Vec a, const Vec& b) {
+    for (int i = 0; i < kLanes<T>; ++i) a.lane[i] = a.lane[i] * b.lane[i];
+    return a;
+  }
+};
+#endif
+
+// The helpers write through a reference rather than return a vector: a 32-byte vector returned
+// by value has another ABI with AVX than without (GCC's -Wpsabi), even when inlined.
+
+// All lanes +0 (integers 0): the spec's starting accumulator.
+template <typename T>
+PLUMB_REF_INLINE void zero(Vec<T>& v) {
+  v = Vec<T>{};  // all bits 0: +0 and 0
+}
+
+// Every lane x (not 0 + x: that would turn -0 into +0).
+template <typename T>
+PLUMB_REF_INLINE void splat(Vec<T>& v, T x) {
+  v = Vec<T>{};
+  for (int i = 0; i < kLanes<T>; ++i) v[i] = x;
+}
+
+template <typename T>
+PLUMB_REF_INLINE void load(Vec<T>& v, const T* p) {  // unaligned
+  std::memcpy(&v, p, sizeof v);
+}
+
+template <typename T>
+PLUMB_REF_INLINE void store(T* p, const Vec<T>& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+// Whether the AVX2 copies of the kernels may run here (CPU and OS support, checked by the
+// compiler's runtime; no state of ours).
+inline bool has_avx2() {
+#if PLUMB_REF_AVX2
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+}  // namespace plumb::rt::ref::simd

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Both ONNX backend node suites on the cpu backend, against ref's known-failures lists: no failure
+# beyond those ref has (tests/conformance/known_failures_*.txt), and none of ref's known failures
+# "passes" on cpu either (the runner treats that as a failure: the lists stay ref's).
+# Usage: node_suites.sh PLUMB SRC SHARED [JOBS]
+set -uo pipefail
+plumb=$1 src=$2 shared=$3 jobs=${4:-2}
+source "$src/tests/cpu/lib.sh"
+cpu_or_skip "$plumb" "$src"
+fail=0 ran=0
+for entry in "onnx_backend_node|$shared/onnx-backend-node|known_failures_backend_node.txt" \
+             "libonnx_1_12|/usr/share/libonnx-testdata/data/node|known_failures_libonnx_1_12.txt"; do
+  IFS='|' read -r name dir known <<< "$entry"
+  if [[ ! -d $dir ]]; then
+    echo "$name: suite $dir not found: not run"
+    continue
+  fi
+  ran=$((ran + 1))
+  if "$plumb" conformance "$dir" --backend cpu --known-failures "$src/tests/conformance/$known" -j "$jobs" \
+      --timeout 300 > "/tmp/cpu_suite_$$.log" 2>&1; then
+    echo "$name on cpu: $(tail -n 1 "/tmp/cpu_suite_$$.log")"
+  else
+    echo "$name on cpu fails:"; grep -E "FAIL|now passes" "/tmp/cpu_suite_$$.log" | head -20
+    tail -n 2 "/tmp/cpu_suite_$$.log"
+    fail=1
+  fi
+  rm -f "/tmp/cpu_suite_$$.log"
+done
+[[ $ran -gt 0 ]] || { echo "no node suite on this machine: skipped"; exit 77; }
+exit $fail

@@ -1,0 +1,260 @@
+// ref's unary and binary kernels as they were before issue 17 (main at f3e2b4c: the first 255
+// lines of runtime/cpu/ref/elementwise.cpp), kept verbatim as the baseline of the binary kernel's
+// per-kind loops (tests/ref_baseline/baseline_kernels.h). unary is here because the file's
+// helpers are shared; it is not a baseline (ref's unary is unchanged). Never shipped.
+// Reference kernels of unary, binary, compare and select: spec/ops/{unary,binary,compare,select}.md
+// and spec/numerics.md. Integers wrap (arithmetic done in uint64_t, then wrapped to the dtype's
+// width); narrow floats are computed in f32 and rounded once to their dtype.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "runtime/cpu/ref/dispatch.h"
+#include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/round_wrap.h"
+#include "tests/ref_baseline/baseline_kernels.h"
+
+namespace plumb::rt::ref_baseline {
+using namespace plumb::rt::ref;
+
+namespace {
+
+using ir::DType;
+
+// The arithmetic type of a float storage type: f32 for the narrow ones (spec/numerics.md).
+template <typename T>
+using ComputeOf = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+template <typename T>
+ComputeOf<T> load(T x) {
+  if constexpr (is_narrow_float_v<T>)
+    return static_cast<float>(to_f64(x));  // exact: every narrow format fits in f32
+  else
+    return x;
+}
+
+// Round once to T (round_wrap.h); wider floats convert directly.
+template <typename T, typename C>
+T store(C v) {
+  if constexpr (is_narrow_float_v<T>)
+    return round_to<T>(static_cast<double>(v));
+  else
+    return static_cast<T>(v);
+}
+
+Tensor& result_tensor(KernelCtx& cx, DType dt, const std::vector<int64_t>& shape) {
+  RtValue* out = cx.outputs[0];
+  if (!out->is_tensor() || out->tensor().data == nullptr) *out = Tensor::allocate(dt, shape);
+  return out->tensor();
+}
+
+Status check_result(const Tensor& result, DType dt, const std::vector<int64_t>& shape, const char* op) {
+  if (result.dtype != dt || result.shape != shape)
+    return internal_error(strfmt("ref: %s result buffer does not match the operands", op));
+  return Status::ok();
+}
+
+// Round half to even (spec/ops/unary.md round), independent of the FP environment.
+template <typename C>
+C round_half_even(C x) {
+  const C r = std::round(x);  // half away from zero
+  if (std::fabs(x - std::trunc(x)) == C(0.5)) return C(2) * std::round(x / C(2));
+  return r;
+}
+
+// ---- unary -----------------------------------------------------------------------------------
+
+template <typename C>
+C unary_float(ir::UnaryKind kind, C x) {
+  switch (kind) {
+    case ir::UnaryKind::Neg: return -x;
+    case ir::UnaryKind::Abs: return std::fabs(x);
+    case ir::UnaryKind::Sign: return std::isnan(x) ? x : (x > 0 ? C(1) : (x < 0 ? C(-1) : C(0)));
+    case ir::UnaryKind::Floor: return std::floor(x);
+    case ir::UnaryKind::Ceil: return std::ceil(x);
+    case ir::UnaryKind::Round: return round_half_even(x);
+    case ir::UnaryKind::Sqrt: return std::sqrt(x);
+    case ir::UnaryKind::Exp: return std::exp(x);
+    case ir::UnaryKind::Log: return std::log(x);
+    case ir::UnaryKind::Sin: return std::sin(x);
+    case ir::UnaryKind::Cos: return std::cos(x);
+    case ir::UnaryKind::Tan: return std::tan(x);
+    case ir::UnaryKind::Asin: return std::asin(x);
+    case ir::UnaryKind::Acos: return std::acos(x);
+    case ir::UnaryKind::Atan: return std::atan(x);
+    case ir::UnaryKind::Sinh: return std::sinh(x);
+    case ir::UnaryKind::Cosh: return std::cosh(x);
+    case ir::UnaryKind::Tanh: return std::tanh(x);
+    case ir::UnaryKind::Asinh: return std::asinh(x);
+    case ir::UnaryKind::Acosh: return std::acosh(x);
+    case ir::UnaryKind::Atanh: return std::atanh(x);
+    case ir::UnaryKind::Erf: return std::erf(x);
+    case ir::UnaryKind::Not: break;  // integer and bool only (unary.C2)
+  }
+  return x;
+}
+
+template <typename T>
+T unary_int(ir::UnaryKind kind, T x, int bits) {
+  const uint64_t u = static_cast<uint64_t>(x);
+  switch (kind) {
+    case ir::UnaryKind::Neg: return wrap_bits<T>(uint64_t{0} - u, bits);
+    case ir::UnaryKind::Abs: return x < 0 ? wrap_bits<T>(uint64_t{0} - u, bits) : x;
+    case ir::UnaryKind::Sign: return static_cast<T>((x > 0) - (x < 0));
+    case ir::UnaryKind::Not: return wrap_bits<T>(~u, bits);
+    default: break;  // floating kinds (unary.C2)
+  }
+  return x;
+}
+
+}  // namespace
+
+// spec/ops/unary.md: result[i] = f(operand[i])
+Status unary(ref::KernelCtx& cx) {
+  const Tensor& operand = cx.inputs[0]->tensor();
+  const auto kind = ir::attrs<ir::Op::Unary>(cx.node).kind;
+  Tensor& result = result_tensor(cx, operand.dtype, operand.shape);
+  PLUMB_RETURN_IF_ERROR(check_result(result, operand.dtype, operand.shape, "unary"));
+  const int64_t n = operand.numel();
+  const int bits = ir::dtype_bits(operand.dtype);
+  return visit_dtype(operand.dtype, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    const T* x = operand.as<T>();
+    T* y = result.as<T>();
+    if constexpr (std::is_same_v<T, bool>) {
+      for (int64_t i = 0; i < n; ++i) y[i] = !x[i];  // only `not` is defined for bool (unary.C2)
+    } else if constexpr (std::is_integral_v<T>) {
+      for (int64_t i = 0; i < n; ++i) y[i] = unary_int<T>(kind, x[i], bits);
+    } else if constexpr (is_float_storage_v<T>) {
+      for (int64_t i = 0; i < n; ++i) y[i] = store<T>(unary_float(kind, load(x[i])));
+    } else {
+      return internal_error("ref: unary on a string tensor");
+    }
+    return Status::ok();
+  });
+}
+
+namespace {
+
+// ---- binary ----------------------------------------------------------------------------------
+
+template <typename C>
+C binary_float(ir::BinaryKind kind, C a, C b) {
+  switch (kind) {
+    case ir::BinaryKind::Add: return a + b;
+    case ir::BinaryKind::Sub: return a - b;
+    case ir::BinaryKind::Mul: return a * b;
+    case ir::BinaryKind::Div: return a / b;
+    case ir::BinaryKind::Rem: return std::fmod(a, b);
+    case ir::BinaryKind::Pow: return std::pow(a, b);
+    case ir::BinaryKind::Max:
+      if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+      if (a == b) return std::signbit(a) ? b : a;  // max(-0, +0) = +0
+      return a > b ? a : b;
+    case ir::BinaryKind::Min:
+      if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+      if (a == b) return std::signbit(a) ? a : b;  // min(-0, +0) = -0
+      return a < b ? a : b;
+    default: break;  // bitwise kinds (binary.C4)
+  }
+  return a;
+}
+
+// Integer pow by repeated squaring, wrapping; the exponent is >= 0.
+uint64_t pow_wrap(uint64_t base, uint64_t exp) {
+  uint64_t r = 1;
+  while (exp != 0) {
+    if (exp & 1) r *= base;
+    base *= base;
+    exp >>= 1;
+  }
+  return r;
+}
+
+template <typename T>
+Status binary_int(ir::BinaryKind kind, T a, T b, int bits, T* out) {
+  const uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  switch (kind) {
+    case ir::BinaryKind::Add: *out = wrap_bits<T>(ua + ub, bits); break;
+    case ir::BinaryKind::Sub: *out = wrap_bits<T>(ua - ub, bits); break;
+    case ir::BinaryKind::Mul: *out = wrap_bits<T>(ua * ub, bits); break;
+    case ir::BinaryKind::Div:
+    case ir::BinaryKind::Rem:
+      if (b == 0) return runtime_error("binary.R1", "integer division by zero");
+      if constexpr (std::is_signed_v<T>) {
+        const int64_t sa = a, sb = b;
+        if (sb == -1) {  // MIN / -1 wraps to MIN; MIN % -1 is 0 (no C++ overflow)
+          *out = kind == ir::BinaryKind::Div ? wrap_bits<T>(uint64_t{0} - ua, bits) : T(0);
+        } else {
+          *out = wrap_bits<T>(static_cast<uint64_t>(kind == ir::BinaryKind::Div ? sa / sb : sa % sb), bits);
+        }
+      } else {
+        *out = static_cast<T>(kind == ir::BinaryKind::Div ? ua / ub : ua % ub);
+      }
+      break;
+    case ir::BinaryKind::Pow:
+      if constexpr (std::is_signed_v<T>) {
+        if (b < 0) {
+          if (a == 1)
+            *out = 1;
+          else if (a == -1)
+            *out = (b % 2 == 0) ? T(1) : T(-1);
+          else
+            return runtime_error("binary.R2", strfmt("integer pow with negative exponent %lld and base %lld",
+                                                     static_cast<long long>(b), static_cast<long long>(a)));
+          break;
+        }
+      }
+      *out = wrap_bits<T>(pow_wrap(ua, ub), bits);
+      break;
+    case ir::BinaryKind::Max: *out = a > b ? a : b; break;
+    case ir::BinaryKind::Min: *out = a < b ? a : b; break;
+    case ir::BinaryKind::And: *out = static_cast<T>(ua & ub); break;
+    case ir::BinaryKind::Or: *out = static_cast<T>(ua | ub); break;
+    case ir::BinaryKind::Xor: *out = static_cast<T>(ua ^ ub); break;
+    case ir::BinaryKind::Shl:
+      *out = ub >= static_cast<uint64_t>(bits) ? T(0) : wrap_bits<T>(ua << ub, bits);
+      break;
+    case ir::BinaryKind::Shr:
+      *out = ub >= static_cast<uint64_t>(bits) ? T(0) : static_cast<T>(ua >> ub);
+      break;
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+// spec/ops/binary.md: result[i] = lhs[i] <kind> rhs[i]
+Status binary(ref::KernelCtx& cx) {
+  const Tensor& lhs = cx.inputs[0]->tensor();
+  const Tensor& rhs = cx.inputs[1]->tensor();
+  const auto kind = ir::attrs<ir::Op::Binary>(cx.node).kind;
+  if (lhs.dtype != rhs.dtype || lhs.shape != rhs.shape)
+    return internal_error("ref: binary operands differ in dtype or shape");
+  Tensor& result = result_tensor(cx, lhs.dtype, lhs.shape);
+  PLUMB_RETURN_IF_ERROR(check_result(result, lhs.dtype, lhs.shape, "binary"));
+  const int64_t n = lhs.numel();
+  const int bits = ir::dtype_bits(lhs.dtype);
+  return visit_dtype(lhs.dtype, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    const T* a = lhs.as<T>();
+    const T* b = rhs.as<T>();
+    T* y = result.as<T>();
+    if constexpr (std::is_same_v<T, bool>) {  // and, or, xor (binary.C4)
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = kind == ir::BinaryKind::And  ? (a[i] && b[i])
+               : kind == ir::BinaryKind::Or ? (a[i] || b[i])
+                                            : (a[i] != b[i]);
+    } else if constexpr (std::is_integral_v<T>) {
+      for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR(binary_int<T>(kind, a[i], b[i], bits, &y[i]));
+    } else if constexpr (is_float_storage_v<T>) {
+      for (int64_t i = 0; i < n; ++i) y[i] = store<T>(binary_float(kind, load(a[i]), load(b[i])));
+    } else {
+      return internal_error("ref: binary on a string tensor");
+    }
+    return Status::ok();
+  });
+}
+
+}  // namespace plumb::rt::ref_baseline
