@@ -1,9 +1,8 @@
 // Google Benchmark: whole-model latency on `ref` (batch as exported, one thread), and as
-// BM_baseline_model_* on the "baseline" backend (tests/ref_baseline/: every top-level matmul and
-// conv on ref's kernels before issue 17, the rest on ref: the same bits): before and after in
-// one run. Each model is
-// loaded, lowered and planned once, outside the timed loop (the first, untimed run plans it); the
-// loop times Session::run alone.
+// BM_baseline_model_* on the "baseline" backend (tests/ref_baseline/: every top-level node whose
+// op has a baseline kernel, baseline_kernels.h, on ref's kernels before issue 17, the rest on ref:
+// the same bits): before and after in one run. Each model is loaded, lowered and planned once, outside the
+// timed loop (the first, untimed run plans it); the loop times Session::run alone.
 //
 // Models: tests/models/{cnn,encoder,lstm} (model.onnx with data/input_<k>.pb) always; and, when
 // the environment variable PLUMB_BENCH_MODELS names the output folder of

@@ -1,8 +1,9 @@
 // Google Benchmark: ref kernels (spec/ops/*.md): contraction and window ops, and the baseline
 // figures for elementwise, reduction and gather kernels.
 // Counters: FLOP/s (2 per multiply-add) and result items per second.
-// BM_baseline_*: the same matmul and conv on the kernels before issue 17 (tests/ref_baseline/,
-// bit-identical results), single threaded; BM_ref_* take the thread count as their argument
+// BM_baseline_*: the same matmul, conv, pool and max on the kernels before issue 17
+// (tests/ref_baseline/, bit-identical results), single threaded; BM_ref_* take the thread count as their
+// argument
 // (/1, /2, ...).
 #include <benchmark/benchmark.h>
 
@@ -65,8 +66,8 @@ void BM_ref_matmul_f32_1024(benchmark::State& state) {
   matmul_f32(state, 1024, static_cast<int>(state.range(0)));
 }
 
-// 3x3 conv, 64 -> 64 channels, 56x56, pads 1 (a ResNet stage-1 layer), batch 1.
-void conv3x3_f32_56x56x64(benchmark::State& state, int threads, Kernel kernel = nullptr) {
+// A 2-D f32 conv node: stride 1, pads 1 (a 3x3 conv keeps the size).
+ir::Node conv3x3_node(int64_t groups) {
   ir::Node node;
   node.op = ir::Op::Conv;
   node.attrs = {{"to", ir::DType::F32},
@@ -75,13 +76,66 @@ void conv3x3_f32_56x56x64(benchmark::State& state, int threads, Kernel kernel = 
                 {"lhs_dilations", std::vector<int64_t>{1, 1}},
                 {"pads_low", std::vector<int64_t>{1, 1}},
                 {"pads_high", std::vector<int64_t>{1, 1}},
-                {"groups", int64_t{1}}};
+                {"groups", groups}};
+  return node;
+}
+
+// 3x3 conv, 64 -> 64 channels, 56x56, pads 1 (a ResNet stage-1 layer), batch 1.
+void conv3x3_f32_56x56x64(benchmark::State& state, int threads, Kernel kernel = nullptr) {
+  const ir::Node node = conv3x3_node(1);
   run_loop(state, node, {filled({1, 64, 56, 56}), filled({64, 64, 3, 3})}, {1, 64, 56, 56},
            2.0 * 56 * 56 * 64 * 64 * 9, threads, kernel);
 }
 void BM_ref_conv3x3_f32_56x56x64(benchmark::State& state) {
   conv3x3_f32_56x56x64(state, static_cast<int>(state.range(0)));
 }
+
+// Depthwise 3x3 conv, 32 channels, 112x112, pads 1 (a MobileNetV2 block), batch 1.
+void depthwise3x3_f32_112x112x32(benchmark::State& state, int threads, Kernel kernel = nullptr) {
+  const ir::Node node = conv3x3_node(32);
+  run_loop(state, node, {filled({1, 32, 112, 112}), filled({32, 1, 3, 3})}, {1, 32, 112, 112},
+           2.0 * 112 * 112 * 32 * 9, threads, kernel);
+}
+void BM_ref_depthwise3x3_f32_112x112x32(benchmark::State& state) {
+  depthwise3x3_f32_112x112x32(state, static_cast<int>(state.range(0)));
+}
+
+// 3x3 max pool, stride 2, pads 1, over 64 channels of 112x112 (ResNet's stem), batch 1.
+void maxpool3x3s2_f32_112x112x64(benchmark::State& state, Kernel kernel = nullptr) {
+  ir::Node node;
+  node.op = ir::Op::Pool;
+  node.attrs = {
+      {"kind", ir::EnumValue{ir::PoolKind::Max}},     {"window", std::vector<int64_t>{1, 1, 3, 3}},
+      {"strides", std::vector<int64_t>{1, 1, 2, 2}},  {"dilations", std::vector<int64_t>{1, 1, 1, 1}},
+      {"pads_low", std::vector<int64_t>{0, 0, 1, 1}}, {"pads_high", std::vector<int64_t>{0, 0, 1, 1}}};
+  run_loop(state, node, {filled({1, 64, 112, 112})}, {1, 64, 56, 56}, 56.0 * 56 * 64 * 9, 1, kernel);
+}
+void BM_ref_maxpool3x3s2_f32_112x112x64(benchmark::State& state) { maxpool3x3s2_f32_112x112x64(state); }
+
+// Elementwise max over 1M f32 elements (Clip's lower bound).
+void max_f32_1M(benchmark::State& state, Kernel kernel = nullptr) {
+  ir::Node node;
+  node.op = ir::Op::Binary;
+  node.attrs = {{"kind", ir::EnumValue{ir::BinaryKind::Max}}};
+  run_loop(state, node, {filled({1024, 1024}), filled({1024, 1024})}, {1024, 1024}, 1024.0 * 1024, 1, kernel);
+}
+void BM_ref_max_f32_1M(benchmark::State& state) { max_f32_1M(state); }
+
+#if PLUMB_HAVE_REF_BASELINE
+void BM_baseline_depthwise3x3_f32_112x112x32(benchmark::State& state) {
+  depthwise3x3_f32_112x112x32(state, 1, ref_baseline::conv);
+}
+void BM_baseline_maxpool3x3s2_f32_112x112x64(benchmark::State& state) {
+  maxpool3x3s2_f32_112x112x64(state, ref_baseline::pool);
+}
+void BM_baseline_max_f32_1M(benchmark::State& state) { max_f32_1M(state, ref_baseline::binary); }
+BENCHMARK(BM_baseline_depthwise3x3_f32_112x112x32)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_baseline_maxpool3x3s2_f32_112x112x64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_baseline_max_f32_1M)->Unit(benchmark::kMillisecond);
+#endif
+BENCHMARK(BM_ref_depthwise3x3_f32_112x112x32)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ref_maxpool3x3s2_f32_112x112x64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ref_max_f32_1M)->Unit(benchmark::kMillisecond);
 
 #if PLUMB_HAVE_REF_BASELINE
 void BM_baseline_matmul_f32_256(benchmark::State& state) { matmul_f32(state, 256, 1, ref_baseline::matmul); }

@@ -1,5 +1,6 @@
 // ref's kernels before issue 17 (tests/ref_baseline/*_baseline.cpp): the bit-for-bit baseline of
-// the blocked, threaded, vectorized ones (matmul, conv, binary). Same contract as ref::kernel<op>
+// the blocked, threaded, vectorized ones (matmul, conv, the elementwise ops, cast, pool, reduce and
+// the layout copies). Same contract as ref::kernel<op>
 // (runtime/cpu/ref/kernel.h); single threaded, whatever cx.threads says.
 #pragma once
 
@@ -11,13 +12,34 @@ Status matmul(ref::KernelCtx& cx);
 Status conv(ref::KernelCtx& cx);
 Status unary(ref::KernelCtx& cx);
 Status binary(ref::KernelCtx& cx);
+Status compare(ref::KernelCtx& cx);
+Status select(ref::KernelCtx& cx);
+Status cast(ref::KernelCtx& cx);
+Status pool(ref::KernelCtx& cx);
+Status reduce(ref::KernelCtx& cx);
+Status reshape(ref::KernelCtx& cx);
+Status broadcast(ref::KernelCtx& cx);
+Status transpose(ref::KernelCtx& cx);
+Status slice(ref::KernelCtx& cx);
+Status concat(ref::KernelCtx& cx);
 
 // The baseline kernel of `op`, or null where ref's current kernel is its own baseline.
 inline Status (*kernel_of(ir::Op op))(ref::KernelCtx&) {
   switch (op) {
     case ir::Op::MatMul: return matmul;
     case ir::Op::Conv: return conv;
+    case ir::Op::Unary: return unary;
     case ir::Op::Binary: return binary;
+    case ir::Op::Compare: return compare;
+    case ir::Op::Select: return select;
+    case ir::Op::Cast: return cast;
+    case ir::Op::Pool: return pool;
+    case ir::Op::Reduce: return reduce;
+    case ir::Op::Reshape: return reshape;
+    case ir::Op::Broadcast: return broadcast;
+    case ir::Op::Transpose: return transpose;
+    case ir::Op::Slice: return slice;
+    case ir::Op::Concat: return concat;
     default: return nullptr;
   }
 }

@@ -1,7 +1,6 @@
-// ref's unary and binary kernels as they were before issue 17 (main at f3e2b4c: the first 255
-// lines of runtime/cpu/ref/elementwise.cpp), kept verbatim as the baseline of the binary kernel's
-// per-kind loops (tests/ref_baseline/baseline_kernels.h). unary is here because the file's
-// helpers are shared; it is not a baseline (ref's unary is unchanged). Never shipped.
+// ref's unary, binary, compare and select kernels as they were before issue 17 (main at f3e2b4c:
+// runtime/cpu/ref/elementwise.cpp), kept verbatim as the baseline of their vectorized per-kind
+// loops (tests/ref_baseline/baseline_kernels.h). Never shipped.
 // Reference kernels of unary, binary, compare and select: spec/ops/{unary,binary,compare,select}.md
 // and spec/numerics.md. Integers wrap (arithmetic done in uint64_t, then wrapped to the dtype's
 // width); narrow floats are computed in f32 and rounded once to their dtype.
@@ -252,6 +251,78 @@ Status binary(ref::KernelCtx& cx) {
       for (int64_t i = 0; i < n; ++i) y[i] = store<T>(binary_float(kind, load(a[i]), load(b[i])));
     } else {
       return internal_error("ref: binary on a string tensor");
+    }
+    return Status::ok();
+  });
+}
+
+namespace {
+
+template <typename V>
+bool compare_values(ir::CompareKind kind, const V& a, const V& b) {
+  switch (kind) {
+    case ir::CompareKind::Eq: return a == b;
+    case ir::CompareKind::Ne: return !(a == b);  // NaN != NaN is true
+    case ir::CompareKind::Lt: return a < b;
+    case ir::CompareKind::Le: return a <= b;
+    case ir::CompareKind::Gt: return a > b;
+    case ir::CompareKind::Ge: return a >= b;
+  }
+  return false;
+}
+
+}  // namespace
+
+// spec/ops/compare.md: result[i] = lhs[i] <kind> rhs[i]
+Status compare(ref::KernelCtx& cx) {
+  const Tensor& lhs = cx.inputs[0]->tensor();
+  const Tensor& rhs = cx.inputs[1]->tensor();
+  const auto kind = ir::attrs<ir::Op::Compare>(cx.node).kind;
+  if (lhs.dtype != rhs.dtype || lhs.shape != rhs.shape)
+    return internal_error("ref: compare operands differ in dtype or shape");
+  Tensor& result = result_tensor(cx, DType::Bool, lhs.shape);
+  PLUMB_RETURN_IF_ERROR(check_result(result, DType::Bool, lhs.shape, "compare"));
+  const int64_t n = lhs.numel();
+  bool* y = result.as<bool>();
+  return visit_dtype(lhs.dtype, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, std::string>) {
+      for (int64_t i = 0; i < n; ++i) y[i] = compare_values(kind, lhs.strings()[i], rhs.strings()[i]);
+    } else {
+      const T* a = lhs.as<T>();
+      const T* b = rhs.as<T>();
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (is_narrow_float_v<T>)
+          y[i] = compare_values(kind, to_f64(a[i]), to_f64(b[i]));
+        else
+          y[i] = compare_values(kind, a[i], b[i]);
+      }
+    }
+    return Status::ok();
+  });
+}
+
+// spec/ops/select.md: result[i] = pred[i] ? on_true[i] : on_false[i]
+Status select(ref::KernelCtx& cx) {
+  const Tensor& pred = cx.inputs[0]->tensor();
+  const Tensor& on_true = cx.inputs[1]->tensor();
+  const Tensor& on_false = cx.inputs[2]->tensor();
+  if (pred.shape != on_true.shape || on_true.shape != on_false.shape || on_true.dtype != on_false.dtype)
+    return internal_error("ref: select operands differ in dtype or shape");
+  Tensor& result = result_tensor(cx, on_true.dtype, on_true.shape);
+  PLUMB_RETURN_IF_ERROR(check_result(result, on_true.dtype, on_true.shape, "select"));
+  const int64_t n = pred.numel();
+  const bool* p = pred.as<bool>();
+  return visit_dtype(on_true.dtype, [&](auto tag) -> Status {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, std::string>) {
+      for (int64_t i = 0; i < n; ++i)
+        result.strings()[i] = p[i] ? on_true.strings()[i] : on_false.strings()[i];
+    } else {
+      const T* t = on_true.as<T>();
+      const T* f = on_false.as<T>();
+      T* y = result.as<T>();
+      for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? t[i] : f[i];
     }
     return Status::ok();
   });

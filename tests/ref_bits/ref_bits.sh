@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # ref at 1, 2 and 3 threads against the kernels it had before issue 17, byte for byte: the
-# "baseline" backend of plumb_testbackend (tests/ref_baseline/) runs every top-level matmul, conv
-# and binary node on the old kernels, and must give the same output digests (tools/value_digest.h) as
+# "baseline" backend of plumb_testbackend (tests/ref_baseline/) runs every top-level node of an op
+# with a baseline kernel (baseline_kernels.h: contractions, elementwise, cast, pool, reduce, layout
+# copies) on the old kernels, and must give the same output digests (tools/value_digest.h) as
 # plumb --backend ref --threads N on every core conformance vector, on the ONNX node-suite tests
-# whose models hold a matmul or conv, and on every whole-model test (tests/models/*: output files,
-# or the error of a model that does not run); the whole-model tests in precise mode too (there
-# ref at 2 and 3 threads against 1: see below). The dispatch print must show baseline spans, so the
-# comparison cannot pass with nothing claimed.
+# of contractions, pools, clips, wheres and sum/mean/max/min reductions, and on every whole-model
+# test (tests/models/*: output files, or the error of a model that does not run); the whole-model
+# tests in precise mode too (there ref at 2 and 3 threads against 1: see below). The dispatch
+# print must show baseline spans, so the comparison cannot pass with nothing claimed.
 # Usage: ref_bits.sh PLUMB PLUMB_TESTBACKEND SRC SHARED_DIR [JOBS]
 set -uo pipefail
 plumb=$1 testbackend=$2 src=$3 shared=$4 jobs=${5:-2}
@@ -32,8 +33,9 @@ for t in 1 2 3; do
   compare core $t
 done
 
-# The node-suite tests with a contraction (the others do not reach the kernels that changed).
-filter='conv|mat_?mul|gemm|einsum|attention|lstm|gru|rnn'
+# The node-suite tests with a contraction, a window or a reduction (the core vectors above cover
+# every op; these add ONNX's shapes where the loops are blocked).
+filter='conv|mat_?mul|gemm|einsum|attention|lstm|gru|rnn|pool|clip|where|reduce_(sum|mean|max|min)_'
 for entry in "onnx_backend_node|$shared/onnx-backend-node" "libonnx_1_12|/usr/share/libonnx-testdata/data/node"; do
   IFS='|' read -r name dir <<< "$entry"
   if [[ ! -d $dir ]]; then

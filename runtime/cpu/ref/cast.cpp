@@ -12,7 +12,9 @@
 
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/parallel.h"
 #include "runtime/cpu/ref/round_wrap.h"
+#include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
 
@@ -308,6 +310,17 @@ Status convert(S x, int dst_bits, const CastOpts& o, D* out) {
   return Status::ok();
 }
 
+// The pairs whose convert() is the C++ conversion itself, whatever saturate and round say:
+// f32 and f64 to f64 (exact; f64 to f64 is a copy, as precise mode's casts to f32 are), f64 to
+// f32 (narrow_float: nearest even, overflow to inf), integers of up to 32 bits to f64 and of up
+// to 16 bits to f32 (exact). Not f32 to f32: convert() goes through f64, which quiets a signaling
+// NaN. Their loops vectorize (simd::map).
+template <typename S, typename D>
+constexpr bool kPlainConversion =
+    !std::is_same_v<S, bool> && std::is_arithmetic_v<S> &&
+    ((std::is_same_v<D, double> && (std::is_floating_point_v<S> || sizeof(S) <= 4)) ||
+     (std::is_same_v<D, float> && (std::is_same_v<S, double> || (std::is_integral_v<S> && sizeof(S) <= 2))));
+
 Rounding rounding_of(ir::RoundMode code) {
   if (code == ir::RoundMode::Up) return Rounding::kUp;
   if (code == ir::RoundMode::Down) return Rounding::kDown;
@@ -351,7 +364,15 @@ Status kernel<ir::Op::Cast>(KernelCtx& cx) {
       } else {
         const S* x = operand.as<S>();
         D* y = result.as<D>();
-        for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR((convert<S, D>(x[i], dst_bits, opts, &y[i])));
+        if constexpr (kPlainConversion<S, D>) {
+          parallel_for(cx.threads, n, int64_t{1} << 16, [&](int64_t lo, int64_t hi) {
+            simd::map(x + lo, y + lo, hi - lo, [](S v) { return static_cast<D>(v); });
+          });
+        } else if constexpr (std::is_same_v<S, bool> && std::is_floating_point_v<D>) {  // 1 or +0
+          simd::map(simd::bytes(x), y, n, [](uint8_t v) { return static_cast<D>(v); });
+        } else {
+          for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR((convert<S, D>(x[i], dst_bits, opts, &y[i])));
+        }
       }
       return Status::ok();
     });

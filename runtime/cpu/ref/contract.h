@@ -158,8 +158,10 @@ PLUMB_REF_INLINE void tile(int64_t kc, const A* const* lp, const A* __restrict r
 template <typename A, int Rows>
 void redo_nan_results(const Contraction<A>& job, int64_t p0, int64_t p1, int64_t q0, int64_t q1) {
   using S = TileShape<A, Rows>;
-  for (int64_t i = p0 * Rows; i < std::min(p1 * Rows, job.m); ++i)
-    for (int64_t j = q0 * S::kCols; j < std::min(q1 * S::kCols, job.n); ++j) {
+  const int64_t j0 = q0 * S::kCols, j1 = std::min(q1 * S::kCols, job.n);
+  for (int64_t i = p0 * Rows; i < std::min(p1 * Rows, job.m); ++i) {
+    if (!simd::any_nan(job.out + i * job.ld + j0, j1 - j0)) continue;
+    for (int64_t j = j0; j < j1; ++j) {
       A& result = job.out[i * job.ld + j];
       if (result == result) continue;  // not NaN
       const A* lp = job.lhs + i * job.lda;
@@ -168,6 +170,7 @@ void redo_nan_results(const Contraction<A>& job, int64_t p0, int64_t p1, int64_t
       for (int64_t kk = 0; kk < job.k; ++kk) acc = add_term(acc, lp[kk], rp[kk * S::kCols]);
       result = acc;
     }
+  }
 }
 
 // Work item `item` of `job`: row panels [p0, p1) x column panels [q0, q1).

@@ -3,7 +3,8 @@
 // p = e*stride + k*dilation - pad_low lies on the lhs-dilated input (0 <= p < (D-1)*lhs_dilation+1,
 // p % lhs_dilation == 0, i = p / lhs_dilation); other positions (padding, holes) add no term.
 // Two loop nests: conv_tiled (a contraction per batch and group over an im2col matrix: register
-// tiles, threads) and conv_direct (weights with an inf or NaN); each result element receives its
+// tiles, threads) and conv_direct (a row of results in SIMD lanes: few output channels per group,
+// as depthwise convolutions, or weights with an inf or NaN); each result element receives its
 // terms in the spec's order in both.
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/cpu/ref/parallel.h"
+#include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
 
@@ -81,52 +83,107 @@ void for_each_row(const ConvGeometry& g, const std::vector<int64_t>& tap, std::v
   }
 }
 
-// acc[e..] = acc[e..] + w * plane[i(e, tap)..] (add_term, runtime/cpu/ref/contract.h: the old
-// kernel's NaN choice) for every result position whose input position is real.
-template <typename A>
-void accumulate_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, const A* __restrict plane, A w,
-                    A* __restrict acc, std::vector<int64_t>& e) {
-  const TapSpan t = tap_span(g, tap);
-  const int64_t e_len = g.out[g.ns - 1];
-  for_each_row(g, tap, e, [&](int64_t row, int64_t off) {
-    if (off < 0) return;
-    const A* in_row = plane + off;
-    A* acc_row = acc + row * e_len;
-    for (int64_t x = t.lo; x < t.hi; ++x) {
-      const int64_t p = x * t.s + t.base;
-      if (t.ld == 1 || p % t.ld == 0) acc_row[x] = add_term(acc_row[x], w, in_row[p / t.ld]);
-    }
-  });
-}
+// Per kernel position t (row-major): its span over the last result dim, and for each row of
+// results (the outer result dims, row-major) the offset in one input plane of the input row it
+// reads there, or -1 where that row is padding or a hole: offset[row * taps + t].
+struct TapRows {
+  std::vector<TapSpan> span;
+  std::vector<int64_t> offset;
+};
 
-// spec/ops/conv.md, the same loops, direct: for each (n, o) a plane of accumulators; for each
-// (c, tap) a pass over the plane, so every result receives its terms in the spec's order. Only for
-// weights with an inf or NaN, where conv_tiled's zero terms for the padding would not be "no term"
-// (0 * inf is NaN): rare, and scalar.
-template <typename A>
-void conv_direct(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_t batch, int64_t c_all,
-                 int64_t o_all, int64_t groups) {
-  const int64_t cg = c_all / groups, og = o_all / groups;
+TapRows tap_rows(const ConvGeometry& g) {
+  const int64_t rows = g.out_plane / std::max<int64_t>(g.out[g.ns - 1], 1);
+  TapRows r;
+  r.span.resize(static_cast<size_t>(g.k_plane));
+  r.offset.resize(static_cast<size_t>(rows * g.k_plane));
   std::vector<int64_t> tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
-  for (int64_t nn = 0; nn < batch; ++nn) {
-    for (int64_t o = 0; o < o_all; ++o) {
-      const int64_t grp = o / og;
-      A* acc = out + (nn * o_all + o) * g.out_plane;
-      std::fill(acc, acc + g.out_plane, A(0));
-      for (int64_t c = 0; c < cg; ++c) {
-        const A* plane = in + (nn * c_all + grp * cg + c) * g.in_plane;
-        const A* w = wt + (o * cg + c) * g.k_plane;
-        std::fill(tap.begin(), tap.end(), 0);
-        for (int64_t t = 0; t < g.k_plane; ++t) {
-          accumulate_tap<A>(g, tap, plane, w[t], acc, e);
-          for (int64_t d = g.ns - 1; d >= 0; --d) {  // next kernel position, row-major
-            if (++tap[d] < g.k[d]) break;
-            tap[d] = 0;
-          }
-        }
-      }
+  for (int64_t t = 0; t < g.k_plane; ++t) {
+    r.span[static_cast<size_t>(t)] = tap_span(g, tap);
+    for_each_row(g, tap, e,
+                 [&](int64_t row, int64_t off) { r.offset[static_cast<size_t>(row * g.k_plane + t)] = off; });
+    for (int64_t d = g.ns - 1; d >= 0; --d) {  // next kernel position, row-major
+      if (++tap[d] < g.k[d]) break;
+      tap[d] = 0;
     }
   }
+  return r;
+}
+
+// acc[x] = acc[x] + w * in_row[p(x)] for the results x of one row whose input position p is real.
+template <typename A>
+PLUMB_REF_INLINE void add_terms(A* __restrict acc, A w, const A* __restrict in_row, const TapSpan& t) {
+  if (t.ld == 1 && t.s == 1) {
+    const A* src = in_row + t.base;
+    PLUMB_REF_SIMD_LOOP
+    for (int64_t x = t.lo; x < t.hi; ++x) acc[x] = acc[x] + w * src[x];
+  } else if (t.ld == 1) {
+    PLUMB_REF_SIMD_LOOP
+    for (int64_t x = t.lo; x < t.hi; ++x) acc[x] = acc[x] + w * in_row[x * t.s + t.base];
+  } else {
+    for (int64_t x = t.lo; x < t.hi; ++x) {
+      const int64_t p = x * t.s + t.base;
+      if (p % t.ld == 0) acc[x] = acc[x] + w * in_row[p / t.ld];
+    }
+  }
+}
+
+// spec/ops/conv.md, the same loops, direct: "for (c = 0; c < Cg; c++) for_each(k in [K1..Kn],
+// row-major) { ... acc = acc + acc_t(input[b, g * Cg + c, i]) * acc_t(weight[o, c, k]) }" with
+// one row of results (b, o and the outer result dims fixed) in SIMD lanes: for each (c, k), one
+// pass adds the term of every result of the row whose input position is real, so each result
+// receives exactly its terms in the spec's order; padding and holes add none, so weights with an
+// inf or NaN are exact here. For few output channels per group (depthwise convolutions: one),
+// where conv_tiled's tiles would be mostly empty, and for non-finite weights. Rows are the work
+// items of the threads.
+template <typename A>
+void conv_direct(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_t batch, int64_t c_all,
+                 int64_t o_all, int64_t groups, int threads) {
+  const int64_t cg = c_all / groups, og = o_all / groups;
+  const int64_t e_len = g.out[g.ns - 1], rows = g.out_plane / std::max<int64_t>(e_len, 1);
+  const TapRows tr = tap_rows(g);
+  // The term of result x of `row` for (c, t), or false where its input position is not real.
+  auto term = [&](const A* plane, int64_t row, int64_t t, int64_t x, A* value) {
+    const int64_t off = tr.offset[static_cast<size_t>(row * g.k_plane + t)];
+    const TapSpan& sp = tr.span[static_cast<size_t>(t)];
+    const int64_t p = x * sp.s + sp.base;
+    if (off < 0 || x < sp.lo || x >= sp.hi || p % sp.ld != 0) return false;
+    *value = plane[off + p / sp.ld];
+    return true;
+  };
+  const int64_t terms_per_row = std::max<int64_t>(1, cg * g.k_plane * e_len);
+  parallel_for(threads, batch * o_all * rows, std::max<int64_t>(1, (int64_t{1} << 18) / terms_per_row),
+               [&](int64_t begin, int64_t end) {
+                 simd::with_widest([&] {
+                   for (int64_t item = begin; item < end; ++item) {
+                     const int64_t plane_out = item / rows, row = item % rows;  // plane_out = nn * o_all + o
+                     const int64_t nn = plane_out / o_all, o = plane_out % o_all, grp = o / og;
+                     const A* planes = in + (nn * c_all + grp * cg) * g.in_plane;
+                     const A* w = wt + o * cg * g.k_plane;
+                     A* acc = out + plane_out * g.out_plane + row * e_len;
+                     std::fill(acc, acc + e_len, A(0));
+                     for (int64_t c = 0; c < cg; ++c)
+                       for (int64_t t = 0; t < g.k_plane; ++t) {
+                         const int64_t off = tr.offset[static_cast<size_t>(row * g.k_plane + t)];
+                         if (off >= 0)
+                           add_terms(acc, w[c * g.k_plane + t], planes + c * g.in_plane + off,
+                                     tr.span[static_cast<size_t>(t)]);
+                       }
+                     // A NaN result again, term by term with add_term (contract.h: the old kernel's NaN).
+                     if constexpr (std::is_floating_point_v<A>) {
+                       if (!simd::any_nan(acc, e_len)) continue;
+                       for (int64_t x = 0; x < e_len; ++x) {
+                         if (acc[x] == acc[x]) continue;
+                         A sum = A(0), v = A(0);
+                         for (int64_t c = 0; c < cg; ++c)
+                           for (int64_t t = 0; t < g.k_plane; ++t)
+                             if (term(planes + c * g.in_plane, row, t, x, &v))
+                               sum = add_term(sum, w[c * g.k_plane + t], v);
+                         acc[x] = sum;
+                       }
+                     }
+                   }
+                 });
+               });
 }
 
 // col[e] = input[i(e, tap)] for every result position e whose input position is real, 0 for the
@@ -174,13 +231,16 @@ void conv_tiled(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_t
   const int64_t rhs_size = S::col_panels(n) * S::kCols * k;
   const auto rhs_packed = scratch<A>(groups * rhs_size);
   std::vector<Contraction<A>> jobs(static_cast<size_t>(groups));
+  bool pointwise = g.k_plane == 1;  // 1x1, stride 1, no padding or holes: result e reads input e
+  for (int64_t d = 0; d < g.ns; ++d)
+    pointwise = pointwise && g.stride[d] == 1 && g.ldil[d] == 1 && g.pad_lo[d] == 0 && g.in[d] == g.out[d];
   for (int64_t nn = 0; nn < batch; ++nn) {
     // im2col, packed into rhs panels, 16 rows (channel, tap) at a time, so that each panel gets
     // 16 consecutive rows of its [k][kCols] in one go; the rows are independent.
     parallel_for(threads, groups * k, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, n)),
                  [&](int64_t r0, int64_t r1) {
                    constexpr int64_t kChunk = 16;
-                   std::vector<A> rows(static_cast<size_t>(kChunk * n));
+                   std::vector<A> rows(static_cast<size_t>(pointwise ? 0 : kChunk * n));
                    std::vector<int64_t> tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
                    for (int64_t r = r0; r < r1; r += kChunk) {
                      const int64_t count = std::min(kChunk, r1 - r);
@@ -191,17 +251,23 @@ void conv_tiled(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_t
                          tap[static_cast<size_t>(d)] = t % g.k[static_cast<size_t>(d)];
                          t /= g.k[static_cast<size_t>(d)];
                        }
-                       gather_tap<A>(g, tap, in + (nn * c_all + grp * cg + c) * g.in_plane,
-                                     rows.data() + i * n, e);
+                       if (!pointwise)
+                         gather_tap<A>(g, tap, in + (nn * c_all + grp * cg + c) * g.in_plane,
+                                       rows.data() + i * n, e);
                      }
                      for (int64_t q = 0; q < S::col_panels(n); ++q) {
                        const int64_t j0 = q * S::kCols, cols = std::min<int64_t>(S::kCols, n - j0);
                        for (int64_t i = 0; i < count; ++i) {
                          const int64_t grp = (r + i) / k, kk = (r + i) % k;
                          A* dst = rhs_packed.get() + grp * rhs_size + (q * k + kk) * S::kCols;
-                         const A* src = rows.data() + i * n + j0;
-                         std::copy(src, src + cols, dst);
-                         std::fill(dst + cols, dst + S::kCols, A(0));
+                         // A pointwise conv's im2col row is the input plane itself.
+                         const A* src = pointwise ? in + (nn * c_all + grp * cg + kk) * g.in_plane + j0
+                                                  : rows.data() + i * n + j0;
+                         if (cols == S::kCols) {
+                           for (int c = 0; c < S::kCols; ++c) dst[c] = src[c];
+                         } else {
+                           for (int c = 0; c < S::kCols; ++c) dst[c] = c < cols ? src[c] : A(0);
+                         }
                        }
                      }
                    }
@@ -239,10 +305,8 @@ void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const
                                                                      : ir::DType::String);
   const auto buffer = scratch<A>(in_place ? 0 : result.numel());
   A* out = in_place ? result.as<A>() : buffer.get();
-  if (!all_finite(wt.data(), weight.numel()))
-    conv_direct<A>(in.data(), wt.data(), out, g, batch, c_all, o_all, groups);
-  else if (o_all / groups < 4)
-    conv_tiled<A, 1>(in.data(), wt.data(), out, g, batch, c_all, o_all, groups, threads);
+  if (!all_finite(wt.data(), weight.numel()) || o_all / groups < 4)
+    conv_direct<A>(in.data(), wt.data(), out, g, batch, c_all, o_all, groups, threads);
   else
     conv_tiled<A, 4>(in.data(), wt.data(), out, g, batch, c_all, o_all, groups, threads);
   if (!in_place) store_from<A>(out, result.numel(), result, 0);

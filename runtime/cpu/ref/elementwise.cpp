@@ -9,7 +9,9 @@
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/cpu/ref/nan_choice.h"
+#include "runtime/cpu/ref/parallel.h"
 #include "runtime/cpu/ref/round_wrap.h"
+#include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
 
@@ -90,6 +92,35 @@ C unary_float(ir::UnaryKind kind, C x) {
   return x;
 }
 
+// Elementwise results on up to `threads` threads (parallel.h), body(begin, end) per range: a
+// range is worth a thread from 64K elements on.
+template <typename Body>
+void for_ranges(int threads, int64_t n, Body body) {
+  parallel_for(threads, n, int64_t{1} << 16, body);
+}
+
+// unary_float over f32 or f64 tensors: the kinds that are single IEEE operations (or selects)
+// as vectorized loops (simd::map, the same operation per lane), the others (libm) per element.
+template <typename C>
+void unary_same_type(ir::UnaryKind kind, const C* x, C* y, int64_t n, int threads) {
+  for_ranges(threads, n, [&](int64_t b, int64_t e) {
+    const C* xs = x + b;
+    C* ys = y + b;
+    switch (kind) {
+      case ir::UnaryKind::Neg: return simd::map(xs, ys, e - b, [](C v) { return -v; });
+      case ir::UnaryKind::Abs: return simd::map(xs, ys, e - b, [](C v) { return std::fabs(v); });
+      case ir::UnaryKind::Floor: return simd::map(xs, ys, e - b, [](C v) { return std::floor(v); });
+      case ir::UnaryKind::Ceil: return simd::map(xs, ys, e - b, [](C v) { return std::ceil(v); });
+      case ir::UnaryKind::Sqrt: return simd::map(xs, ys, e - b, [](C v) { return std::sqrt(v); });
+      case ir::UnaryKind::Sign:  // a NaN stays itself (v != v), else 1, -1 or +0
+        return simd::map(xs, ys, e - b,
+                         [](C v) { return v != v ? v : (v > 0 ? C(1) : (v < 0 ? C(-1) : C(0))); });
+      default:
+        for (int64_t i = 0; i < e - b; ++i) ys[i] = unary_float(kind, xs[i]);
+    }
+  });
+}
+
 template <typename T>
 T unary_int(ir::UnaryKind kind, T x, int bits) {
   const uint64_t u = static_cast<uint64_t>(x);
@@ -122,6 +153,8 @@ Status kernel<ir::Op::Unary>(KernelCtx& cx) {
       for (int64_t i = 0; i < n; ++i) y[i] = !x[i];  // only `not` is defined for bool (unary.C2)
     } else if constexpr (std::is_integral_v<T>) {
       for (int64_t i = 0; i < n; ++i) y[i] = unary_int<T>(kind, x[i], bits);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      unary_same_type<T>(kind, x, y, n, cx.threads);
     } else if constexpr (is_float_storage_v<T>) {
       for (int64_t i = 0; i < n; ++i) y[i] = store<T>(unary_float(kind, load(x[i])));
     } else {
@@ -157,37 +190,34 @@ C binary_float(ir::BinaryKind kind, C a, C b) {
   return a;
 }
 
-// y[i] = f(a[i], b[i]): one loop per kind, the kind decided once (issue 17).
-template <typename C, typename F>
-void binary_loop(const C* __restrict a, const C* __restrict b, C* __restrict y, int64_t n, F f) {
-  for (int64_t i = 0; i < n; ++i) y[i] = f(a[i], b[i]);
-}
-
-// binary_float over f32 or f64 tensors, with the NaN of a result whose operands are both NaN
-// pinned to the one binary_float's compiled code returns (nan_choice.h), so that the bits do not
-// depend on the operand order the compiler picks for these loops: a's for sub and div (a is the
-// first source operand), and for add and mul a's in f32 but b's in f64 (GCC inlined the f64
-// binary_float and commuted those two; tests/ref_bits checks all of it against that code).
+// binary_float over f32 or f64 tensors, one vectorized loop per kind (simd::map), with the NaN
+// of a result whose operands are both NaN pinned to the one binary_float's compiled code returns
+// (nan_choice.h), so that the bits do not depend on the operand order the compiler picks for
+// these loops: a's for sub and div (a is the first source operand), and for add and mul a's in
+// f32 but b's in f64 (GCC inlined the f64 binary_float and commuted those two; tests/ref_bits
+// checks all of it against that code).
 template <typename C>
-void binary_same_type(ir::BinaryKind kind, const C* a, const C* b, C* y, int64_t n) {
+void binary_same_type(ir::BinaryKind kind, const C* a, const C* b, C* y, int64_t n, int threads) {
   constexpr bool kF64 = std::is_same_v<C, double>;
-  switch (kind) {
-    case ir::BinaryKind::Add:
-      return binary_loop(a, b, y, n, [](C x, C z) { return first_operand_nan(kF64 ? z : x, x + z); });
-    case ir::BinaryKind::Sub:
-      return binary_loop(a, b, y, n, [](C x, C z) { return first_operand_nan(x, x - z); });
-    case ir::BinaryKind::Mul:
-      return binary_loop(a, b, y, n, [](C x, C z) { return first_operand_nan(kF64 ? z : x, x * z); });
-    case ir::BinaryKind::Div:
-      return binary_loop(a, b, y, n, [](C x, C z) { return first_operand_nan(x, x / z); });
-    case ir::BinaryKind::Max:
-    case ir::BinaryKind::Min: {
-      const ir::BinaryKind k = kind;
-      return binary_loop(a, b, y, n, [k](C x, C z) { return binary_float(k, x, z); });
+  for_ranges(threads, n, [&](int64_t lo, int64_t hi) {
+    const C *as = a + lo, *bs = b + lo;
+    C* ys = y + lo;
+    const int64_t m = hi - lo;
+    switch (kind) {
+      case ir::BinaryKind::Add:
+        return simd::map(as, bs, ys, m, [](C x, C z) { return first_operand_nan(kF64 ? z : x, x + z); });
+      case ir::BinaryKind::Sub:
+        return simd::map(as, bs, ys, m, [](C x, C z) { return first_operand_nan(x, x - z); });
+      case ir::BinaryKind::Mul:
+        return simd::map(as, bs, ys, m, [](C x, C z) { return first_operand_nan(kF64 ? z : x, x * z); });
+      case ir::BinaryKind::Div:
+        return simd::map(as, bs, ys, m, [](C x, C z) { return first_operand_nan(x, x / z); });
+      case ir::BinaryKind::Max: return simd::map(as, bs, ys, m, [](C x, C z) { return max_of(x, z); });
+      case ir::BinaryKind::Min: return simd::map(as, bs, ys, m, [](C x, C z) { return min_of(x, z); });
+      default:
+        for (int64_t i = 0; i < m; ++i) ys[i] = binary_float(kind, as[i], bs[i]);
     }
-    default:
-      for (int64_t i = 0; i < n; ++i) y[i] = binary_float(kind, a[i], b[i]);
-  }
+  });
 }
 
 // Integer pow by repeated squaring, wrapping; the exponent is >= 0.
@@ -279,7 +309,7 @@ Status kernel<ir::Op::Binary>(KernelCtx& cx) {
     } else if constexpr (std::is_integral_v<T>) {
       for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR(binary_int<T>(kind, a[i], b[i], bits, &y[i]));
     } else if constexpr (std::is_floating_point_v<T>) {
-      binary_same_type<T>(kind, a, b, y, n);
+      binary_same_type<T>(kind, a, b, y, n, cx.threads);
     } else if constexpr (is_float_storage_v<T>) {
       for (int64_t i = 0; i < n; ++i) y[i] = store<T>(binary_float(kind, load(a[i]), load(b[i])));
     } else {
@@ -304,6 +334,31 @@ bool compare_values(ir::CompareKind kind, const V& a, const V& b) {
   return false;
 }
 
+// compare over arithmetic storage types (floats, integers; bool as its bytes): one vectorized
+// loop per kind.
+template <typename T>
+void compare_same_type(ir::CompareKind kind, const T* a, const T* b, bool* y, int64_t n, int threads) {
+  for_ranges(threads, n, [&](int64_t lo, int64_t hi) {
+    const T *as = a + lo, *bs = b + lo;
+    bool* ys = y + lo;
+    const int64_t m = hi - lo;
+    switch (kind) {
+      case ir::CompareKind::Eq: return simd::map(as, bs, ys, m, [](T x, T z) { return x == z; });
+      case ir::CompareKind::Ne: return simd::map(as, bs, ys, m, [](T x, T z) { return !(x == z); });
+      case ir::CompareKind::Lt: return simd::map(as, bs, ys, m, [](T x, T z) { return x < z; });
+      case ir::CompareKind::Le: return simd::map(as, bs, ys, m, [](T x, T z) { return x <= z; });
+      case ir::CompareKind::Gt: return simd::map(as, bs, ys, m, [](T x, T z) { return x > z; });
+      case ir::CompareKind::Ge: return simd::map(as, bs, ys, m, [](T x, T z) { return x >= z; });
+    }
+  });
+}
+
+// The unsigned integer as wide as T: select's predicate widened to the lanes of its operands.
+template <typename T>
+using LaneMask = std::conditional_t<
+    sizeof(T) == 8, uint64_t,
+    std::conditional_t<sizeof(T) == 4, uint32_t, std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+
 }  // namespace
 
 // spec/ops/compare.md: result[i] = lhs[i] <kind> rhs[i]
@@ -325,11 +380,12 @@ Status kernel<ir::Op::Compare>(KernelCtx& cx) {
     } else {
       const T* a = lhs.as<T>();
       const T* b = rhs.as<T>();
-      for (int64_t i = 0; i < n; ++i) {
-        if constexpr (is_narrow_float_v<T>)
-          y[i] = compare_values(kind, to_f64(a[i]), to_f64(b[i]));
-        else
-          y[i] = compare_values(kind, a[i], b[i]);
+      if constexpr (std::is_same_v<T, bool>) {
+        compare_same_type(kind, simd::bytes(a), simd::bytes(b), y, n, cx.threads);
+      } else if constexpr (std::is_arithmetic_v<T>) {
+        compare_same_type(kind, a, b, y, n, cx.threads);
+      } else {
+        for (int64_t i = 0; i < n; ++i) y[i] = compare_values(kind, to_f64(a[i]), to_f64(b[i]));
       }
     }
     return Status::ok();
@@ -357,7 +413,22 @@ Status kernel<ir::Op::Select>(KernelCtx& cx) {
       const T* t = on_true.as<T>();
       const T* f = on_false.as<T>();
       T* y = result.as<T>();
-      for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? t[i] : f[i];
+      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+        // One vectorized loop: the predicate's byte widened to a lane of T, both operands read.
+        const uint8_t* pb = simd::bytes(p);
+        for_ranges(cx.threads, n, [&](int64_t lo, int64_t hi) {
+          simd::with_widest([&] {
+            PLUMB_REF_SIMD_LOOP
+            for (int64_t i = lo; i < hi; ++i) {
+              const T on = t[i], off = f[i];
+              const LaneMask<T> take = pb[i];
+              y[i] = take != 0 ? on : off;
+            }
+          });
+        });
+      } else {
+        for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? t[i] : f[i];
+      }
     }
     return Status::ok();
   });

@@ -52,21 +52,51 @@ Expected<Tensor*> result_slot(KernelCtx& cx, ir::DType dt, const std::vector<int
   return &t;
 }
 
+// A strided copy's index space with its dims merged where they continue each other: dims d and
+// d + 1 become one when, in both tensors, stepping d is stepping d + 1 shape[d + 1] times (for a
+// row-major result and a contiguous or repeated operand, every dim does); dims of size 1 go.
+// The same elements in the same places, in fewer and longer runs.
+struct CopyDims {
+  std::vector<int64_t> shape, src, dst;
+};
+
+CopyDims merge_dims(const std::vector<int64_t>& shape, const std::vector<int64_t>& src_step,
+                    const std::vector<int64_t>& dst_step) {
+  CopyDims m;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (!m.shape.empty() && m.src.back() == src_step[d] * shape[d] &&
+        m.dst.back() == dst_step[d] * shape[d]) {
+      m.shape.back() *= shape[d];
+      m.src.back() = src_step[d];
+      m.dst.back() = dst_step[d];
+    } else {
+      m.shape.push_back(shape[d]);
+      m.src.push_back(src_step[d]);
+      m.dst.push_back(dst_step[d]);
+    }
+  }
+  return m;
+}
+
 // dst[dst_base + <i, dst_step>] = src[src_base + <i, src_step>] for every index i of `shape`: the
-// outer dims by index, the last one as a run (a copy, a fill for a repeated element, or strided).
+// outer dims (merged, merge_dims) by index, the last one as a run (a copy, a fill for a repeated
+// element, or strided).
 template <typename T>
 void strided_copy(const T* src, int64_t src_base, const std::vector<int64_t>& src_step, T* dst,
                   int64_t dst_base, const std::vector<int64_t>& dst_step, const std::vector<int64_t>& shape) {
-  if (shape.empty()) {
+  if (num_elements(shape) == 0) return;
+  const CopyDims m = merge_dims(shape, src_step, dst_step);
+  if (m.shape.empty()) {  // one element
     dst[dst_base] = src[src_base];
     return;
   }
-  const size_t last = shape.size() - 1;
-  const int64_t n = shape[last], ss = src_step[last], ds = dst_step[last];
-  const std::vector<int64_t> outer(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(last));
-  for (IndexIter it(outer); !it.done() && n > 0; it.next()) {
-    const T* s = src + src_base + offset_of(it.index(), src_step);
-    T* d = dst + dst_base + offset_of(it.index(), dst_step);
+  const size_t last = m.shape.size() - 1;
+  const int64_t n = m.shape[last], ss = m.src[last], ds = m.dst[last];
+  const std::vector<int64_t> outer(m.shape.begin(), m.shape.begin() + static_cast<std::ptrdiff_t>(last));
+  for (IndexIter it(outer); !it.done(); it.next()) {
+    const T* s = src + src_base + offset_of(it.index(), m.src);
+    T* d = dst + dst_base + offset_of(it.index(), m.dst);
     if (ds == 1 && ss == 1)
       std::copy(s, s + n, d);
     else if (ds == 1 && ss == 0)

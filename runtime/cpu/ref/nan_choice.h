@@ -37,4 +37,23 @@ inline A first_operand_nan(A a, A r) {
   return a != a ? quieted(a) : r;
 }
 
+// IEEE 754-2019 maximum and minimum as ref's kernels define them (binary max/min, reduce and
+// pool max, spec/numerics.md): a NaN operand itself, x's first (not quieted: a select, no
+// arithmetic); max(-0, +0) = +0 and min(-0, +0) = -0; else the larger / smaller operand. Written
+// as selects, so that loops over them vectorize: for two zeros, x + z is their max (-0 + +0 = +0,
+// -0 + -0 = -0) and -(-x + -z) their min; equal non-zero operands have the same bits. Integers
+// too (no NaN, no -0).
+template <typename A>
+inline A max_of(A x, A z) {
+  A r = x > z ? x : z;
+  if constexpr (std::is_floating_point_v<A>) r = x == 0 && z == 0 ? x + z : r;
+  return x != x ? x : r;
+}
+template <typename A>
+inline A min_of(A x, A z) {
+  A r = x < z ? x : z;
+  if constexpr (std::is_floating_point_v<A>) r = x == 0 && z == 0 ? -(-x + -z) : r;
+  return x != x ? x : r;
+}
+
 }  // namespace plumb::rt::ref

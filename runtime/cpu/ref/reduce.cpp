@@ -7,10 +7,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "runtime/cpu/ref/contract.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/nan_choice.h"
 #include "runtime/cpu/ref/round_wrap.h"
+#include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
 
@@ -95,6 +98,68 @@ A combine(ir::ReduceKind kind, A acc, A x) {
   return acc;
 }
 
+// One accumulation step of `kind` as combine() computes it, the kind fixed, so that a loop over
+// it vectorizes: float sum and prod pin a NaN result to the accumulator's NaN when both are NaN
+// (nan_choice.h, as `acc + x` compiled before issue 17), max and min are max_of / min_of (the same
+// as combine's: the first NaN, -0 < +0).
+template <typename A, ir::ReduceKind kind>
+struct Step {
+  A operator()(A acc, A x) const {
+    if constexpr (std::is_floating_point_v<A> && kind == ir::ReduceKind::Sum)
+      return first_operand_nan(acc, acc + x);
+    else if constexpr (std::is_floating_point_v<A> && kind == ir::ReduceKind::Prod)
+      return first_operand_nan(acc, acc * x);
+    else if constexpr (std::is_floating_point_v<A> && kind == ir::ReduceKind::Max)
+      return max_of(acc, x);
+    else if constexpr (std::is_floating_point_v<A> && kind == ir::ReduceKind::Min)
+      return min_of(acc, x);
+    else
+      return combine<A>(kind, acc, x);
+  }
+};
+
+// acc[result offset of i] = step(acc[...], operand[i]) for every operand index i, row-major (so
+// each result sees its reduced elements in row-major order, spec/ops/reduce.md), in runs: the
+// operand's dims merged where they continue each other and are both reduced or both kept
+// (to_result: the result stride of each dim, 0 where reduced), the last merged dim one run,
+// either along the result (a vectorized elementwise step) or along one result (a sequential sum).
+template <typename A, typename T, typename S>
+void reduce_runs(const std::vector<int64_t>& shape, const std::vector<int64_t>& to_result, const T* src,
+                 A* acc, S step) {
+  std::vector<int64_t> size, stride;  // merged dims: extent and result stride
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (!size.empty() && stride.back() == to_result[d] * shape[d]) {
+      size.back() *= shape[d];
+      stride.back() = to_result[d];
+    } else {
+      size.push_back(shape[d]);
+      stride.push_back(to_result[d]);
+    }
+  }
+  if (size.empty()) {  // one element
+    acc[0] = step(acc[0], load<A>(src[0]));
+    return;
+  }
+  const int64_t n = size.back(), along = stride.back();
+  const std::vector<int64_t> outer(size.begin(), size.end() - 1);
+  simd::with_widest([&] {
+    int64_t at = 0;  // operand offset of the run: row-major, so runs follow each other
+    for (IndexIter it(outer); !it.done(); it.next(), at += n) {
+      const T* x = src + at;
+      A* r = acc + offset_of(it.index(), stride);
+      if (along == 0) {
+        A a = *r;
+        for (int64_t j = 0; j < n; ++j) a = step(a, load<A>(x[j]));
+        *r = a;
+      } else {
+        PLUMB_REF_SIMD_LOOP
+        for (int64_t j = 0; j < n; ++j) r[j] = step(r[j], load<A>(x[j]));
+      }
+    }
+  });
+}
+
 // Splits a shape at `axis` into (elements before, extent, elements after).
 struct AxisSplit {
   int64_t outer = 1, extent = 1, inner = 1;
@@ -137,14 +202,26 @@ Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
       A start = identity<A>(kind, operand.dtype);
       if constexpr (std::is_floating_point_v<A>)
         if (kind == ir::ReduceKind::Sum && reduced_n > 0) start = A(-0.0);
-      std::vector<A> acc(static_cast<size_t>(result.numel()), start);
+      const int64_t results = result.numel();
+      const auto acc = scratch<A>(results);
+      std::fill_n(acc.get(), results, start);
       const T* src = operand.as<T>();
-      for (IndexIter it(operand.shape); !it.done(); it.next()) {
-        const int64_t r = offset_of(it.index(), to_result);  // (vector<bool> has no A&)
-        acc[r] = combine<A>(kind, acc[r], load<A>(src[it.flat()]));
-      }
+      if (operand.numel() > 0) switch (kind) {
+          case ir::ReduceKind::Sum:
+            reduce_runs(operand.shape, to_result, src, acc.get(), Step<A, ir::ReduceKind::Sum>{});
+            break;
+          case ir::ReduceKind::Prod:
+            reduce_runs(operand.shape, to_result, src, acc.get(), Step<A, ir::ReduceKind::Prod>{});
+            break;
+          case ir::ReduceKind::Max:
+            reduce_runs(operand.shape, to_result, src, acc.get(), Step<A, ir::ReduceKind::Max>{});
+            break;
+          case ir::ReduceKind::Min:
+            reduce_runs(operand.shape, to_result, src, acc.get(), Step<A, ir::ReduceKind::Min>{});
+            break;
+        }
       T* dst = result.as<T>();
-      for (size_t i = 0; i < acc.size(); ++i) dst[i] = store<T>(acc[i], operand.dtype);
+      for (int64_t i = 0; i < results; ++i) dst[i] = store<T>(acc[i], operand.dtype);
       return Status::ok();
     }
   });

@@ -3,7 +3,9 @@
 
 #include "ir/infer.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/parallel.h"
 #include "runtime/cpu/ref/philox.h"
+#include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
 
@@ -26,9 +28,20 @@ Status kernel<ir::Op::Rng>(KernelCtx& cx) {
   const uint64_t seed = static_cast<uint64_t>(ir::attrs<ir::Op::Rng>(cx.node).seed);
   const uint64_t stream = static_cast<uint64_t>(ir::attrs<ir::Op::Rng>(cx.node).stream);
   uint32_t* dst = result.as<uint32_t>();
-  for (int64_t k = 0; k < n; k += 4) {
-    const PhiloxCounter block = rng_block(static_cast<uint64_t>(k) / 4, seed, stream);
-    for (int64_t w = 0; w < 4 && k + w < n; ++w) dst[k + w] = block[w];
+  // The whole blocks, independent, in SIMD lanes and on threads; then the last, partial one.
+  const int64_t whole = n / 4;
+  parallel_for(cx.threads, whole, int64_t{1} << 14, [&](int64_t begin, int64_t end) {
+    simd::with_widest([&] {
+      PLUMB_REF_SIMD_LOOP
+      for (int64_t b = begin; b < end; ++b) {
+        const PhiloxCounter block = rng_block(static_cast<uint64_t>(b), seed, stream);
+        for (int w = 0; w < 4; ++w) dst[4 * b + w] = block[w];
+      }
+    });
+  });
+  if (n % 4 != 0) {
+    const PhiloxCounter block = rng_block(static_cast<uint64_t>(whole), seed, stream);
+    for (int64_t w = 0; w < n % 4; ++w) dst[4 * whole + w] = block[w];
   }
   return Status::ok();
 }

@@ -26,6 +26,25 @@
 #define PLUMB_REF_TARGET_AVX2
 #endif
 
+// A loop whose iterations are independent results (an elementwise kernel, one row of a window):
+// `#pragma omp simd` where CMake builds ref with -fopenmp-simd (runtime/cpu/ref/CMakeLists.txt,
+// PLUMB_REF_OMP_SIMD), so that GCC vectorizes it at -O2 (its default cost model leaves every loop
+// with a remainder scalar). The pragma only says that the iterations are independent; each lane
+// is the same IEEE operation as the scalar one (no reassociation, no contraction), so the bits are
+// those of the plain loop. Elsewhere, a plain loop.
+#if PLUMB_REF_OMP_SIMD
+#define PLUMB_REF_SIMD_LOOP _Pragma("omp simd")
+#else
+#define PLUMB_REF_SIMD_LOOP
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+// Every call inside inlined (the AVX2 copy of a loop nest, with_widest below).
+#define PLUMB_REF_FLATTEN __attribute__((flatten))
+#else
+#define PLUMB_REF_FLATTEN
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 // Inlined into each caller, so that the AVX2 copy of a kernel inlines its helpers with AVX2 too.
 #define PLUMB_REF_INLINE inline __attribute__((always_inline))
@@ -102,5 +121,59 @@ inline bool has_avx2() {
   return false;
 #endif
 }
+
+namespace detail {
+template <typename Body>
+PLUMB_REF_TARGET_AVX2 PLUMB_REF_FLATTEN void run_avx2(Body& body) {
+  body();
+}
+template <typename Body>
+PLUMB_REF_FLATTEN void run_portable(Body& body) {
+  body();
+}
+}  // namespace detail
+
+// body() with every call in it inlined, compiled twice: for AVX2, run where the machine has it,
+// and for the baseline target. An elementwise kernel wraps its PLUMB_REF_SIMD_LOOP in it, so that
+// the default x86-64 build fills 256-bit registers too (same operations per lane, same bits).
+template <typename Body>
+void with_widest(Body&& body) {
+#if PLUMB_REF_AVX2
+  if (has_avx2()) return detail::run_avx2(body);
+#endif
+  detail::run_portable(body);
+}
+
+// y[i] = f(x[i]) and y[i] = f(a[i], b[i]) for i < n: independent results, one vectorized loop.
+// f must be branch-free enough for GCC to if-convert it (selects, not calls); bool operands come
+// as bytes (bytes() below: GCC's vectorizer has no vector of bool).
+template <typename X, typename Y, typename F>
+void map(const X* __restrict x, Y* __restrict y, int64_t n, F f) {
+  with_widest([&] {
+    PLUMB_REF_SIMD_LOOP
+    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  });
+}
+template <typename X, typename Y, typename F>
+void map(const X* __restrict a, const X* __restrict b, Y* __restrict y, int64_t n, F f) {
+  with_widest([&] {
+    PLUMB_REF_SIMD_LOOP
+    for (int64_t i = 0; i < n; ++i) y[i] = f(a[i], b[i]);
+  });
+}
+
+// Whether any of x[0, n) is a NaN (floats): one vectorized pass, for kernels that compute a
+// result again where it came out NaN (nan_choice.h).
+template <typename A>
+PLUMB_REF_INLINE bool any_nan(const A* x, int64_t n) {
+  int found = 0;
+#if PLUMB_REF_OMP_SIMD
+  _Pragma("omp simd reduction(| : found)")
+#endif
+      for (int64_t i = 0; i < n; ++i) found |= x[i] != x[i];
+  return found != 0;
+}
+
+inline const uint8_t* bytes(const bool* p) { return reinterpret_cast<const uint8_t*>(p); }
 
 }  // namespace plumb::rt::ref::simd
