@@ -389,7 +389,8 @@ void add_squared_deviation(const rt::RtValue& sample, const rt::RtValue& center,
   double* s = sumsq.tensor().as<double>();
   const double* x = a.as<double>();
   const double* y = b.as<double>();
-  for (int64_t i = 0; i < a.numel(); ++i) {
+  const int64_t n = a.numel();  // (numel() is a product over the shape: not per element)
+  for (int64_t i = 0; i < n; ++i) {
     const double d = x[i] - y[i];
     if (std::isfinite(d)) s[i] += d * d;
   }
@@ -414,7 +415,8 @@ rt::RtValue perturbed_input(const rt::RtValue& x, const std::vector<double>& var
   rt::visit_dtype(dt, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T> || rt::is_narrow_float_v<T>) {
-      for (int64_t i = 0; i < t.numel(); ++i) {
+      const int64_t n = t.numel();  // (numel() is a product over the shape: not per element)
+      for (int64_t i = 0; i < n; ++i) {
         state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
         const double z = (static_cast<double>(state >> 11) * 0x1p-53 * 2 - 1) * std::sqrt(3.0);
         double v;

@@ -50,7 +50,8 @@ Status widen_into(const Tensor& src, double* dst) {
     using T = typename decltype(tag)::type;
     if constexpr (is_float_storage_v<T>) {
       const T* s = src.as<T>();
-      for (int64_t i = 0; i < src.numel(); ++i) dst[i] = widen(s[i]);
+      const int64_t n = src.numel();  // (numel() is a product over the shape: not per element)
+      for (int64_t i = 0; i < n; ++i) dst[i] = widen(s[i]);
     } else {
       st = internal_error("widening a non-float tensor");
     }

@@ -288,8 +288,9 @@ void conv_tiled(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_t
 template <typename A>
 bool all_finite(const A* p, int64_t n) {
   if constexpr (std::is_floating_point_v<A>) {
-    for (int64_t i = 0; i < n; ++i)
-      if (!std::isfinite(p[i])) return false;
+    bool finite = true;
+    simd::with_widest([&] { finite = !simd::any_nan_or_inf(p, n); });
+    return finite;
   }
   return true;
 }

@@ -12,6 +12,7 @@
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
 
@@ -79,6 +80,21 @@ CopyDims merge_dims(const std::vector<int64_t>& shape, const std::vector<int64_t
   return m;
 }
 
+// d[0, n) = v: a vectorized loop for arithmetic types (a broadcast scalar or row).
+template <typename T>
+void fill_run(T* d, int64_t n, const T& v) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    simd::with_widest([&] {
+      T* out = d;
+      const T x = v;
+      PLUMB_REF_SIMD_LOOP
+      for (int64_t i = 0; i < n; ++i) out[i] = x;
+    });
+  } else {
+    std::fill(d, d + n, v);
+  }
+}
+
 // dst[dst_base + <i, dst_step>] = src[src_base + <i, src_step>] for every index i of `shape`: the
 // outer dims (merged, merge_dims) by index, the last one as a run (a copy, a fill for a repeated
 // element, or strided).
@@ -100,7 +116,7 @@ void strided_copy(const T* src, int64_t src_base, const std::vector<int64_t>& sr
     if (ds == 1 && ss == 1)
       std::copy(s, s + n, d);
     else if (ds == 1 && ss == 0)
-      std::fill(d, d + n, *s);
+      fill_run(d, n, *s);
     else
       for (int64_t x = 0; x < n; ++x) d[x * ds] = s[x * ss];
   }

@@ -13,6 +13,9 @@ using PhiloxKey = std::array<uint32_t, 2>;
 inline PhiloxCounter philox4x32_10(PhiloxCounter ctr, PhiloxKey key) {
   constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;  // multipliers
   constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;  // Weyl key increments
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 10  // straight-line rounds: a loop over blocks can put blocks in SIMD lanes
+#endif
   for (int round = 0; round < 10; ++round) {
     if (round > 0) {
       key[0] += kW0;

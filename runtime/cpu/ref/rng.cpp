@@ -32,10 +32,12 @@ Status kernel<ir::Op::Rng>(KernelCtx& cx) {
   const int64_t whole = n / 4;
   parallel_for(cx.threads, whole, int64_t{1} << 14, [&](int64_t begin, int64_t end) {
     simd::with_widest([&] {
+      const uint64_t key = seed, ctr = stream;  // locals, so that GCC keeps them out of the lanes' loads
+      uint32_t* out = dst;
       PLUMB_REF_SIMD_LOOP
       for (int64_t b = begin; b < end; ++b) {
-        const PhiloxCounter block = rng_block(static_cast<uint64_t>(b), seed, stream);
-        for (int w = 0; w < 4; ++w) dst[4 * b + w] = block[w];
+        const PhiloxCounter block = rng_block(static_cast<uint64_t>(b), key, ctr);
+        for (int w = 0; w < 4; ++w) out[4 * b + w] = block[w];
       }
     });
   });

@@ -174,6 +174,17 @@ PLUMB_REF_INLINE bool any_nan(const A* x, int64_t n) {
   return found != 0;
 }
 
+// Whether any of x[0, n) is an inf or a NaN (x - x is 0 exactly for the finite ones).
+template <typename A>
+PLUMB_REF_INLINE bool any_nan_or_inf(const A* x, int64_t n) {
+  int found = 0;
+#if PLUMB_REF_OMP_SIMD
+  _Pragma("omp simd reduction(| : found)")
+#endif
+      for (int64_t i = 0; i < n; ++i) found |= !(x[i] - x[i] == 0);
+  return found != 0;
+}
+
 inline const uint8_t* bytes(const bool* p) { return reinterpret_cast<const uint8_t*>(p); }
 
 }  // namespace plumb::rt::ref::simd
