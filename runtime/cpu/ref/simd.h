@@ -162,27 +162,26 @@ void map(const X* __restrict a, const X* __restrict b, Y* __restrict y, int64_t 
   });
 }
 
-// Whether any of x[0, n) is a NaN (floats): one vectorized pass, for kernels that compute a
-// result again where it came out NaN (nan_choice.h).
-template <typename A>
-PLUMB_REF_INLINE bool any_nan(const A* x, int64_t n) {
+// Whether p(x[i]) holds for any i < n: one vectorized pass (an OR over the lanes).
+template <typename A, typename P>
+PLUMB_REF_INLINE bool any_lane(const A* x, int64_t n, P p) {
   int found = 0;
 #if PLUMB_REF_OMP_SIMD
   _Pragma("omp simd reduction(| : found)")
 #endif
-      for (int64_t i = 0; i < n; ++i) found |= x[i] != x[i];
+      for (int64_t i = 0; i < n; ++i) found |= p(x[i]);
   return found != 0;
 }
 
-// Whether any of x[0, n) is an inf or a NaN (x - x is 0 exactly for the finite ones).
+// Whether any of x[0, n) is a NaN (floats), for kernels that compute a result again where it came
+// out NaN (nan_choice.h); or an inf or a NaN (x - x is 0 exactly for the finite ones).
+template <typename A>
+PLUMB_REF_INLINE bool any_nan(const A* x, int64_t n) {
+  return any_lane(x, n, [](A v) { return v != v; });
+}
 template <typename A>
 PLUMB_REF_INLINE bool any_nan_or_inf(const A* x, int64_t n) {
-  int found = 0;
-#if PLUMB_REF_OMP_SIMD
-  _Pragma("omp simd reduction(| : found)")
-#endif
-      for (int64_t i = 0; i < n; ++i) found |= !(x[i] - x[i] == 0);
-  return found != 0;
+  return any_lane(x, n, [](A v) { return !(v - v == 0); });
 }
 
 inline const uint8_t* bytes(const bool* p) { return reinterpret_cast<const uint8_t*>(p); }
