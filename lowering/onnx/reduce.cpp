@@ -80,7 +80,7 @@ ValueId guard_nonempty(LowerCtx& cx, ValueId y, ValueId v, const std::vector<int
 template <Red kind>
 Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t input_from = kind == Red::kSum ? 13 : 18;
   PLUMB_ASSIGN_OR_RETURN(auto axes_opt, reduce_axes(cx, n, input_from));
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
@@ -144,7 +144,7 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
 template <ir::ArgKind Kind>
 Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t last, n.attr_int("select_last_index", 0));
@@ -159,7 +159,7 @@ Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
 template <ir::ReduceKind Kind>
 Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   auto axis_v = cx.const_ints(n, 1);
   if (!axis_v) return cx.needs_build_time(n, 1, "axis");
   if (axis_v->size() != 1) return cx.invalid("axis must be one integer");

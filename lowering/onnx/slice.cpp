@@ -95,7 +95,7 @@ void slice_dynamic(LowerCtx& cx, ValueId x, const SliceArgs& a, ValueId* start_f
 
 Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   SliceArgs a;
@@ -191,7 +191,7 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
 // at 18+; the last part smaller when the dim does not divide).
 Status lower_split(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
