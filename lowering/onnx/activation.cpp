@@ -228,6 +228,7 @@ Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
   const bool coerce = cx.opset() < 13;
   PLUMB_ASSIGN_OR_RETURN(int64_t axis_attr, n.attr_int("axis", coerce ? 1 : -1));
   int64_t axis = normalize_axis(cx, axis_attr, r == 0 && coerce ? 1 : r);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId in_shape = shape_value(cx, x);
   ValueId v = x;
   if (coerce) {

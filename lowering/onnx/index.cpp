@@ -33,6 +33,7 @@ Status lower_gather(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());  // dim_scalar reads dim `axis` of x: it must exist
   idx = normalize_indices(cx, idx, dim_scalar(cx, x, axis));
   cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, axis, 0}, {x, idx}));
   return Status::ok();
@@ -43,6 +44,7 @@ Status lower_gather_elements(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());  // dim_scalar reads dim `axis` of x: it must exist
   idx = normalize_indices(cx, idx, dim_scalar(cx, x, axis));
   cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, axis, 0}, {x, idx}));
   return Status::ok();

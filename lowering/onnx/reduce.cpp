@@ -149,6 +149,7 @@ Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t last, n.attr_int("select_last_index", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId y = cx.b.emit1(ir::ArgReduceAttrs{Kind, axis, last != 0}, {x});
   if (keepdims) y = keep_dims(cx, y, x, {axis});
   cx.set_output(n, 0, y);
@@ -166,6 +167,7 @@ Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t exclusive, n.attr_int("exclusive", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t reverse, n.attr_int("reverse", 0));
   const int64_t axis = normalize_axis(cx, (*axis_v)[0], rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.emit1(ir::ScanAttrs{Kind, axis, exclusive != 0, reverse != 0}, {x}));
   return Status::ok();
 }

@@ -222,9 +222,11 @@ Status lower_concat_from_sequence(LowerCtx& cx, const OnnxNode& n) {
   const int64_t r = elem.rank();
   if (new_axis != 0) {
     axis = normalize_axis(cx, axis, r + 1);
+    PLUMB_RETURN_IF_ERROR(cx.error());
     cx.set_output(n, 0, seq_op(cx, SK::StackAxis, {s}, elem, axis));
   } else {
     axis = normalize_axis(cx, axis, r);
+    PLUMB_RETURN_IF_ERROR(cx.error());
     cx.set_output(n, 0, seq_op(cx, SK::ConcatAxis, {s}, elem, axis));
   }
   return Status::ok();

@@ -186,6 +186,7 @@ Status lower_transpose(LowerCtx& cx, const OnnxNode& n) {
   for (int64_t i = r - 1; i >= 0; --i) rev.push_back(i);
   PLUMB_ASSIGN_OR_RETURN(auto perm, n.attr_ints("perm", rev));
   for (int64_t& p : perm) p = normalize_axis(cx, p, r, "perm entry");
+  PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.transpose(x, perm));
   return Status::ok();
 }
@@ -198,6 +199,7 @@ Status lower_concat(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", cx.opset() < 4 ? 1 : INT64_MIN));
   if (axis == INT64_MIN) return cx.invalid("missing required attribute 'axis'");
   axis = normalize_axis(cx, axis, rank_of(cx, xs[0]));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.concat(xs, axis));
   return Status::ok();
 }
@@ -279,6 +281,7 @@ Status lower_unsqueeze(LowerCtx& cx, const OnnxNode& n) {
   std::vector<bool> ins(static_cast<size_t>(out_r), false);
   for (int64_t a : *axes) {
     const int64_t k = normalize_axis(cx, a, out_r);
+    PLUMB_RETURN_IF_ERROR(cx.error());
     if (ins[k]) return cx.invalid("duplicate axis in Unsqueeze");
     ins[k] = true;
   }

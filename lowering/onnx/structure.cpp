@@ -164,6 +164,7 @@ Expected<std::vector<int64_t>> tile1_repeats(LowerCtx& cx, const OnnxNode& n, in
     return invalid_model("", "Tile-1 tiles and axis must be whole numbers");
   std::vector<int64_t> reps(static_cast<size_t>(rank), 1);
   const int64_t a = normalize_axis(cx, static_cast<int64_t>(*axis), rank);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (a >= 0 && a < rank) reps[static_cast<size_t>(a)] = static_cast<int64_t>(*tiles);
   return reps;
 }
@@ -354,6 +355,7 @@ Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
   }
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Axis, x, pos, axis));
   return Status::ok();
 }
@@ -431,6 +433,7 @@ Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId ext = cx.b.emit1(ir::SliceAttrs{}, {shape_value(cx, x), cx.b.shape_const({axis}),
                                               cx.b.shape_const({1}), cx.b.shape_const({1})});
   ext = cx.b.reshape(ext, cx.b.shape_const({}));
@@ -507,7 +510,9 @@ Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t time_axis, n.attr_int("time_axis", 0));
   const int64_t r = rank_of(cx, x);
   batch_axis = normalize_axis(cx, batch_axis, r);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   time_axis = normalize_axis(cx, time_axis, r);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (batch_axis == time_axis) return cx.invalid("batch_axis and time_axis must differ");
   ValueId shape = shape_value(cx, x);
   ValueId t = iota(cx, shape, ir::DType::I64, time_axis);
@@ -535,6 +540,7 @@ Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
   std::vector<int64_t> start(r, 0), size = d, stride(r, 1), lo(r, 0), hi(r, 0);
   for (size_t i = 0; i < axes.size(); ++i) {
     const int64_t a = normalize_axis(cx, axes[i], r), t = (*target)[i];
+    PLUMB_RETURN_IF_ERROR(cx.error());
     if (t < 0) return cx.invalid("negative target dim");
     if (t < d[a]) {
       start[a] = (d[a] - t) / 2;
