@@ -57,13 +57,17 @@ std::string executor_decline(const ir::Graph& g, const Plan& plan, const SpanSig
 }
 
 // Lifetime of one value's buffer on one side, in top-level node positions (n = after the last node).
+// A value's lifetime in node indices; -1 is "before the first node" (a graph input, written by
+// bind_inputs before anything runs), so being used is a flag of its own, not a sentinel start.
 struct Life {
-  int64_t start = -1, end = -1;
+  int64_t start = 0, end = 0;
+  bool any = false;
   void add(int64_t lo, int64_t hi) {
-    start = start < 0 ? lo : std::min(start, lo);
-    end = std::max(end, hi);
+    start = any ? std::min(start, lo) : lo;
+    end = any ? std::max(end, hi) : hi;
+    any = true;
   }
-  bool used() const { return start >= 0; }
+  bool used() const { return any; }
 };
 
 }  // namespace

@@ -1,4 +1,6 @@
-// plumb bench MODEL [--data DIR | --input NAME=FILE ...] [--backend B] [--runs N] [--json]
+// plumb bench MODEL [--data DIR | --input NAME=FILE ...] [--backend B] [--precise] [--threads N]
+//                   [--max-iterations N] [--max-bytes N] [--runs N] [--json]
+// (the session options as plumb run takes them, tools/session_options.h; --threads defaults to 1)
 // Latency of one model on one backend (issue 16): loads and prepares the session once, runs it
 // once to warm up (the first plan, its schedule and compiled spans, caches), then N timed runs.
 // Prints `median_ms=... min_ms=... max_ms=... peak_rss_mb=...` (the process's peak resident set,
@@ -44,13 +46,13 @@ std::string json_str(const std::string& s) {
 
 int cmd_bench(const Args& args) {
   ModelArgs m;
-  std::string backend = "ref";
+  rt::SessionOptions opts = session_options("ref");  // 1 thread unless --threads says otherwise
   int64_t runs = 10;
   bool json = false;
   auto usage = [] {
     std::fprintf(stderr,
-                 "usage: plumb bench MODEL [--data DIR | --input NAME=FILE ...] [--backend B] [--runs N] "
-                 "[--json]\n");
+                 "usage: plumb bench MODEL [--data DIR | --input NAME=FILE ...] [--backend B] [--precise] "
+                 "[--threads N] [--max-iterations N] [--max-bytes N] [--runs N] [--json]\n");
     return 2;
   };
   for (size_t i = 0; i < args.size(); ++i) {
@@ -63,11 +65,11 @@ int cmd_bench(const Args& args) {
     std::string v;
     Expected<int> taken = take_model_arg(args, i, m);
     if (!taken) return report_error("", taken.status());
+    if (*taken == 0) taken = take_session_arg(args, i, opts);
+    if (!taken) return report_error("", taken.status());
     if (*taken < 0) return usage();
     if (*taken) continue;
-    if (a == "--backend") {
-      if (!next(backend)) return usage();
-    } else if (a == "--runs") {
+    if (a == "--runs") {
       if (!next(v)) return usage();
       char* end = nullptr;
       runs = std::strtoll(v.c_str(), &end, 10);
@@ -82,7 +84,7 @@ int cmd_bench(const Args& args) {
   }
   if (m.model.empty() || (m.data_dir.empty() && m.inputs.empty())) return usage();
   std::string file;
-  auto created = open_model_session(m, session_options(backend), &file);
+  auto created = open_model_session(m, opts, &file);
   if (!created) return report_error(file, created.status());
   rt::Session& s = **created;
   const std::string& model = m.model;
@@ -104,8 +106,8 @@ int cmd_bench(const Args& args) {
     std::printf(
         "{\"model\": %s, \"backend\": %s, \"runs\": %lld, \"median_ms\": %.3f, \"min_ms\": %.3f, "
         "\"max_ms\": %.3f, \"peak_rss_mb\": %.1f}\n",
-        json_str(model).c_str(), json_str(backend).c_str(), static_cast<long long>(runs), median, ms.front(),
-        ms.back(), peak_rss_mb());
+        json_str(model).c_str(), json_str(opts.backend).c_str(), static_cast<long long>(runs), median,
+        ms.front(), ms.back(), peak_rss_mb());
   else
     std::printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f peak_rss_mb=%.1f\n", median, ms.front(), ms.back(),
                 peak_rss_mb());

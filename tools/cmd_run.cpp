@@ -29,15 +29,6 @@ namespace {
 
 using check::ends_with;
 
-Status parse_int(const std::string& flag, const std::string& text, int64_t& out) {
-  char* end = nullptr;
-  const long long v = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < 0)
-    return invalid_input(flag + " needs a non-negative integer, got '" + text + "'");
-  out = v;
-  return Status::ok();
-}
-
 // "f32[2,3] = [1, 2, 3, ...]": at most 16 elements.
 std::string summary(const rt::RtValue& v) {
   std::string s = ir::type_to_string(rt::type_of(v));
@@ -87,29 +78,14 @@ int cmd_run(const Args& args) {
       dst = args[++i];
       return true;
     };
-    std::string v;
     Expected<int> taken = take_model_arg(args, i, m);
+    if (!taken) return report_error("", taken.status());
+    if (*taken == 0) taken = take_session_arg(args, i, opts);
     if (!taken) return report_error("", taken.status());
     if (*taken < 0) return usage();
     if (*taken) continue;
     if (a == "--out") {
       if (!next(out_dir)) return usage();
-    } else if (a == "--backend") {
-      if (!next(opts.backend)) return usage();
-    } else if (a == "--precise") {
-      opts.mode = rt::NumericMode::kPrecise;
-    } else if (a == "--threads") {
-      if (!next(v)) return usage();
-      Status st = parse_threads(v, opts.threads);
-      if (!st.is_ok()) return report_error("", st);
-    } else if (a == "--max-iterations") {
-      if (!next(v)) return usage();
-      Status st = parse_int(a, v, opts.max_while_iterations);
-      if (!st.is_ok()) return report_error("", st);
-    } else if (a == "--max-bytes") {
-      if (!next(v)) return usage();
-      Status st = parse_int(a, v, opts.max_bytes);
-      if (!st.is_ok()) return report_error("", st);
     } else {
       return report_error("", invalid_input("unknown option '" + a + "'"));
     }

@@ -60,8 +60,10 @@ const Command kCommands[] = {
      "  --external-weights BYTES    constants of at least BYTES bytes go to FILE.plumb.weights\n"
      "\n"
      "exit codes: 0 written, 2 error (parse, verify or write)\n"},
-    {"bench", "bench MODEL --data DIR [--backend B] [--runs N] [--json]", "time a model on a backend",
-     "usage: plumb bench MODEL (--data DIR | --input NAME=FILE ...) [--backend B] [--runs N] [--json]\n"
+    {"bench", "bench MODEL --data DIR [--backend B] [--threads N] [--runs N] [--json]",
+     "time a model on a backend",
+     "usage: plumb bench MODEL (--data DIR | --input NAME=FILE ...) [--backend B] [--precise] [--threads N]\n"
+     "                   [--max-iterations N] [--max-bytes N] [--runs N] [--json]\n"
      "\n"
      "Prepares MODEL once on backend B (default ref), runs it once to warm up, then N times (default\n"
      "10), and prints median_ms=... min_ms=... max_ms=... peak_rss_mb=... (the wall time of one\n"
@@ -72,6 +74,11 @@ const Command kCommands[] = {
      "  --data DIR            inputs input_<k>.npy or input_<k>.pb (graph input order)\n"
      "  --input NAME=FILE     bind graph input NAME (or #k) to a .npy or .pb file; repeatable\n"
      "  --backend B           ref, cpu (oneDNN), ...\n"
+     "  --precise             the precise mode: every float computed in f64\n"
+     "  --threads N           threads for independent results within a node (default 1)\n"
+     "  --max-iterations N    a Loop/while running more than N iterations is an error (default:\n"
+     "                        unlimited)\n"
+     "  --max-bytes N         largest arena and largest tensor allocated, in bytes (default 16 GiB)\n"
      "  --runs N              timed runs after the warm-up\n"
      "  --json                one JSON object instead of the key=value line\n"
      "\n"

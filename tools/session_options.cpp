@@ -18,6 +18,15 @@ bool verbose(const std::string& what) {
   return false;
 }
 
+Status parse_count(const std::string& flag, const std::string& text, int64_t& out) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 0)
+    return invalid_input(flag + " needs a non-negative integer, got '" + text + "'");
+  out = v;
+  return Status::ok();
+}
+
 }  // namespace
 
 rt::SessionOptions session_options(const std::string& backend) {
@@ -37,6 +46,29 @@ Status parse_threads(const std::string& text, int& threads) {
     return invalid_input("--threads needs an integer from 1 to 1024, got '" + text + "'");
   threads = static_cast<int>(v);
   return Status::ok();
+}
+
+Expected<int> take_session_arg(const std::vector<std::string>& args, size_t& i, rt::SessionOptions& o) {
+  const std::string& a = args[i];
+  const bool valued = a == "--backend" || a == "--threads" || a == "--max-iterations" || a == "--max-bytes";
+  if (!valued) {
+    if (a != "--precise") return 0;
+    o.mode = rt::NumericMode::kPrecise;
+    return 1;
+  }
+  if (i + 1 >= args.size()) return -1;
+  const std::string& v = args[++i];
+  Status st = Status::ok();
+  if (a == "--backend")
+    o.backend = v;
+  else if (a == "--threads")
+    st = parse_threads(v, o.threads);
+  else if (a == "--max-iterations")
+    st = parse_count(a, v, o.max_while_iterations);
+  else
+    st = parse_count(a, v, o.max_bytes);
+  if (!st.is_ok()) return st;
+  return 1;
 }
 
 }  // namespace plumb::cli

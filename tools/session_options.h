@@ -2,7 +2,8 @@
 // this program's own (cli_backends), and PLUMB_VERBOSE (a comma-separated list): with
 // "dispatch", every schedule a session makes is printed to stderr (runtime/schedule.h
 // describe_schedule: each step, each fallback with its reason, each copy); and the --threads
-// option every command that runs graphs takes (SessionOptions::threads).
+// option every command that runs graphs takes (SessionOptions::threads), with the other options
+// plumb run and plumb bench share.
 #pragma once
 
 #include <string>
@@ -25,5 +26,10 @@ int machine_threads();
 
 // --threads N: N an integer from 1 to 1024, else an InvalidInput naming the flag and the text.
 Status parse_threads(const std::string& text, int& threads);
+
+// Consumes args[i] (and its value) when it is one of the session options of plumb run and plumb
+// bench: --backend B, --precise, --threads N, --max-iterations N, --max-bytes N. 1 taken, 0 not
+// ours, -1 a usage error (a missing value), or an InvalidInput error naming the flag and the text.
+Expected<int> take_session_arg(const std::vector<std::string>& args, size_t& i, rt::SessionOptions& o);
 
 }  // namespace plumb::cli

@@ -255,6 +255,30 @@ TEST(BackendInterface, PreciseModeMatchesRefBitForBit) {
   expect_same_as_ref(g, "test", chain_inputs({0.1f, -2.7f, 3.3f}), NumericMode::kPrecise);
 }
 
+// In precise mode every floating input is widened into the host arena before the first node
+// runs; an input first read late (y, by the second span) must not share a slot with one read
+// early (x, copied to the device at once): its lifetime starts before node 0. It once started
+// at its first read, y's slot was x's, and x was read as y.
+TEST(BackendInterface, PreciseModeKeepsEachWidenedInputUntilItIsRead) {
+  ir::Graph g;
+  Builder b(g);
+  auto x = b.input(Type::tensor(DType::F32, {4}), "x");
+  auto y = b.input(Type::tensor(DType::F32, {}), "y");
+  auto v = b.unary(UnaryKind::Neg, x);               // span 1
+  auto r = b.reduce(ir::ReduceKind::Sum, v, {0});    // ref
+  b.output(b.binary(BinaryKind::Mul, y, r), "out");  // span 2: y is first read here
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  const std::vector<RtValue> inputs = {make_tensor<float>({4}, {1, 2, 3, 4}), make_tensor<float>({}, {-5})};
+  expect_same_as_ref(g, "test", inputs, NumericMode::kPrecise);
+  auto s = open(g, on("test", NumericMode::kPrecise));
+  ASSERT_TRUE(s && set_inputs(*s, inputs));
+  ASSERT_TRUE(s->run().is_ok());
+  ASSERT_EQ(s->schedule()->spans.size(), 2u);  // the case needs y copied after x is dead on the host
+  const Tensor& out = s->output(0).tensor();
+  ASSERT_EQ(out.dtype, DType::F64);
+  EXPECT_EQ(out.as<double>()[0], 50.0);  // -5 * -(1 + 2 + 3 + 4)
+}
+
 TEST(BackendInterface, UnknownBackendListsTheAvailableOnes) {
   auto s = Session::create(chain_reduce_chain(), on("tpu"));
   ASSERT_FALSE(s.has_value());

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --threads N (issue 17) on run, check and both conformance forms: accepted from 1 to 1024, the
+# --threads N (issue 17) on run, bench, check and both conformance forms: accepted from 1 to 1024, the
 # outputs the same bytes at 1, 2 and 3 threads (a matmul big enough to be split), and a bad count
 # a one-line error naming the option, exit 2.
 # Usage: threads_option.sh PATH/TO/plumb SOURCE_DIR
@@ -46,6 +46,13 @@ done
 "$plumb" conformance --core "$src/spec/vectors" --threads 0 > "$tmp/c" 2>&1
 [[ $? -eq 2 ]] || fail "conformance --core --threads 0 should exit 2"
 "$plumb" help run | grep -q -- "--threads N" || fail "plumb help run does not list --threads"
+# plumb bench takes the same session options as run (tools/session_options.h).
+"$plumb" bench "$tmp/m.plumb" --input x="$tmp/x.npy" --input w="$tmp/w.npy" --threads 3 --precise --runs 2 --json \
+  > "$tmp/b" 2>&1 || fail "bench --threads 3 --precise: $(cat "$tmp/b")"
+grep -q '"runs": 2' "$tmp/b" || fail "bench --json: $(cat "$tmp/b")"
+"$plumb" bench "$tmp/m.plumb" --input x="$tmp/x.npy" --input w="$tmp/w.npy" --threads 0 > /dev/null 2> "$tmp/e"
+[[ $? -eq 2 ]] && grep -q -- "--threads needs an integer" "$tmp/e" || fail "bench --threads 0: $(cat "$tmp/e")"
+"$plumb" help bench | grep -q -- "--threads N" || fail "plumb help bench does not list --threads"
 
 ex=$src/examples/mlp_torch
 out=$("$plumb" check "$ex/model.onnx" --data "$ex/data" --threads 3 2>&1)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The tests' backend ("test", tests/test_backend/) against ref, byte for byte: every core
 # conformance vector, both ONNX node suites (each must also pass against its known-failures list)
-# and the whole-model tests (tests/models/*: output files, or the error of a model that does not
-# run) must give the same output digests (tools/value_digest.h) on
+# and the whole-model tests (tests/models/*, native and precise mode: output files, or the error of a
+# model that does not run) must give the same output digests (tools/value_digest.h) on
 # plumb_testbackend --backend test as on plumb --backend ref. The dispatch print of a whole model
 # must show claimed spans and copies, so the comparison cannot pass with nothing offloaded.
 # Usage: same_as_ref.sh PLUMB PLUMB_TESTBACKEND SRC SHARED_DIR [JOBS]
@@ -48,15 +48,19 @@ done
 : > "$tmp/models.test"
 for model in "$src"/tests/models/*/model*.onnx; do
   d=$(dirname "$model")
-  for b in ref test; do
-    exe=$plumb
-    [[ $b == test ]] && exe=$testbackend
-    rm -rf "$tmp/out" && mkdir "$tmp/out"
-    # A model that does not run must fail the same way on both (the message is compared).
-    if ! "$exe" run "$model" --data "$d/data" --out "$tmp/out" --backend $b > /dev/null 2> "$tmp/run.err"; then
-      echo "${model#$src/} run failed: $(head -1 "$tmp/run.err")" >> "$tmp/models.$b"
-    fi
-    (cd "$tmp/out" && sha256sum output_*.pb 2> /dev/null | sed "s|^|${model#$src/} |") >> "$tmp/models.$b"
+  for mode in native precise; do
+    flags=()
+    [[ $mode == precise ]] && flags=(--precise)
+    for b in ref test; do
+      exe=$plumb
+      [[ $b == test ]] && exe=$testbackend
+      rm -rf "$tmp/out" && mkdir "$tmp/out"
+      # A model that does not run must fail the same way on both (the message is compared).
+      if ! "$exe" run "$model" --data "$d/data" --out "$tmp/out" --backend $b "${flags[@]}" > /dev/null 2> "$tmp/run.err"; then
+        echo "${model#$src/} $mode run failed: $(head -1 "$tmp/run.err")" >> "$tmp/models.$b"
+      fi
+      (cd "$tmp/out" && sha256sum output_*.pb 2> /dev/null | sed "s|^|${model#$src/} $mode |") >> "$tmp/models.$b"
+    done
   done
 done
 compare models
