@@ -49,7 +49,7 @@ ValueId narrow(LowerCtx& cx, ValueId y, ir::DType dt) {
 template <typename F>
 Status composite(LowerCtx& cx, const OnnxNode& n, F body) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(x).dtype;
   Ops o{cx};
   ValueId y = body(o, widen(cx, x));
@@ -171,7 +171,7 @@ Status lower_shrink(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(double bias, fattr(n, "bias", 0.0));
   PLUMB_ASSIGN_OR_RETURN(double lambd, fattr(n, "lambd", 0.5));
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(x).dtype;
   const bool fl = ir::is_float(dt);
   ValueId w = fl ? widen(cx, x) : cx.b.cast(x, ir::DType::F64);
@@ -185,7 +185,7 @@ Status lower_shrink(LowerCtx& cx, const OnnxNode& n) {
 // PRelu: slope broadcasts unidirectionally onto X.
 Status lower_prelu(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), slope = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   slope = broadcast_all(cx, {x, slope})[1];
   Ops o{cx};
   cx.set_output(n, 0, o.sel(o.lt(x, o.c(0, x)), o.mul(slope, x), x));
@@ -195,7 +195,7 @@ Status lower_prelu(LowerCtx& cx, const OnnxNode& n) {
 // Clip: min(max(x, lo), hi) (so lo > hi gives hi, as numpy.clip). Opset < 11: attributes.
 Status lower_clip(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId lo = ir::kNoValue, hi = ir::kNoValue;
   if (cx.opset() < 11) {
     const double big = std::numeric_limits<float>::max();
@@ -222,12 +222,13 @@ enum class NormExp { kSoftmax, kLogSoftmax, kHardmax };
 template <NormExp kind>
 Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);
   const bool coerce = cx.opset() < 13;
   PLUMB_ASSIGN_OR_RETURN(int64_t axis_attr, n.attr_int("axis", coerce ? 1 : -1));
   int64_t axis = normalize_axis(cx, axis_attr, r == 0 && coerce ? 1 : r);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId in_shape = shape_value(cx, x);
   ValueId v = x;
   if (coerce) {

@@ -52,7 +52,7 @@ Expected<int64_t> static_dim(LowerCtx& cx, ValueId v, int64_t axis, const char* 
 
 Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId q = cx.input(n, 0), k = cx.input(n, 1), v = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const DType dt = cx.type(q).dtype;
   if (!ir::is_float(dt)) return cx.invalid("Attention inputs must be floating");
   if (cx.type(k).dtype != dt || cx.type(v).dtype != dt) return cx.invalid("Attention Q, K, V dtypes differ");
@@ -125,7 +125,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   if (has_past_k != has_past_v) return cx.invalid("Attention past_key and past_value go together");
   if (has_past_k) {
     ValueId pk = cx.input(n, 4), pv = cx.input(n, 5);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     if (rank_of(cx, pk) != 4 || rank_of(cx, pv) != 4)
       return cx.invalid("Attention past_key/past_value must be 4-D");
     const ir::Type pkt = cx.type(pk), pvt = cx.type(pv);
@@ -163,7 +163,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId zeros = fill(cx, 0.0, shape), ninf = fill(cx, kNegInf, shape);
   if (cx.has_input(n, 3)) {
     ValueId m = cx.input(n, 3);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     const int64_t mr = rank_of(cx, m);
     if (mr < 1 || mr > 4) return cx.invalid("Attention attn_mask must have rank 1..4");
     const DimV tm = dm.of(m, mr - 1);
@@ -183,7 +183,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId nonpad = ir::kNoValue;  // i64 [B, Hq, S, T] broadcast of nonpad_kv_seqlen
   if (cx.opset() >= 24 && cx.has_input(n, 6)) {
     ValueId np = cx.input(n, 6);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type nt = cx.type(np);
     if (nt.rank() != 1) return cx.invalid("Attention nonpad_kv_seqlen must be 1-D");
     if (!ir::is_int(nt.dtype)) return cx.invalid("Attention nonpad_kv_seqlen must be integer");

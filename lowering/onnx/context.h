@@ -93,6 +93,11 @@ class LowerCtx {
   void record(Status s) { (void)fail(std::move(s)); }
   void record_invalid(const std::string& what) { record(invalid_model("", what)); }
   const Status& status() const { return status_; }
+  // The rule's first error so far from either channel, the context's (input, record, fail) or the
+  // builder's (an emit that failed its inference): a rule that emitted something it reads back
+  // stops with PLUMB_RETURN_IF_ERROR(cx.error()), so that stopping on a failure reads as one. The
+  // driver reports the same error whether the rule returns it or not.
+  Status error() const { return status_.is_ok() ? b.status() : status_; }
   void reset_status() { status_ = Status::ok(); }
 
  private:

@@ -220,7 +220,7 @@ Status lower_if(LowerCtx& cx, const OnnxNode& n) {
     return Status::ok();
   }
   ValueId cond = cx.input(n, 0);
-  if (!b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   cond = as_scalar(cx, cond);
   // Round 0 learns the branches' output types; where a container output's type differs from the
   // join of both, round 1 lowers the branches again and rebuilds it with the joined type
@@ -287,7 +287,7 @@ Status lower_loop(LowerCtx& cx, const OnnxNode& n) {
   ValueId c0 = has_cond ? as_scalar(cx, cx.input(n, 1)) : b.const_ints(ir::DType::Bool, {}, {1});
   std::vector<ValueId> init = {i64_scalar(cx, 0), c0};
   for (size_t k = 0; k < nv; ++k) init.push_back(cx.input(n, 2 + k));
-  if (!b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   CondFn cond_fn = [&](const std::vector<ValueId>& p) {
     if (!has_m) return p[1];
     ValueId below = b.compare(CK::Lt, p[0], m);
@@ -384,7 +384,7 @@ Status lower_scan(LowerCtx& cx, const OnnxNode& n) {
   const size_t ns = n.inputs.size() - static_cast<size_t>(nx);
   std::vector<ValueId> states, xs;
   for (size_t k = 0; k < n.inputs.size(); ++k) (k < ns ? states : xs).push_back(cx.input(n, k));
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const size_t ny = body->outputs.size() >= ns ? body->outputs.size() - ns : 0;
   ScanSpec spec;
   PLUMB_ASSIGN_OR_RETURN(spec.in_axes, per_item_attr(n, "scan_input_axes", xs.size()));
@@ -393,7 +393,7 @@ Status lower_scan(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(spec.out_reverse, per_item_attr(n, "scan_output_directions", ny));
   for (size_t j = 0; j < xs.size(); ++j) {
     spec.in_axes[j] = normalize_axis(cx, spec.in_axes[j], rank_of(cx, xs[j]), "scan_input_axes");
-    if (!cx.status().is_ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
   }
   PLUMB_ASSIGN_OR_RETURN(auto results, emit_scan(cx, *body, states, xs, spec));
   for (size_t k = 0; k < results.size(); ++k) cx.set_output(n, k, results[k]);
@@ -415,7 +415,7 @@ Status lower_scan8(LowerCtx& cx, const OnnxNode& n) {
   const size_t ns = n.inputs.size() - 1 - static_cast<size_t>(nx);
   std::vector<ValueId> states, xs;
   for (size_t k = 1; k < n.inputs.size(); ++k) (k <= ns ? states : xs).push_back(cx.input(n, k));
-  if (!b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   for (ValueId x : xs)
     if (rank_of(cx, x) < 2) return cx.invalid("Scan-8 scan inputs need [batch, sequence, ...] dims");
   for (ValueId s : states)
@@ -464,7 +464,7 @@ Status lower_sequence_map(LowerCtx& cx, const OnnxNode& n) {
   if (!body) return cx.invalid("SequenceMap needs a body graph");
   std::vector<ValueId> ins;
   for (size_t k = 0; k < n.inputs.size(); ++k) ins.push_back(cx.input(n, k));
-  if (!b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (ins.empty() || cx.type(ins[0]).kind != ir::TypeKind::Sequence)
     return cx.invalid("SequenceMap needs a sequence as its first input");
   const ir::Type e0 = *cx.type(ins[0]).elem;

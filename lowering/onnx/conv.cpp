@@ -79,7 +79,7 @@ Expected<ValueId> conv_from_attrs(LowerCtx& cx, const OnnxNode& n, ValueId x, Va
 Status lower_conv(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId w = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId y, conv_from_attrs(cx, n, x, w, cx.type(x).dtype));
   if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
   cx.set_output(n, 0, y);
@@ -110,7 +110,7 @@ Status lower_conv_integer(LowerCtx& cx, const OnnxNode& n) {
   ValueId w = cx.input(n, 1);
   ValueId xz = cx.has_input(n, 2) ? cx.input(n, 2) : ir::kNoValue;
   ValueId wz = cx.has_input(n, 3) ? cx.input(n, 3) : ir::kNoValue;
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId xi, minus_zero_point(cx, x, xz, false));
   PLUMB_ASSIGN_OR_RETURN(ValueId wi, minus_zero_point(cx, w, wz, true));
   PLUMB_ASSIGN_OR_RETURN(ValueId y, conv_from_attrs(cx, n, xi, wi, ir::DType::I32));
@@ -134,7 +134,7 @@ Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), xs = cx.input(n, 1), xz = cx.input(n, 2);
   ValueId w = cx.input(n, 3), ws = cx.input(n, 4), wz = cx.input(n, 5);
   ValueId ys = cx.input(n, 6), yz = cx.input(n, 7);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType out_dt = cx.type(yz).dtype;
   if (out_dt != ir::DType::U8 && out_dt != ir::DType::I8)
     return cx.unsupported("QLinearConv output other than u8/i8");
@@ -169,7 +169,7 @@ Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
 // present_state = the last K-1 positions of seq. SiLU/Swish (x * sigmoid(x)) is computed in f64.
 Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), w = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string act, n.attr_string("activation", "none"));
   if (act != "none" && act != "silu" && act != "swish") return cx.invalid("unknown activation " + act);
   const ir::Type xt = cx.type(x), wt = cx.type(w);
@@ -221,7 +221,7 @@ Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
 Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId w = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x), wt = cx.type(w);
   if (xt.rank() < 3 || wt.rank() != xt.rank())
     return cx.invalid("ConvTranspose input and weight must have equal rank >= 3");
@@ -315,6 +315,7 @@ Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
     crop_hi[i] = std::max<int64_t>(0, -ph);
   }
   ValueId y = emit_conv(cx, x, wr, xt.dtype, win, strides, g);
+  PLUMB_RETURN_IF_ERROR(cx.error());  // crop_spatial reads y's type
   y = crop_spatial(cx, y, crop_lo, crop_hi);
   if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
   cx.set_output(n, 0, y);

@@ -74,7 +74,7 @@ Ints unflatten(int64_t i, const Ints& dims) {
 // for positions inside the image (those in the pads are dropped).
 Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   std::optional<Ints> image = cx.const_ints(n, 1), block = cx.const_ints(n, 2);
   if (!image) return cx.needs_build_time(n, 1, "Col2Im image_shape");
   if (!block) return cx.needs_build_time(n, 2, "Col2Im block_shape");
@@ -141,7 +141,7 @@ Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
 // neighbour outside the input counting as 0 (GridSample with zeros padding and align_corners).
 Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), w = cx.input(n, 1), offset = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(x).dtype;
   if (!ir::is_float(dt)) return cx.invalid("DeformConv input must be floating");
   PLUMB_ASSIGN_OR_RETURN(Ints xd, static_dims(cx, x, "DeformConv"));

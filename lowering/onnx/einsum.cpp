@@ -253,7 +253,7 @@ Status lower_einsum(LowerCtx& cx, const OnnxNode& n) {
   int64_t E = 0;
   for (size_t i = 0; i < raw.size(); ++i) {
     ValueId v = cx.input(n, i);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type t = cx.type(v);
     if (!t.ranked || !ir::shape_is_static(t.shape)) return cx.unsupported("Einsum with symbolic dims");
     Term term;
@@ -348,7 +348,7 @@ Status lower_einsum(LowerCtx& cx, const OnnxNode& n) {
 // correctly rounded determinant up to that f64 error. NaN/inf entries propagate as in any LU.
 Status lower_det(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type t = cx.type(x);
   if (!ir::is_float(t.dtype)) return cx.invalid("Det input must be floating");
   if (!t.ranked || t.rank() < 2 || !ir::shape_is_static(t.shape))

@@ -103,7 +103,7 @@ Status lower_pow(LowerCtx& cx, const OnnxNode& n) {
 Status lower_mod(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t fmod, n.attr_int("fmod", 0));
   auto v = broadcast_all(cx, {cx.input(n, 0), cx.input(n, 1)});
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(v[0]).dtype;
   if (fmod == 0 && ir::is_float(dt)) return cx.invalid("fmod must be 1 for floating inputs");
   ValueId r = cx.b.binary(ir::BinaryKind::Rem, v[0], v[1]);
@@ -217,7 +217,7 @@ Status lower_cast(LowerCtx& cx, const OnnxNode& n) {
 Status lower_cast_like(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId like = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   return cast_to(cx, n, x, cx.type(like).dtype);
 }
 

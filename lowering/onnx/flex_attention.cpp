@@ -100,7 +100,7 @@ Expected<ValueId> apply_modifier(LowerCtx& cx, const OnnxNode& n, const char* na
 
 Status lower_flex_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId q = cx.input(n, 0), k = cx.input(n, 1), v = cx.input(n, 2);
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const DType dt = cx.type(q).dtype;
   if (!ir::is_float(dt)) return cx.invalid("FlexAttention inputs must be floating");
   if (cx.type(k).dtype != dt || cx.type(v).dtype != dt)

@@ -15,7 +15,7 @@ namespace {
 
 Status lower_image_decoder(LowerCtx& cx, const OnnxNode& n) {
   ValueId bytes = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string pf, n.attr_string("pixel_format", "RGB"));
   ir::PixelFormat format;
   if (pf == "RGB") {

@@ -30,9 +30,10 @@ ValueId dim_scalar(LowerCtx& cx, ValueId x, int64_t axis) {
 
 Status lower_gather(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());  // dim_scalar reads dim `axis` of x: it must exist
   idx = normalize_indices(cx, idx, dim_scalar(cx, x, axis));
   cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, axis, 0}, {x, idx}));
   return Status::ok();
@@ -40,9 +41,10 @@ Status lower_gather(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_gather_elements(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());  // dim_scalar reads dim `axis` of x: it must exist
   idx = normalize_indices(cx, idx, dim_scalar(cx, x, axis));
   cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, axis, 0}, {x, idx}));
   return Status::ok();

@@ -50,7 +50,7 @@ ValueId same(LowerCtx& cx, ValueId a, ValueId b) {
 // Unique-11.
 Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t sorted, n.attr_int("sorted", 1));
   const ir::Type xt = cx.type(x);
   if (!is_static(xt)) return cx.unsupported("Unique on symbolic dims");
@@ -62,7 +62,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
     PLUMB_ASSIGN_OR_RETURN(axis, n.attr_int("axis", 0));
     if (r == 0) return cx.invalid("Unique axis given for a rank-0 input");
     axis = normalize_axis(cx, axis, r);
-    if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
   }
   // rows: [count, width] with the unique unit a row.
   int64_t count = 1, width = 1;
@@ -166,7 +166,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
 // write wins, so only its last max_sequence_length positions are written (from the shifted index).
 Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
   ValueId past = cx.input(n, 0), update = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -2));
   PLUMB_ASSIGN_OR_RETURN(std::string mode, n.attr_string("mode", "linear"));
   if (mode != "linear" && mode != "circular")
@@ -177,7 +177,7 @@ Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("TensorScatter needs two tensors of one rank >= 2");
   if (ut.dtype != pt.dtype) return cx.invalid("TensorScatter past_cache and update differ in dtype");
   axis = normalize_axis(cx, axis, r);
-  if (!cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (axis == 0) return cx.invalid("TensorScatter axis is the batch dimension");
   const ir::Dim md = pt.shape[axis], sd = ut.shape[axis];
   if (md.is_static() && sd.is_static() && sd.size > md.size && mode == "linear")

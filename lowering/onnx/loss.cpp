@@ -157,7 +157,7 @@ Expected<LossInputs> loss_inputs(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_nll(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(LossInputs in, loss_inputs(cx, n));
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(in.x).dtype;
   std::optional<ValueId> w;
   if (in.w) w = to_f64(cx, *in.w);
@@ -168,7 +168,7 @@ Status lower_nll(LowerCtx& cx, const OnnxNode& n) {
 // SoftmaxCrossEntropyLoss: NLL over log_softmax(scores, axis=1); output 1 is that log_softmax.
 Status lower_sce(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(LossInputs in, loss_inputs(cx, n));
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(in.x).dtype;
   ValueId x = to_f64(cx, in.x);
   const int64_t r = rank_of(cx, x);

@@ -148,7 +148,7 @@ Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType t
 
 Status lower_matmul(LowerCtx& cx, const OnnxNode& n) {
   ValueId a = cx.input(n, 0), b = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId y, batched_matmul(cx, a, b, cx.type(a).dtype));
   cx.set_output(n, 0, y);
   return Status::ok();
@@ -157,7 +157,7 @@ Status lower_matmul(LowerCtx& cx, const OnnxNode& n) {
 // Gemm: Y = alpha * A' B' + beta * C, A' = transA ? A^T : A (2-D), C broadcast to [M, N].
 Status lower_gemm(LowerCtx& cx, const OnnxNode& n) {
   ValueId a = cx.input(n, 0), b = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   auto fa = n.attr_float("alpha", 1.0f);
   auto fb = n.attr_float("beta", 1.0f);
   if (!fa.has_value()) return fa.status();

@@ -43,7 +43,7 @@ namespace {
 // LabelEncoder-2 and -4: keys_* / values_* (and -4: keys_tensor / values_tensor / default_tensor).
 Status lower_label_encoder(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   Table keys, vals;
   int nk = 0, nv = 0;
   if (const onnx::Tensor* t = cx.opset() >= 4 ? attr_tensor(n, "keys_tensor") : nullptr) {
@@ -100,7 +100,7 @@ Status lower_label_encoder(LowerCtx& cx, const OnnxNode& n) {
 // default_int64; int64 -> classes_strings[x] when 0 <= x < size, else default_string.
 Status lower_label_encoder_1(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   Strings classes = attr_strings(n, "classes_strings");
   const int64_t k = static_cast<int64_t>(classes.size());
   const DType dt = cx.type(x).dtype;
@@ -129,7 +129,7 @@ Status lower_label_encoder_1(LowerCtx& cx, const OnnxNode& n) {
 // int64 -> cats_strings at the equal cats_int64s entry (default_string).
 Status lower_category_mapper(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   Strings strs = attr_strings(n, "cats_strings");
   Ints ints = attr_ints(n, "cats_int64s");
   if (strs.size() != ints.size())
@@ -156,7 +156,7 @@ Status lower_category_mapper(LowerCtx& cx, const OnnxNode& n) {
 // Binarizer-1: y = x > threshold ? 1 : 0, in x's dtype (NaN gives 0).
 Status lower_binarizer(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(float th, n.attr_float("threshold", 0.0f));
   const DType dt = cx.type(x).dtype;
   if (ir::is_string(dt) || ir::is_bool(dt)) return cx.invalid("Binarizer input must be numeric");
@@ -181,7 +181,7 @@ Expected<ValueId> per_feature(LowerCtx& cx, const OnnxNode& n, const Doubles& v,
 // Scaler-1: y = (x - offset) * scale, offset and scale per feature (or one value); f32 result.
 Status lower_scaler(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   Doubles offset = attr_doubles(n, "offset"), scale = attr_doubles(n, "scale");
   if (offset.empty()) offset = {0.0};
   if (scale.empty()) scale = {1.0};
@@ -196,7 +196,7 @@ Status lower_scaler(LowerCtx& cx, const OnnxNode& n) {
 // feature (last dim); floats for float inputs, int64s for integer inputs.
 Status lower_imputer(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const DType dt = cx.type(x).dtype;
   Doubles values;
   double replaced = 0;
@@ -225,7 +225,7 @@ Status lower_imputer(LowerCtx& cx, const OnnxNode& n) {
 // divisor leaves the row as it is. f32 result.
 Status lower_normalizer(LowerCtx& cx, const OnnxNode& n) {
   ValueId x0 = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string norm, n.attr_string("norm", "MAX"));
   const int64_t r = rank_of(cx, x0);
   if (r != 1 && r != 2) return cx.invalid("Normalizer input must be [C] or [N, C]");
@@ -252,7 +252,7 @@ Status lower_normalizer(LowerCtx& cx, const OnnxNode& n) {
 // whose index is then out of range: gather.R1).
 Status lower_one_hot_encoder(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t zeros, n.attr_int("zeros", 1));
   const DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);
@@ -297,7 +297,7 @@ Status lower_one_hot_encoder(LowerCtx& cx, const OnnxNode& n) {
 // gives [1, k] (onnxruntime and the ONNX reference).
 Status lower_array_feature_extractor(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t r = rank_of(cx, x);
   if (r == 0) return cx.invalid("ArrayFeatureExtractor input must have rank >= 1");
   const ir::Type it = cx.type(idx);
@@ -335,7 +335,7 @@ Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   std::vector<ValueId> parts;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     ValueId x = cx.input(n, i);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
     ValueId xf = from_f64(cx, to_f64(cx, x2), DType::F32);
     if (i < dims.size() && !cx.type(x2).shape[1].is_static()) {

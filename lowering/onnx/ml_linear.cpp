@@ -56,7 +56,7 @@ Expected<ValueId> linear_scores(LowerCtx& cx, const OnnxNode& n, ValueId x2, con
 // column: score >= (NONE ? 0 : 0.5) gives the first label (else 0 / "").
 Status lower_linear_classifier(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
   Ints ints = attr_ints(n, "classlabels_ints");
@@ -89,7 +89,7 @@ Status lower_linear_classifier(LowerCtx& cx, const OnnxNode& n) {
 // LinearRegressor-1: y = x . coef^T + intercepts ([N, targets], f32), then the post transform.
 Status lower_linear_regressor(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
   PLUMB_ASSIGN_OR_RETURN(int64_t targets, n.attr_int("targets", 1));
@@ -144,7 +144,7 @@ ValueId kernel_values(LowerCtx& cx, const Kernel& k, ValueId x, const Doubles& s
 // y = x . coef + rho[0]; one_class: y = y > 0 ? 1 : -1. [N, 1] f32, then the post transform.
 Status lower_svm_regressor(LowerCtx& cx, const OnnxNode& n) {
   ValueId x0 = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
   PLUMB_ASSIGN_OR_RETURN(Kernel k, kernel_attrs(cx, n));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
@@ -278,7 +278,7 @@ ValueId svm_probabilities(LowerCtx& cx, ValueId scores, int64_t c, const Doubles
 // (svm_probabilities), then the post transform; the label still follows the votes.
 Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
   ValueId x0 = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
   PLUMB_ASSIGN_OR_RETURN(Kernel k, kernel_attrs(cx, n));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
@@ -334,7 +334,7 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
                           std::to_string(pairs) + ")");
       // The label still comes from the votes; only the scores output changes.
       if (cx.wants_output(n, 1)) scores = svm_probabilities(cx, scores, c, prob_a, prob_b);
-      if (!cx.b.ok()) return Status::ok();
+      PLUMB_RETURN_IF_ERROR(cx.error());
     }
   }
   // Label.

@@ -57,7 +57,7 @@ Status lower_zipmap(LowerCtx& cx, const OnnxNode& n) {
   if (strs.empty() == ints.empty())
     return cx.invalid("ZipMap needs exactly one of classlabels_strings, classlabels_int64s");
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (!xt.is_tensor() || xt.dtype != DType::F32 || xt.rank() < 1 || xt.rank() > 2)
     return cx.invalid("ZipMap input must be a 1-D or 2-D float tensor, got " + ir::type_to_string(xt));
@@ -90,7 +90,7 @@ Status lower_zipmap(LowerCtx& cx, const OnnxNode& n) {
 // CastMap-1 and DictVectorizer-1 (map inputs).
 Status lower_maps(LowerCtx& cx, const OnnxNode& n) {
   ValueId m = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type mt = cx.type(m);
   if (mt.kind != ir::TypeKind::Map || !mt.elem) return cx.invalid(n.op_type + " input must be a map");
   const DType vdt = mt.elem->dtype;

@@ -63,7 +63,7 @@ Expected<double> eps_attr(const OnnxNode& n, double dflt) {
 Status lower_batch_norm(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId scale = cx.input(n, 1), bias = cx.input(n, 2), mean = cx.input(n, 3), var = cx.input(n, 4);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(double eps, eps_attr(n, 1e-5));
   PLUMB_ASSIGN_OR_RETURN(int64_t training, n.attr_int("training_mode", 0));
   PLUMB_ASSIGN_OR_RETURN(float momentum_f, n.attr_float("momentum", 0.9f));
@@ -110,7 +110,7 @@ Status lower_batch_norm(LowerCtx& cx, const OnnxNode& n) {
 Status lower_instance_norm(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId scale = cx.input(n, 1), bias = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(double eps, eps_attr(n, 1e-5));
   const ir::DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);
@@ -149,14 +149,14 @@ template <bool kRms>
 Status lower_layer_norm(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId scale = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(double eps, eps_attr(n, 1e-5));
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
   PLUMB_ASSIGN_OR_RETURN(ir::DType stash, stash_dtype(cx, n, ir::DType::F32));
   const ir::DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);
   axis = normalize_axis(cx, axis, r);
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   Ints axes;
   for (int64_t i = axis; i < r; ++i) axes.push_back(i);
   ValueId xf = to_f64(cx, x);
@@ -200,7 +200,7 @@ Status lower_layer_norm(LowerCtx& cx, const OnnxNode& n) {
 Status lower_group_norm(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId scale = cx.input(n, 1), bias = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(double eps, eps_attr(n, 1e-5));
   PLUMB_ASSIGN_OR_RETURN(int64_t groups, n.attr_int("num_groups", 0));
   const ir::Type xt = cx.type(x);
@@ -232,7 +232,7 @@ Status lower_group_norm(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_lrn(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(float alpha, n.attr_float("alpha", 1e-4f));
   PLUMB_ASSIGN_OR_RETURN(float beta, n.attr_float("beta", 0.75f));
   PLUMB_ASSIGN_OR_RETURN(float bias, n.attr_float("bias", 1.0f));
@@ -259,14 +259,14 @@ Status lower_lrn(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_lp_norm(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
   PLUMB_ASSIGN_OR_RETURN(int64_t p, n.attr_int("p", 2));
   if (p != 1 && p != 2) return cx.invalid("LpNormalization p must be 1 or 2");
   const ir::DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);
   axis = normalize_axis(cx, axis, r);
-  if (!cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId xf = to_f64(cx, x);
   ValueId t = p == 1 ? cx.b.unary(UK::Abs, xf) : bin(cx, BK::Mul, xf, xf);
   ValueId norm = cx.b.reduce(ir::ReduceKind::Sum, t, {axis});
@@ -282,13 +282,13 @@ Status lower_lp_norm(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_mvn(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(Ints axes_in, n.attr_ints("axes", {0, 2, 3}));
   const ir::DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);
   Ints axes;
   for (int64_t a : axes_in) axes.push_back(normalize_axis(cx, a, r));
-  if (!cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   // The ONNX function: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9).

@@ -82,7 +82,7 @@ Expected<PoolSetup> pool_setup(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_max_pool(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(PoolSetup p, pool_setup(cx, n));
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const bool want_idx = cx.wants_output(n, 1);
   PLUMB_ASSIGN_OR_RETURN(int64_t storage_order, n.attr_int("storage_order", 0));
   std::vector<ValueId> r = emit_pool(cx, ir::PoolKind::Max, p.x, p.w, p.extra, want_idx ? 2 : 1);
@@ -91,8 +91,10 @@ Status lower_max_pool(LowerCtx& cx, const OnnxNode& n) {
   ValueId idx = r[1];
   if (storage_order == 1) {
     // Column-major over the spatial dims: idx = nc * S + sum_d coord[d] * prod(D[0..d-1]).
-    for (int64_t d : p.in)
+    for (int64_t d : p.in) {
       if (d < 0) return cx.unsupported("MaxPool storage_order 1 with a symbolic spatial dim");
+      if (d == 0) return cx.unsupported("MaxPool storage_order 1 with an empty spatial dim");
+    }
     int64_t total = 1;
     for (int64_t d : p.in) total *= d;
     auto sc = [&](int64_t v) { return splat(cx, static_cast<double>(v), idx); };
@@ -144,7 +146,7 @@ ValueId bcast_like(LowerCtx& cx, ValueId v, ValueId like) {
 
 Status lower_average_pool(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(PoolSetup p, pool_setup(cx, n));
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   for (int64_t d : p.in)
     if (d < 0) return cx.unsupported("AveragePool with a symbolic spatial dim");
   PLUMB_ASSIGN_OR_RETURN(int64_t include_pad, n.attr_int("count_include_pad", 0));
@@ -157,7 +159,7 @@ Status lower_average_pool(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_lp_pool(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(PoolSetup p, pool_setup(cx, n));
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   double pw = 2;
   if (cx.opset() < 2) {
     PLUMB_ASSIGN_OR_RETURN(float f, n.attr_float("p", 2.0f));
@@ -188,7 +190,7 @@ enum class Global { kAvg, kMax, kLp };
 template <Global kind>
 Status lower_global(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t r = rank_of(cx, x);
   if (r < 2) return cx.invalid("global pooling input must have rank >= 2");
   Ints axes;
@@ -231,7 +233,7 @@ Status lower_global(LowerCtx& cx, const OnnxNode& n) {
 // for one position (overlapping windows) are a run-time error (scatter.R2), never a silent pick.
 Status lower_max_unpool(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (xt.rank() < 3) return cx.invalid("MaxUnpool input must have rank >= 3");
   if (!ir::shape_is_static(xt.shape)) return cx.unsupported("MaxUnpool with symbolic dims");

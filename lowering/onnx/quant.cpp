@@ -163,7 +163,7 @@ Status lower_quantize_linear(LowerCtx& cx, const OnnxNode& n) {
   const int64_t opset = cx.opset();
   ValueId x = cx.input(n, 0), s = cx.input(n, 1);
   ValueId zp = cx.has_input(n, 2) ? cx.input(n, 2) : ir::kNoValue;
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   int64_t out_code = 0, block_size = 0, precision = 0, saturate = 1;
   if (opset >= 19) {
     PLUMB_ASSIGN_OR_RETURN(saturate, n.attr_int("saturate", 1));
@@ -224,7 +224,7 @@ Status lower_dequantize_linear(LowerCtx& cx, const OnnxNode& n) {
   const int64_t opset = cx.opset();
   ValueId x = cx.input(n, 0), s = cx.input(n, 1);
   ValueId zp = cx.has_input(n, 2) ? cx.input(n, 2) : ir::kNoValue;
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   int64_t out_code = 0, block_size = 0;
   if (opset >= 21) {
     PLUMB_ASSIGN_OR_RETURN(block_size, n.attr_int("block_size", 0));
@@ -275,7 +275,7 @@ Status lower_dequantize_linear(LowerCtx& cx, const OnnxNode& n) {
 // body); plumb then uses scale = 1/255 as the ONNX reference implementation does, giving y = 0, zp = 0.
 Status lower_dynamic_quantize_linear(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (xt.dtype != DType::F32)
     return cx.invalid("DynamicQuantizeLinear x must be f32, not " + std::string(ir::dtype_name(xt.dtype)));
@@ -422,7 +422,7 @@ Status lower_matmul_integer(LowerCtx& cx, const OnnxNode& n) {
   ValueId a = cx.input(n, 0), b = cx.input(n, 1);
   ValueId az = cx.has_input(n, 2) ? cx.input(n, 2) : ir::kNoValue;
   ValueId bz = cx.has_input(n, 3) ? cx.input(n, 3) : ir::kNoValue;
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   for (ValueId v : {a, b})
     if (cx.type(v).dtype != DType::I8 && cx.type(v).dtype != DType::U8)
       return cx.invalid("MatMulInteger operands must be i8 or u8, not " +
@@ -442,7 +442,7 @@ Status lower_qlinear_matmul(LowerCtx& cx, const OnnxNode& n) {
   ValueId a = cx.input(n, 0), as = cx.input(n, 1), az = cx.input(n, 2);
   ValueId b = cx.input(n, 3), bs = cx.input(n, 4), bz = cx.input(n, 5);
   ValueId ys = cx.input(n, 6), yz = cx.input(n, 7);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t opset = cx.opset();
   auto ok_q = [&](DType dt) { return dt == DType::I8 || dt == DType::U8 || (opset >= 21 && is_float8(dt)); };
   for (ValueId v : {a, b, yz})

@@ -188,7 +188,7 @@ Status lower_random_normal(LowerCtx& cx, const OnnxNode& n) {
 // Bernoulli-15/22: y = u < p ? 1 : 0 in the dtype attribute's type (default: the input's).
 Status lower_bernoulli(LowerCtx& cx, const OnnxNode& n) {
   ValueId p = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
   PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, cx.type(p).dtype));
   if (!ir::is_float(cx.type(p).dtype)) return cx.invalid("Bernoulli input must be a floating tensor");
@@ -202,7 +202,7 @@ Status lower_bernoulli(LowerCtx& cx, const OnnxNode& n) {
 // Multinomial-7/22: x [B, C] unnormalized log-probabilities; y [B, sample_size] class indices.
 Status lower_multinomial(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
   PLUMB_ASSIGN_OR_RETURN(int64_t samples, n.attr_int("sample_size", 1));
   PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, DType::I32));
@@ -242,7 +242,7 @@ Status lower_multinomial(LowerCtx& cx, const OnnxNode& n) {
 // as the formula has it. Ratio 1 drops everything and multiplies by 0, not by an infinite scale.
 Status lower_dropout(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   bool training = false;
   double ratio = 0.5;
   if (cx.opset() >= 12) {

@@ -80,7 +80,7 @@ ValueId guard_nonempty(LowerCtx& cx, ValueId y, ValueId v, const std::vector<int
 template <Red kind>
 Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t input_from = kind == Red::kSum ? 13 : 18;
   PLUMB_ASSIGN_OR_RETURN(auto axes_opt, reduce_axes(cx, n, input_from));
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
@@ -144,11 +144,12 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
 template <ir::ArgKind Kind>
 Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t last, n.attr_int("select_last_index", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId y = cx.b.emit1(ir::ArgReduceAttrs{Kind, axis, last != 0}, {x});
   if (keepdims) y = keep_dims(cx, y, x, {axis});
   cx.set_output(n, 0, y);
@@ -159,13 +160,14 @@ Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
 template <ir::ReduceKind Kind>
 Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   auto axis_v = cx.const_ints(n, 1);
   if (!axis_v) return cx.needs_build_time(n, 1, "axis");
   if (axis_v->size() != 1) return cx.invalid("axis must be one integer");
   PLUMB_ASSIGN_OR_RETURN(int64_t exclusive, n.attr_int("exclusive", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t reverse, n.attr_int("reverse", 0));
   const int64_t axis = normalize_axis(cx, (*axis_v)[0], rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.emit1(ir::ScanAttrs{Kind, axis, exclusive != 0, reverse != 0}, {x}));
   return Status::ok();
 }

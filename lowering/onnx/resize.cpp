@@ -454,12 +454,12 @@ Expected<std::vector<double>> read_floats(LowerCtx& cx, const OnnxNode& n, size_
 
 Status lower_resize(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   Spec s;
   PLUMB_RETURN_IF_ERROR(read_attrs(cx, n, s));
   const int64_t r = rank_of(cx, x);
   for (int64_t& a : s.axes) a = normalize_axis(cx, a, r, "axes");
-  if (!cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (s.p.coord == Coord::TfCropAndResize) {
     PLUMB_ASSIGN_OR_RETURN(s.roi, read_floats(cx, n, 1, "roi"));
   }
@@ -490,7 +490,7 @@ Status lower_resize(LowerCtx& cx, const OnnxNode& n) {
 Status lower_resize_10(LowerCtx& cx, const OnnxNode& n, const char* op, std::vector<double> scales,
                        ValueId scales_value = ir::kNoValue) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   Spec s;
   PLUMB_ASSIGN_OR_RETURN(s.p.mode, read_mode(cx, n, false));
   s.p.coord = Coord::Asymmetric;

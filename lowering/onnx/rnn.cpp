@@ -194,7 +194,7 @@ struct Gate {
 
 Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   ValueId x = cx.input(n, 0), w = cx.input(n, 1), r = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const char* op = cell == Cell::Rnn ? "RNN" : cell == Cell::Gru ? "GRU" : "LSTM";
   const int64_t G = cell == Cell::Rnn ? 1 : cell == Cell::Gru ? 3 : 4;
   const DType dt = cx.type(x).dtype;
@@ -275,7 +275,7 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   ValueId h_init = opt(5, 3, "initial_h");
   ValueId c_init = cell == Cell::Lstm ? opt(6, 3, "initial_c") : ir::kNoValue;
   ValueId peep = cell == Cell::Lstm ? opt(7, 2, "P") : ir::kNoValue;
-  if (!cx.status().is_ok() || !cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (bias != ir::kNoValue) {
     const ir::Type t = cx.type(bias);
     if (!ir::shape_is_static(t.shape) || t.shape[0].size != D || t.shape[1].size != 2 * G * H)

@@ -126,7 +126,7 @@ Status lower_sequence_empty(LowerCtx& cx, const OnnxNode& n) {
 Status lower_sequence_construct(LowerCtx& cx, const OnnxNode& n) {
   std::vector<ValueId> items;
   for (size_t i = 0; i < n.inputs.size(); ++i) items.push_back(cx.input(n, i));
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (items.empty()) return cx.invalid("SequenceConstruct needs at least one input");
   ir::Type elem = cx.type(items[0]);
   for (ValueId v : items) {
@@ -153,7 +153,7 @@ bool made_empty(LowerCtx& cx, ValueId s) {
 // so that the elements get T's type (rank included) instead of SequenceEmpty's unknown one.
 Status lower_sequence_insert(LowerCtx& cx, const OnnxNode& n) {
   ValueId s = cx.input(n, 0), t = cx.input(n, 1);
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (made_empty(cx, s) && cx.type(t).is_tensor() && cx.type(t).dtype == seq_elem(cx, s).dtype) {
     auto pos = cx.has_input(n, 2) ? cx.const_ints(n, 2)
                                   : std::optional<std::vector<int64_t>>(std::vector<int64_t>{0});
@@ -180,7 +180,7 @@ Status lower_sequence_insert(LowerCtx& cx, const OnnxNode& n) {
 // SequenceAt-11: S[pos], pos in [-n, n-1].
 Status lower_sequence_at(LowerCtx& cx, const OnnxNode& n) {
   ValueId s = cx.input(n, 0), p = cx.input(n, 1);
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type elem = seq_elem(cx, s);
   if (!elem.ranked) return cx.unsupported("SequenceAt on a sequence whose elements have unknown rank");
   ValueId len = dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); });
@@ -192,7 +192,7 @@ Status lower_sequence_at(LowerCtx& cx, const OnnxNode& n) {
 // SequenceErase-11: S without S[pos], pos defaulting to -1 (the last element).
 Status lower_sequence_erase(LowerCtx& cx, const OnnxNode& n) {
   ValueId s = cx.input(n, 0);
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type elem = seq_elem(cx, s);
   ValueId len = dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); });
   ValueId pos = cx.has_input(n, 1) ? position(cx, cx.input(n, 1), len)
@@ -203,7 +203,7 @@ Status lower_sequence_erase(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_sequence_length(LowerCtx& cx, const OnnxNode& n) {
   ValueId s = cx.input(n, 0);
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type elem = seq_elem(cx, s);
   cx.set_output(n, 0, dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); }));
   return Status::ok();
@@ -212,7 +212,7 @@ Status lower_sequence_length(LowerCtx& cx, const OnnxNode& n) {
 // ConcatFromSequence-11: concat along axis, or (new_axis = 1) stack along a new axis.
 Status lower_concat_from_sequence(LowerCtx& cx, const OnnxNode& n) {
   ValueId s = cx.input(n, 0);
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (!n.has_attr("axis")) return cx.invalid("ConcatFromSequence needs the axis attribute");
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t new_axis, n.attr_int("new_axis", 0));
@@ -222,9 +222,11 @@ Status lower_concat_from_sequence(LowerCtx& cx, const OnnxNode& n) {
   const int64_t r = elem.rank();
   if (new_axis != 0) {
     axis = normalize_axis(cx, axis, r + 1);
+    PLUMB_RETURN_IF_ERROR(cx.error());
     cx.set_output(n, 0, seq_op(cx, SK::StackAxis, {s}, elem, axis));
   } else {
     axis = normalize_axis(cx, axis, r);
+    PLUMB_RETURN_IF_ERROR(cx.error());
     cx.set_output(n, 0, seq_op(cx, SK::ConcatAxis, {s}, elem, axis));
   }
   return Status::ok();
@@ -260,12 +262,12 @@ ValueId split_squeezed(LowerCtx& cx, ValueId x, int64_t axis) {
 Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
   ir::Builder& b = cx.b;
   ValueId x = cx.input(n, 0);
-  if (!b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
   const ir::Type xt = cx.type(x);
   axis = normalize_axis(cx, axis, xt.rank());
-  if (!cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   ir::Shape es = xt.shape;
   es[axis] = ir::Dim::symbolic();
   const ir::Type elem = ir::Type::tensor(xt.dtype, es);
@@ -305,7 +307,7 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
 Status lower_optional(LowerCtx& cx, const OnnxNode& n) {
   if (cx.has_input(n, 0)) {
     ValueId v = cx.input(n, 0);
-    if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     cx.set_output(n, 0, opt_op(cx, OK::Wrap, {v}, cx.type(v)));
     return Status::ok();
   }
@@ -324,7 +326,7 @@ Status lower_optional_has_element(LowerCtx& cx, const OnnxNode& n) {
     return Status::ok();
   }
   ValueId v = cx.input(n, 0);
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type t = cx.type(v);
   if (t.kind != ir::TypeKind::Optional) {
     if (cx.opset() < 18) return cx.invalid("OptionalHasElement-15 needs an optional input");
@@ -339,7 +341,7 @@ Status lower_optional_has_element(LowerCtx& cx, const OnnxNode& n) {
 // (18) is returned as it is.
 Status lower_optional_get_element(LowerCtx& cx, const OnnxNode& n) {
   ValueId v = cx.input(n, 0);
-  if (!cx.b.ok() || !cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type t = cx.type(v);
   if (t.kind != ir::TypeKind::Optional) {
     if (cx.opset() < 18) return cx.invalid("OptionalGetElement-15 needs an optional input");

@@ -88,7 +88,7 @@ Status lower_constant(LowerCtx& cx, const OnnxNode& n) {
 // Reshape: 0 copies the input's dim at that index (unless allowzero), -1 is inferred.
 Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   std::optional<std::vector<int64_t>> target;
   ValueId shape_in = ir::kNoValue;
   if (cx.opset() < 5) {
@@ -180,12 +180,13 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_transpose(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t r = rank_of(cx, x);
   std::vector<int64_t> rev;
   for (int64_t i = r - 1; i >= 0; --i) rev.push_back(i);
   PLUMB_ASSIGN_OR_RETURN(auto perm, n.attr_ints("perm", rev));
   for (int64_t& p : perm) p = normalize_axis(cx, p, r, "perm entry");
+  PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.transpose(x, perm));
   return Status::ok();
 }
@@ -198,6 +199,7 @@ Status lower_concat(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", cx.opset() < 4 ? 1 : INT64_MIN));
   if (axis == INT64_MIN) return cx.invalid("missing required attribute 'axis'");
   axis = normalize_axis(cx, axis, rank_of(cx, xs[0]));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.concat(xs, axis));
   return Status::ok();
 }
@@ -205,7 +207,7 @@ Status lower_concat(LowerCtx& cx, const OnnxNode& n) {
 // Shape-15+: optional start/end (clamped like Slice).
 Status lower_shape(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t r = rank_of(cx, x);
   PLUMB_ASSIGN_OR_RETURN(int64_t start, n.attr_int("start", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t end, n.attr_int("end", r));
@@ -221,7 +223,7 @@ Status lower_shape(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_size(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t total = ir::shape_num_elements(cx.type(x).shape);
   if (total >= 0) {
     cx.set_output(n, 0, cx.b.scalar_int(ir::DType::I64, total));
@@ -246,7 +248,7 @@ Expected<std::optional<std::vector<int64_t>>> axes_of(LowerCtx& cx, const OnnxNo
 
 Status lower_squeeze(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(auto axes, axes_of(cx, n));
   const ir::Shape& s = cx.type(x).shape;
   const int64_t r = static_cast<int64_t>(s.size());
@@ -271,7 +273,7 @@ Status lower_squeeze(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_unsqueeze(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(auto axes, axes_of(cx, n));
   if (!axes) return cx.invalid("Unsqueeze needs axes");
   const int64_t r = rank_of(cx, x);
@@ -279,6 +281,7 @@ Status lower_unsqueeze(LowerCtx& cx, const OnnxNode& n) {
   std::vector<bool> ins(static_cast<size_t>(out_r), false);
   for (int64_t a : *axes) {
     const int64_t k = normalize_axis(cx, a, out_r);
+    PLUMB_RETURN_IF_ERROR(cx.error());
     if (ins[k]) return cx.invalid("duplicate axis in Unsqueeze");
     ins[k] = true;
   }
@@ -291,7 +294,7 @@ Status lower_unsqueeze(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_flatten(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Shape& s = cx.type(x).shape;
   const int64_t r = static_cast<int64_t>(s.size());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 1));
@@ -319,7 +322,7 @@ Status lower_flatten(LowerCtx& cx, const OnnxNode& n) {
 Status lower_expand(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   ValueId shape = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type& st = cx.type(shape);
   // A shape known at build time (also one computed from offered inputs) has a known length.
   auto target = cx.const_ints(n, 1);
@@ -353,7 +356,7 @@ Status lower_expand(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_constant_of_shape(LowerCtx& cx, const OnnxNode& n) {
   ValueId shape = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   onnx::Tensor value = onnx::Tensor::owned("", ir::DType::F32, {}, std::vector<uint8_t>(4, 0));
   if (const auto* a = n.attr("value")) {
     if (a->t.num_elements() != 1) return cx.invalid("value must have exactly one element");

@@ -227,7 +227,7 @@ Expected<ValueId> apply_dft(LowerCtx& cx, ValueId x, const Ints& dims, int64_t a
 
 Status lower_dft(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (!ir::is_float(cx.type(x).dtype)) return cx.invalid("DFT input must be floating");
   PLUMB_ASSIGN_OR_RETURN(Ints dims, static_dims(cx, x, "DFT"));
   const int64_t r = static_cast<int64_t>(dims.size());
@@ -271,7 +271,7 @@ Status lower_dft(LowerCtx& cx, const OnnxNode& n) {
 // by the window (in the compute dtype), then a forward DFT of length frame_length over axis 2.
 Status lower_stft(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (!ir::is_float(cx.type(x).dtype)) return cx.invalid("STFT signal must be floating");
   PLUMB_ASSIGN_OR_RETURN(Ints dims, static_dims(cx, x, "STFT"));
   if (dims.size() != 3 || (dims[2] != 1 && dims[2] != 2))

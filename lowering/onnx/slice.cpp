@@ -95,7 +95,7 @@ void slice_dynamic(LowerCtx& cx, ValueId x, const SliceArgs& a, ValueId* start_f
 
 Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   SliceArgs a;
@@ -129,6 +129,7 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
     if (!a.steps_c) a.steps = as_i64(cx, cx.input(n, 4));
   }
   for (int64_t& ax : a.axes) ax = normalize_axis(cx, ax, r);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const size_t k = a.axes.size();
   for (size_t i = 0; i < k; ++i)  // ONNX: "Behavior is undefined if an axis is repeated" (R11)
     for (size_t j = i + 1; j < k; ++j)
@@ -191,11 +192,12 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
 // at 18+; the last part smaller when the dim does not divide).
 Status lower_split(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, r);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (!xt.shape[axis].is_static()) return cx.unsupported("Split along a symbolic dim");
   const int64_t d = xt.shape[axis].size;
   std::vector<int64_t> sizes;
@@ -209,7 +211,9 @@ Status lower_split(LowerCtx& cx, const OnnxNode& n) {
   const int64_t parts = static_cast<int64_t>(n.outputs.size());
   if (sizes.empty()) {
     PLUMB_ASSIGN_OR_RETURN(int64_t num, n.attr_int("num_outputs", parts));
-    if (num <= 0) return cx.invalid("num_outputs must be positive");
+    if (num <= 0 || num != parts)
+      return cx.invalid(
+          strfmt("num_outputs is %lld, the node has %lld outputs", (long long)num, (long long)parts));
     const int64_t chunk = cx.opset() >= 18 ? (d + num - 1) / num : d / num;
     if (cx.opset() < 18 && d % num != 0) return cx.invalid("dim is not divisible by the number of outputs");
     for (int64_t i = 0, left = d; i < num; ++i) {
@@ -220,6 +224,8 @@ Status lower_split(LowerCtx& cx, const OnnxNode& n) {
   int64_t total = 0;
   for (int64_t s : sizes) {
     if (s < 0) return cx.invalid("negative split size");
+    if (s > d - total)  // total stays <= d: no overflow however large the sizes
+      return cx.invalid(strfmt("split sizes sum past the dim %lld", (long long)d));
     total += s;
   }
   if (total != d)

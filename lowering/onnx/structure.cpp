@@ -23,7 +23,7 @@ ValueId iota(LowerCtx& cx, ValueId shape, ir::DType dt, int64_t axis) {
 // Range: n = max(ceil((limit - start) / delta), 0); y[i] = start + i * delta.
 Status lower_range(LowerCtx& cx, const OnnxNode& n) {
   ValueId start = cx.input(n, 0), limit = cx.input(n, 1), delta = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(start).dtype;
   auto s = cx.const_floats(n, 0), l = cx.const_floats(n, 1), d = cx.const_floats(n, 2);
   ValueId count;
@@ -60,7 +60,7 @@ Status lower_range(LowerCtx& cx, const OnnxNode& n) {
 // Trilu: keep x where (upper ? j - i >= k : j - i <= k) over the last two dims, else 0.
 Status lower_trilu(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t upper, n.attr_int("upper", 1));
   const int64_t r = rank_of(cx, x);
   if (r < 2) return cx.invalid("Trilu needs rank >= 2");
@@ -77,7 +77,7 @@ Status lower_trilu(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_eye_like(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t k, n.attr_int("k", 0));
   ir::DType dt = cx.type(x).dtype;
   if (n.has_attr("dtype")) {
@@ -103,12 +103,12 @@ ValueId fix_negative(LowerCtx& cx, ValueId idx, ValueId extent_same_shape) {
 // negative indices counted from depth.
 Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
   ValueId idx = cx.input(n, 0), values = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type it = cx.type(idx);
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
   const int64_t r = it.rank() + 1;
   axis = normalize_axis(cx, axis, r);
-  if (!cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   // depth: a build-time number, or (issue 13) a run-time scalar of any numeric dtype, inserted
   // into the result shape.
   ValueId depth = ir::kNoValue;  // i64[1]
@@ -116,7 +116,7 @@ Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
     depth = cx.b.shape_const({static_cast<int64_t>((*d)[0])});
   } else {
     ValueId dv = cx.input(n, 1);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type dt = cx.type(dv);
     if (dt.rank() > 1 || (dt.rank() == 1 && dt.shape[0].is_static() && dt.shape[0].size != 1))
       return cx.invalid("depth must be one number");
@@ -164,6 +164,7 @@ Expected<std::vector<int64_t>> tile1_repeats(LowerCtx& cx, const OnnxNode& n, in
     return invalid_model("", "Tile-1 tiles and axis must be whole numbers");
   std::vector<int64_t> reps(static_cast<size_t>(rank), 1);
   const int64_t a = normalize_axis(cx, static_cast<int64_t>(*axis), rank);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (a >= 0 && a < rank) reps[static_cast<size_t>(a)] = static_cast<int64_t>(*tiles);
   return reps;
 }
@@ -196,7 +197,7 @@ Status lower_tile_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId re
 
 Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   std::optional<std::vector<int64_t>> reps;
   if (cx.opset() < 6) {
@@ -258,7 +259,7 @@ Status lower_pad_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId pad
 // Pad: negative pads crop (slice) first, positive pads pad (core pad takes only >= 0).
 Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   PLUMB_ASSIGN_OR_RETURN(std::string mode, n.attr_string("mode", "constant"));
@@ -329,7 +330,7 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
 // NonZero: ONNX gives a rank-0 input the result shape [1, n] (core nonzero gives [0, n]).
 Status lower_non_zero(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (rank_of(cx, x) == 0) x = cx.b.reshape(x, cx.b.shape_const({1}));
   cx.set_output(n, 0, cx.b.emit1(ir::NonZeroAttrs{}, {x}));
   return Status::ok();
@@ -338,7 +339,7 @@ Status lower_non_zero(LowerCtx& cx, const OnnxNode& n) {
 // Compress: the positions where condition is true, gathered along axis (flattened x without axis).
 Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), cond = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   // nonzero gives [1, n]; reshape to [n] with n read from its shape.
   ValueId nz = cx.b.emit1(ir::NonZeroAttrs{}, {cond});
   ValueId count = cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(nz), cx.b.shape_const({1}),
@@ -354,6 +355,7 @@ Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
   }
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Axis, x, pos, axis));
   return Status::ok();
 }
@@ -363,7 +365,7 @@ Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
 // the slice's run-time error, naming this node.
 Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   std::optional<int64_t> k;
   ValueId k_value = ir::kNoValue;
   if (cx.opset() < 10) {
@@ -373,7 +375,7 @@ Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
     k = (*kv)[0];
   } else {
     k_value = cx.input(n, 1);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type kt = cx.type(k_value);
     if (!ir::is_int(kt.dtype) || kt.rank() > 1 ||
         (kt.rank() == 1 && kt.shape[0].is_static() && kt.shape[0].size != 1))
@@ -384,7 +386,7 @@ Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   axis = normalize_axis(cx, axis, r);
-  if (!cx.status().is_ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (k && (*k < 0 || (xt.shape[axis].is_static() && *k > xt.shape[axis].size)))
     return cx.invalid("k out of range");
   auto sorted = cx.b.emit(ir::SortAttrs{axis, largest != 0}, {x});
@@ -406,9 +408,10 @@ ValueId nd_extents(LowerCtx& cx, ValueId x, ValueId idx, int64_t first, int64_t 
 
 Status lower_gather_nd(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t batch_dims, n.attr_int("batch_dims", 0));
   const ir::Type it = cx.type(idx);
+  if (!it.ranked || it.shape.empty()) return cx.invalid("GatherND indices need rank 1 or more");
   if (!it.shape.back().is_static()) return cx.unsupported("GatherND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, batch_dims, it.shape.back().size));
   cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Nd, 0, batch_dims}, {x, idx}));
@@ -427,10 +430,11 @@ Expected<ir::ScatterReduction> reduction_of(const OnnxNode& n) {
 
 Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), idx = cx.input(n, 1), upd = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId ext = cx.b.emit1(ir::SliceAttrs{}, {shape_value(cx, x), cx.b.shape_const({axis}),
                                               cx.b.shape_const({1}), cx.b.shape_const({1})});
   ext = cx.b.reshape(ext, cx.b.shape_const({}));
@@ -442,9 +446,10 @@ Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_scatter_nd(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), idx = cx.input(n, 1), upd = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
   const ir::Type it = cx.type(idx);
+  if (!it.ranked || it.shape.empty()) return cx.invalid("ScatterND indices need rank 1 or more");
   if (!it.shape.back().is_static()) return cx.unsupported("ScatterND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, 0, it.shape.back().size));
   cx.set_output(n, 0, cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Nd, 0, red}, {x, idx, upd}));
@@ -462,14 +467,17 @@ Status lower_bit_cast(LowerCtx& cx, const OnnxNode& n) {
 // DepthToSpace (DCR / CRD) and SpaceToDepth on static NCHW shapes: reshape, transpose, reshape.
 Status lower_depth_to_space(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (xt.rank() != 4 || !is_static(xt)) return cx.unsupported("DepthToSpace needs a static 4-D input");
   PLUMB_ASSIGN_OR_RETURN(int64_t bs, n.attr_int("blocksize", 0));
   PLUMB_ASSIGN_OR_RETURN(std::string mode, n.attr_string("mode", "DCR"));
   const auto d = static_dims(xt);
   const int64_t N = d[0], C = d[1], H = d[2], W = d[3];
-  if (bs <= 0 || C % (bs * bs) != 0) return cx.invalid("channels not divisible by blocksize^2");
+  // bs * bs must not overflow (a blocksize of 2^40 once divided by zero): 3037000499^2 < 2^63
+  if (bs <= 0 || bs > 3037000499 || C % (bs * bs) != 0)
+    return cx.invalid(
+        strfmt("channels %lld not divisible by blocksize^2 (blocksize %lld)", (long long)C, (long long)bs));
   const int64_t c = C / (bs * bs);
   ValueId t;
   if (mode == "DCR") {
@@ -485,7 +493,7 @@ Status lower_depth_to_space(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_space_to_depth(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (xt.rank() != 4 || !is_static(xt)) return cx.unsupported("SpaceToDepth needs a static 4-D input");
   PLUMB_ASSIGN_OR_RETURN(int64_t bs, n.attr_int("blocksize", 0));
@@ -502,12 +510,14 @@ Status lower_space_to_depth(LowerCtx& cx, const OnnxNode& n) {
 // gather elements with index t < L[b] ? L[b] - 1 - t : t.
 Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), lens = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t batch_axis, n.attr_int("batch_axis", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t time_axis, n.attr_int("time_axis", 0));
   const int64_t r = rank_of(cx, x);
   batch_axis = normalize_axis(cx, batch_axis, r);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   time_axis = normalize_axis(cx, time_axis, r);
+  PLUMB_RETURN_IF_ERROR(cx.error());
   if (batch_axis == time_axis) return cx.invalid("batch_axis and time_axis must differ");
   ValueId shape = shape_value(cx, x);
   ValueId t = iota(cx, shape, ir::DType::I64, time_axis);
@@ -521,7 +531,7 @@ Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
 // CenterCropPad: per axis, crop centred (start = (d - t) / 2) or pad centred (low = (t - d) / 2).
 Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   auto target = cx.const_ints(n, 1);
@@ -535,6 +545,7 @@ Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
   std::vector<int64_t> start(r, 0), size = d, stride(r, 1), lo(r, 0), hi(r, 0);
   for (size_t i = 0; i < axes.size(); ++i) {
     const int64_t a = normalize_axis(cx, axes[i], r), t = (*target)[i];
+    PLUMB_RETURN_IF_ERROR(cx.error());
     if (t < 0) return cx.invalid("negative target dim");
     if (t < d[a]) {
       start[a] = (d[a] - t) / 2;

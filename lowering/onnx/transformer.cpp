@@ -75,7 +75,7 @@ Expected<int64_t> static_last(LowerCtx& cx, ValueId x, const char* what) {
 
 Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), cos = cx.input(n, 1), sin = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t interleaved, n.attr_int("interleaved", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t rot, n.attr_int("rotary_embedding_dim", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t num_heads, n.attr_int("num_heads", 0));
@@ -103,7 +103,7 @@ Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
   const int64_t half = rot / 2;
   if (cx.has_input(n, 3)) {
     ValueId pos = cx.input(n, 3);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     if (rank_of(cx, pos) != 2 || !ir::is_int(cx.type(pos).dtype))
       return cx.invalid("RotaryEmbedding position_ids must be a 2-D integer tensor");
     if (rank_of(cx, cos) != 2 || rank_of(cx, sin) != 2)
@@ -158,7 +158,7 @@ Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId q = cx.input(n, 0), k = cx.input(n, 1), v = cx.input(n, 2);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string rule, n.attr_string("update_rule", "gated_delta"));
   PLUMB_ASSIGN_OR_RETURN(float scale_attr, n.attr_float("scale", 0.0f));
   if (!n.has_attr("q_num_heads") || !n.has_attr("kv_num_heads"))
@@ -202,7 +202,7 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
   int64_t decay_w = 0;
   if (gating) {
     ValueId g = cx.input(n, 4);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     if (rank_of(cx, g) != 3 || cx.type(g).dtype != dt)
       return cx.invalid("LinearAttention decay must be 3-D, like query");
     PLUMB_ASSIGN_OR_RETURN(int64_t gl, static_last(cx, g, "LinearAttention decay"));
@@ -213,7 +213,7 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
   }
   if (delta) {
     ValueId bt = cx.input(n, 5);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     if (rank_of(cx, bt) != 3 || cx.type(bt).dtype != dt)
       return cx.invalid("LinearAttention beta must be 3-D, like query");
     PLUMB_ASSIGN_OR_RETURN(int64_t bl, static_last(cx, bt, "LinearAttention beta"));
@@ -225,7 +225,7 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId S;
   if (cx.has_input(n, 3)) {
     ValueId past = cx.input(n, 3);
-    if (!cx.b.ok()) return Status::ok();
+    PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type pt = cx.type(past);
     if (pt.rank() != 4 || !ir::is_float(pt.dtype))
       return cx.invalid("LinearAttention past_state must be 4-D floating");
@@ -276,7 +276,7 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_swiglu(LowerCtx& cx, const OnnxNode& n) {
   ValueId a = cx.input(n, 0), b = cx.input(n, 1);
-  if (!cx.b.ok()) return Status::ok();
+  PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(float alpha, n.attr_float("alpha", 1.0f));
   const ir::Type at = cx.type(a), bt = cx.type(b);
   if (!ir::is_float(at.dtype) || bt.dtype != at.dtype)

@@ -6,7 +6,8 @@
 #   `--rtol 1e-4 --atol 1e-6` (the cpu's outputs against the expected ones);
 # - two `plumb run --backend cpu` give byte-identical outputs (deterministic at a fixed thread
 #   count), or the same error;
-# - some model really runs spans on cpu (the dispatch print).
+# - some model really runs spans on cpu (the dispatch print);
+# - --threads 1 and 3 on cpu (oneDNN's thread count) keep resnet_small within the fixed tolerance.
 # Usage: models_check.sh PLUMB SRC
 set -uo pipefail
 plumb=$1 src=$2
@@ -54,4 +55,16 @@ spans=$(PLUMB_VERBOSE=dispatch "$plumb" run "$src/tests/models/resnet_small/mode
   --data "$src/tests/models/resnet_small/data" --backend cpu 2>&1 > /dev/null | grep -c "cpu span")
 echo "$n models; resnet_small runs $spans cpu spans"
 [[ $spans -gt 0 ]] || { echo "FAIL: resnet_small ran no cpu span"; fail=1; }
+# --threads reaches oneDNN (omp_threads.h): at 1 and 3 threads the cpu's outputs still lie within
+# the fixed tolerance, and two runs at one count are byte-identical.
+d=$src/tests/models/resnet_small
+for t in 1 3; do
+  "$plumb" check "$d/model.onnx" --data "$d/data" --backend cpu --threads $t --rtol 1e-4 --atol 1e-6 --no-isolate \
+    > "$tmp/t.txt" 2>&1 || { echo "FAIL: resnet_small: check --backend cpu --threads $t: $(head -3 "$tmp/t.txt")"; fail=1; }
+  for k in 1 2; do
+    rm -rf "$tmp/t$k" && mkdir "$tmp/t$k"
+    "$plumb" run "$d/model.onnx" --data "$d/data" --out "$tmp/t$k" --backend cpu --threads $t > /dev/null 2>&1
+  done
+  diff -r "$tmp/t1" "$tmp/t2" > /dev/null || { echo "FAIL: resnet_small: two runs at --threads $t differ"; fail=1; }
+done
 exit $fail

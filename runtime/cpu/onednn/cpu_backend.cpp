@@ -11,6 +11,7 @@
 
 #include "ir/attrs.h"
 #include "runtime/cpu/onednn/fusion.h"
+#include "runtime/cpu/onednn/omp_threads.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/node_error.h"
 #include "runtime/partition.h"
@@ -294,8 +295,14 @@ struct SpanPlan {
 class CpuSpan final : public CompiledSpan {
  public:
   CpuSpan(std::shared_ptr<Built> b, const dnnl::engine& eng, const ir::Node& anchor, int64_t preorder,
-          const SpanPlan& sp, std::unique_ptr<RefPath> ref)
-      : b_(std::move(b)), stream_(eng), anchor_(anchor), preorder_(preorder), sp_(sp), ref_(std::move(ref)) {
+          const SpanPlan& sp, std::unique_ptr<RefPath> ref, int threads)
+      : b_(std::move(b)),
+        stream_(eng),
+        anchor_(anchor),
+        preorder_(preorder),
+        sp_(sp),
+        ref_(std::move(ref)),
+        threads_(threads) {
     auto none = [&](const dnnl::memory::desc& md) { return dnnl::memory(md, eng, DNNL_MEMORY_NONE); };
     src_user_ = none(b_->src_user);
     dst_user_ = none(b_->dst_user);
@@ -325,6 +332,7 @@ class CpuSpan final : public CompiledSpan {
     if (sp_.pool && !ordinary(src, sp_.src_numel)) return ref_->run(args);     // NaN or -0: ref's order
     if (w && sp_.conv && !all_finite(w, sp_.w_numel)) return ref_->run(args);  // 0 * inf over padding
     try {
+      const OmpThreads threads(threads_);  // as many as the primitive was created for
       src_user_.set_data_handle(const_cast<float*>(src));
       dst_user_.set_data_handle(dst);
       if (b_->src_reorder) src_.set_data_handle(scratch + b_->src_off);
@@ -386,6 +394,7 @@ class CpuSpan final : public CompiledSpan {
   int64_t preorder_;
   SpanPlan sp_;
   std::unique_ptr<RefPath> ref_;
+  int threads_;
   dnnl::memory src_user_, dst_user_, res_user_, src_, dst_, weights_, pad_;
   std::vector<dnnl_exec_arg_t> args_;
 };
@@ -401,6 +410,7 @@ class CpuPrepared final : public PreparedGraph {
         fused_(std::move(fused)),
         preorder_(body_preorder(g)),
         mode_(o.mode),
+        threads_(std::max(1, o.threads)),
         eng_(dnnl::engine::kind::cpu, 0) {
     for (const Fused& f : fused_) {
       std::vector<float> b;
@@ -497,8 +507,9 @@ class CpuPrepared final : public PreparedGraph {
     sp.hi = f.hi;
     auto ref = std::make_unique<RefPath>(g_, plan, sig, (*b)->scratch, mode_);
     if (!ref->ok()) return no("a value inside the span has no static size");
-    return CompiledOrDeclined{std::make_unique<CpuSpan>(*b, eng_, a, preorder_[f.anchor], sp, std::move(ref)),
-                              Support::ok()};
+    return CompiledOrDeclined{
+        std::make_unique<CpuSpan>(*b, eng_, a, preorder_[f.anchor], sp, std::move(ref), threads_),
+        Support::ok()};
   }
 
  private:
@@ -512,6 +523,7 @@ class CpuPrepared final : public PreparedGraph {
     std::lock_guard<std::mutex> lock(mu_);
     auto& c = cache_[claim];
     if (auto it = c.find(key); it != c.end()) return it->second;
+    const OmpThreads threads(threads_);  // a primitive keeps the thread count it is created with
     PLUMB_ASSIGN_OR_RETURN(auto b, build(eng_, fused_[claim], g_.body.nodes[fused_[claim].anchor], s, w, o,
                                          weights, bias_[claim]));
     c.emplace(key, b);
@@ -522,6 +534,7 @@ class CpuPrepared final : public PreparedGraph {
   std::vector<Fused> fused_;
   std::vector<int64_t> preorder_;
   NumericMode mode_;
+  int threads_;  // oneDNN's threads for this session, at creation and at run time (omp_threads.h)
   dnnl::engine eng_;
   std::vector<std::vector<float>> bias_;
   std::vector<std::optional<Tensor>> weights_;  // the constant weights (views that keep their storage)
