@@ -76,8 +76,28 @@ const ir::Provenance& owner(const ir::Graph& g, size_t k) {
   return n.prov;
 }
 
+// The ONNX node that computes with a weight (constant node k): its first reader past the
+// constant-only nodes in between (a transposed or broadcast weight); the weight's own node when
+// none. Not the node that made it: torch shares equal initializers through Identity nodes.
+const ir::Provenance& weight_owner(const ir::Graph& g, size_t k, const std::vector<bool>& constant) {
+  size_t at = k;
+  while (constant[at]) {
+    size_t next = SIZE_MAX;
+    for (size_t j = at + 1; j < g.body.nodes.size() && next == SIZE_MAX; ++j)
+      for (ir::ValueId v : g.body.nodes[j].inputs)
+        if (std::find(g.body.nodes[at].outputs.begin(), g.body.nodes[at].outputs.end(), v) !=
+            g.body.nodes[at].outputs.end())
+          next = j;
+    if (next == SIZE_MAX) break;
+    at = next;
+  }
+  return constant[at] ? owner(g, k) : g.body.nodes[at].prov;
+}
+
 // ONNX node names are unique (an op swapped keeps its name); unnamed nodes go by their op type.
-std::string group_key(const ir::Provenance& p) { return p.node_name.empty() ? '\0' + p.op_type : p.node_name; }
+std::string group_key(const ir::Provenance& p) {
+  return p.node_name.empty() ? '\0' + p.op_type : p.node_name;
+}
 
 std::string constant_name(const ir::Graph& g, const ir::Node& n) {
   const std::string& name = n.outputs.empty() ? std::string() : g.values[n.outputs[0]].onnx_name;
@@ -232,10 +252,11 @@ GraphDiff diff_graphs(const ir::Graph& a, const ir::Graph& b, const AttrDescribe
     const ir::Node& y = b.body.nodes[k];
     const ir::Provenance& pb = owner(b, k);
     if (x.op == ir::Op::Constant) {
+      const ir::Provenance& user = weight_owner(b, k, m.const_b);
       const ir::ConstantData* ca = constant_of(a, x);
       const ir::ConstantData* cb = constant_of(b, y);
       if (!ca || !cb || same_constant(*ca, *cb)) continue;
-      DiffFinding f{FindingKind::attribute, pb.node_name, pb.op_type, "", 0, k};
+      DiffFinding f{FindingKind::attribute, user.node_name, user.op_type, "", 0, k};
       const std::string name = constant_name(b, y);
       if (ca->type != cb->type) {
         f.kind = FindingKind::structure;

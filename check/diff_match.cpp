@@ -192,16 +192,22 @@ class Matcher {
     }
   }
 
-  // Constant inputs pair through their consumers, node for node while the ops agree.
+  // Constant inputs pair through their consumers, node for node while the ops agree. One model
+  // may share a constant that the other holds twice (torch shares equal initializers): a
+  // constant node already paired may be the partner of a second one too.
   void pair_constant(ir::ValueId va, ir::ValueId vb) {
     const int na = a_.producer[va], nb = b_.producer[vb];
-    if (na < 0 || nb < 0 || m_.b_of_a[na] >= 0 || m_.a_of_b[nb] >= 0) return;
+    if (na < 0 || nb < 0) return;
+    const bool a_free = m_.b_of_a[na] < 0, b_free = m_.a_of_b[nb] < 0;
+    if (!a_free && !b_free) return;
     const ir::Node& x = a_.g.body.nodes[na];
     const ir::Node& y = b_.g.body.nodes[nb];
     if (!same_shape_of_node(x, y)) return;
-    m_.b_of_a[na] = nb;
-    m_.a_of_b[nb] = na;
-    for (size_t k = 0; k < y.outputs.size(); ++k) m_.value_a_of_b[y.outputs[k]] = x.outputs[k];
+    if (a_free) m_.b_of_a[na] = nb;
+    if (b_free) {
+      m_.a_of_b[nb] = na;
+      for (size_t k = 0; k < y.outputs.size(); ++k) m_.value_a_of_b[y.outputs[k]] = x.outputs[k];
+    }
     for (size_t i = 0; i < y.inputs.size(); ++i) pair_constant(x.inputs[i], y.inputs[i]);
   }
 

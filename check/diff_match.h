@@ -11,7 +11,9 @@
 //     Among several candidates: equal attributes first, then the same ONNX node name, then the same
 //     ONNX op type, then A's order;
 //   - constant inputs (constants and the nodes that compute only from constants: a broadcast
-//     bias) pair through the consumers that read them, node for node while their ops agree;
+//     bias) pair through the consumers that read them, node for node while their ops agree; a
+//     constant one model shares and the other holds twice pairs with both copies (for constants
+//     b_of_a and a_of_b need not be inverses);
 //   - dead nodes (that no graph result depends on) are neither paired nor reported;
 //   - the regions of if/while nodes are compared node for node (same_regions), not matched.
 // What stays unpaired was added (B) or removed (A). check/diff.h turns the pairs into findings.

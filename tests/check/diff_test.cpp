@@ -82,6 +82,31 @@ TEST(DiffMatch, DeadNodesAreNotCompared) {
   EXPECT_TRUE(d.equivalent()) << lines(d);
 }
 
+TEST(DiffMatch, SharedConstantPairsWithBothCopies) {
+  // A reads one constant twice, B holds two equal copies (and the other way round).
+  const std::string shared = R"(plumb 1
+func @main(%x: f32[2]) -> (f32[2]) {
+  %w = constant {value = dense<f32[2]>[0.5, 2.0]} : f32[2] loc("M", Mul, 13)
+  %u = binary %x, %w {kind = mul} : f32[2] loc("M", Mul, 13)
+  %y = binary %u, %w {kind = add} : f32[2] loc("P", Add, 13)
+  return %y
+}
+)";
+  const std::string copies = R"(plumb 1
+func @main(%x: f32[2]) -> (f32[2]) {
+  %w = constant {value = dense<f32[2]>[0.5, 2.0]} : f32[2] loc("M", Mul, 13)
+  %u = binary %x, %w {kind = mul} : f32[2] loc("M", Mul, 13)
+  %v = constant {value = dense<f32[2]>[0.5, 2.0]} : f32[2] loc("P", Add, 13)
+  %y = binary %u, %v {kind = add} : f32[2] loc("P", Add, 13)
+  return %y
+}
+)";
+  const GraphDiff d = diff_of(shared, copies);
+  EXPECT_TRUE(d.equivalent()) << lines(d);
+  const GraphDiff e = diff_of(copies, shared);
+  EXPECT_TRUE(e.equivalent()) << lines(e);
+}
+
 TEST(DiffFindings, InsertedNodeIsAddedAndTheRestStillPairs) {
   // B computes exp into %t0 and an Abs node named like A's exp output: the walk finds its way
   // back through the ONNX tensor name "t", so only the Abs is reported.

@@ -62,8 +62,13 @@ def unfold_batchnorm(model, conv_name):
     s = gamma / np.sqrt(var + eps)
     w_new = w / s.reshape((c,) + (1,) * (w.ndim - 1))
     b_new = (b - beta) / s + mean
-    w_init.CopyFrom(nh.from_array(w_new.astype(np.float32), name=w_init.name))
-    b_init.CopyFrom(nh.from_array(b_new.astype(np.float32), name=b_init.name))
+    for k, init, arr in ((1, w_init, w_new), (2, b_init, b_new)):
+        if mutate._readers(model, init.name) > 1:  # torch shares equal initializers: others keep theirs
+            new = nh.from_array(arr.astype(np.float32), name=init.name + "_unfolded")
+            model.graph.initializer.append(new)
+            node.input[k] = new.name
+        else:
+            init.CopyFrom(nh.from_array(arr.astype(np.float32), name=init.name))
     out = node.output[0]
     pre = out + "_before_bn"
     node.output[0] = pre
