@@ -26,8 +26,6 @@ std::string noise_term(const TensorRow& row) {
   return (row.carried.have_bounds ? row.carried : row.deciding()).dominant();
 }
 
-namespace {
-
 std::string json_num(double v) {
   if (!std::isfinite(v)) return std::isnan(v) ? "null" : (v > 0 ? "\"inf\"" : "\"-inf\"");
   return strfmt("%.9g", v);
@@ -45,6 +43,8 @@ std::string json_str(const std::string& s) {
   }
   return o + "\"";
 }
+
+namespace {
 
 // The statistics that decide a row: local when the isolated run has it, else carried.
 const ErrorStats& deciding(const TensorRow& r) { return r.deciding(); }

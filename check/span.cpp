@@ -6,17 +6,12 @@
 
 namespace plumb::check {
 
-namespace {
-
-// Every value a node reads, its regions' nodes included (values defined inside the regions are
-// among them; they have no top-level producer and end the walk by themselves).
+// Values defined inside the regions have no top-level producer and end a walk by themselves.
 void reads_of(const ir::Node& n, std::vector<ir::ValueId>& out) {
   out.insert(out.end(), n.inputs.begin(), n.inputs.end());
   for (const ir::Region& r : n.regions)
     for (const ir::Node& m : r.nodes) reads_of(m, out);
 }
-
-}  // namespace
 
 DivergenceSpan divergence_span(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, ir::ValueId value,
                                const std::set<ir::ValueId>& known) {

@@ -23,6 +23,10 @@ struct DivergenceSpan {
   bool localized() const { return nodes.size() == 1; }
 };
 
+// Every value a node reads, its regions' nodes included (values defined inside the regions are
+// among them), appended to `out`.
+void reads_of(const ir::Node& n, std::vector<ir::ValueId>& out);
+
 // The ONNX nodes that computed top-level value `value` from the values in `known`: the walk back
 // from its producer through node inputs (values read inside regions included), stopping at graph
 // inputs and at `known`. Nodes without an ONNX origin (initializer constants) and nodes that compute

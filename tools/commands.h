@@ -1,6 +1,6 @@
 // The plumb CLI commands (DESIGN.md §7). main.cpp parses the command word and calls one of these;
 // each lives in tools/cmd_<name>.cpp. A command returns the process exit code: 0 success,
-// 1 mismatch (check/conformance), 2 error (after printing ONE line
+// 1 mismatch (check/conformance/diff), 2 error (after printing ONE line
 // `plumb: <file>: <place>: <reason> (<label>)` to stderr through report_error).
 #pragma once
 
@@ -23,6 +23,7 @@ int cmd_conformance(const Args& args);  // plumb conformance SUITE_DIR ... (the 
 int cmd_core_conformance(const Args& args);  // plumb conformance --core DIR ... (spec/vectors)
 int cmd_coverage(const Args& args);          // plumb coverage [SUITE_DIR]
 int cmd_bench(const Args& args);             // plumb bench MODEL --data DIR [--backend B] [--runs N]
+int cmd_diff(const Args& args);              // plumb diff A B [--data DIR] [--report FILE.json]
 
 // Prints `plumb: <file>: <place>: <reason> (<label>)` (empty parts left out) and returns 2.
 int report_error(const std::string& file, const Status& s);

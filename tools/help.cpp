@@ -114,7 +114,7 @@ const Command kCommands[] = {
      "\n"
      "exit codes: 0 written, 2 error (the error names the node and the reason)\n"},
     {"check", "check MODEL --data DIR [--expected PATH] [--report F.html]", "is a converted model right",
-     "usage: plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH]\n"
+     "usage: plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH | --against REF]\n"
      "                   [--tolerance auto | --rtol R --atol A] [--report FILE.json|FILE.html ...]\n"
      "                   [--no-isolate] [--chunk-mb N] [--samples K] [--threads N] [--progress]\n"
      "                   [--backend B]\n"
@@ -128,6 +128,9 @@ const Command kCommands[] = {
      "  --data DIR             inputs input_<k>.pb / .npy; also the expected values unless\n"
      "                         --expected is given (output_<k>.pb, intermediates)\n"
      "  --input NAME=FILE      bind graph input NAME (or #k) to a .npy or .pb file; repeatable\n"
+     "  --against REFERENCE    a reference model (.onnx or .plumb) instead: its values, on the\n"
+     "                         same inputs, of every tensor matching one of MODEL's (as `plumb diff`\n"
+     "                         matches them) are the expected values\n"
      "  --expected PATH        a folder or one file of expected values: .pb (by TensorProto name;\n"
      "                         output_<k>.pb is output k), .npy (by file stem, or names.json),\n"
      "                         .npz (by entry), Polygraphy .json (--save-outputs / inputs)\n"
@@ -151,6 +154,29 @@ const Command kCommands[] = {
      "\n"
      "exit codes: 0 match, 1 mismatch (the first divergence is named), 2 error,\n"
      "            3 inconclusive (the evidence cannot tell noise from error; the reason is printed)\n"},
+    {"diff", "diff A B [--data DIR] [--report F.json]", "what changed between two models",
+     "usage: plumb diff A B [--data DIR | --input NAME=FILE ...] [--report FILE.json] [--threads N]\n"
+     "                  [--samples K]\n"
+     "\n"
+     "Lowers A and B (.onnx or .plumb) onto the core, matches their nodes by structure first and\n"
+     "ONNX names second, and prints one line per finding, the most significant first:\n"
+     "  changed node '<ONNX node name>' (<OpType>): <what>\n"
+     "structure (core nodes only in A or only in B, an op swapped), attributes (in ONNX terms when\n"
+     "both are .onnx: `pads [1,1,1,1] -> [0,0,2,2]`), weights (max abs/rel difference, the slices\n"
+     "that differ; `precision loss` when equal after rounding to f16 or bf16, else `real change`).\n"
+     "With data, B is checked with A's values of the matching tensors as expected values (the\n"
+     "check's bound and isolation, as `plumb check --against`) and the first divergence is named.\n"
+     "The last line is the verdict: equivalent, equivalent on the data, different, inconclusive.\n"
+     "\n"
+     "options:\n"
+     "  --data DIR            run both on DIR's inputs (input_<k>.pb / .npy) and compare\n"
+     "  --input NAME=FILE     bind graph input NAME (or #k) to a .npy or .pb file; repeatable\n"
+     "  --report FILE.json    the findings, the verdict and the data comparison (check's report)\n"
+     "  --threads N           threads within a node (default: the machine's cores)\n"
+     "  --samples K           stochastic runs per run set for the bound (default 6)\n"
+     "\n"
+     "exit codes: 0 equivalent (or equivalent on the data), 1 different, 2 error,\n"
+     "            3 inconclusive on the data\n"},
     {"conformance", "conformance SUITE_DIR | --core DIR", "run a conformance suite",
      "usage: plumb conformance SUITE_DIR [--backend B] [--filter REGEX] [--csv FILE] [-j N]\n"
      "                         [--threads N] [--timeout S] [--known-failures FILE] [--digest FILE] [-v]\n"
@@ -219,8 +245,9 @@ void print_overview(std::FILE* out) {
   }
   std::fputs("\noptions: --help (this text), --version (version, build options, backends)\n", out);
   std::fputs(kErrorLine, out);
-  std::fputs("Exit codes: 0 success, 1 mismatch (check, conformance), 2 error, 3 inconclusive (check).\n",
-             out);
+  std::fputs(
+      "Exit codes: 0 success, 1 mismatch (check, conformance, diff), 2 error, 3 inconclusive (check).\n",
+      out);
 }
 
 bool is_command(const std::string& command) { return find(command) != nullptr; }

@@ -12,6 +12,7 @@
 
 #include "check/compare.h"
 #include "check/hints.h"
+#include "check/onnx/diff_onnx.h"
 #include "check/onnx/expected.h"
 #include "check/onnx/frontend.h"
 #include "check/onnx/values_io.h"
@@ -207,17 +208,22 @@ struct Target {
 
 Expected<CheckReport> run_check(const CheckRequest& opt) {
   Progress progress(opt);
-  const std::string expected_path = opt.expected.empty() ? opt.inputs.data_dir : opt.expected;
+  const std::string expected_path = !opt.against.empty()   ? opt.against
+                                    : opt.expected.empty() ? opt.inputs.data_dir
+                                                           : opt.expected;
   if (expected_path.empty()) return invalid_input("no expected values given (an expected folder or file)");
+  if (!opt.against.empty() && !opt.expected.empty())
+    return invalid_input("give either expected values or a reference model (--against), not both");
 
   progress.step("lowering " + opt.model);
   PLUMB_ASSIGN_OR_RETURN(LoadedModel loaded, load_model(opt.model, opt.inputs, onnx_frontend()));
   PLUMB_ASSIGN_OR_RETURN(const std::vector<rt::RtValue> inputs, all_inputs(loaded, opt.inputs));
   const ir::Graph g = std::move(loaded.graph);
 
-  progress.step("reading expected values");
+  progress.step(opt.against.empty() ? "reading expected values" : "running the reference " + opt.against);
   std::vector<std::string> ignored;
-  auto expected = read_expected(expected_path, &ignored);
+  auto expected = opt.against.empty() ? read_expected(expected_path, &ignored)
+                                      : reference_values(opt.against, opt.inputs, g, opt.threads);
   if (!expected) return in_file(expected.status(), expected_path);
 
   // Which core value each expected value is.
@@ -270,6 +276,10 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   }
   std::stable_sort(targets.begin(), targets.end(),
                    [](const Target& a, const Target& b) { return a.producer < b.producer; });
+  if (targets.empty() && !opt.against.empty())
+    return in_file(
+        invalid_input("no computed tensor of " + opt.model + " matches one of this reference model"),
+        opt.against);
   if (targets.empty()) {
     std::string seen;  // what was there instead, so the user sees the names that did not match
     for (size_t k = 0; k < rep.skipped.size() && k < 3; ++k) seen += (k ? "; " : "") + rep.skipped[k];

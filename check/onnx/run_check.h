@@ -43,9 +43,12 @@ struct ProgressStep {
 };
 
 struct CheckRequest {
-  std::string model;                       // .onnx or .plumb
-  InputFiles inputs;                       // the model's input values
-  std::string expected;                    // folder or file of expected values ("" = inputs.data_dir)
+  std::string model;     // .onnx or .plumb
+  InputFiles inputs;     // the model's input values
+  std::string expected;  // folder or file of expected values ("" = inputs.data_dir)
+  // A reference model instead (plumb check --against): its values, on the same inputs, of the
+  // tensors of MODEL that match its own (check/onnx/diff_onnx.h reference_values).
+  std::string against;
   FixedTolerance tol;                      // tol.use = false: the auto bound decides
   bool isolate = true;                     // per-node isolated evaluation where intermediates are given
   int64_t chunk_bytes = int64_t{1} << 30;  // compared tensors held per run (see run_check.cpp)

@@ -315,6 +315,7 @@ Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
     crop_hi[i] = std::max<int64_t>(0, -ph);
   }
   ValueId y = emit_conv(cx, x, wr, xt.dtype, win, strides, g);
+  PLUMB_RETURN_IF_ERROR(cx.error());  // crop_spatial reads y's type
   y = crop_spatial(cx, y, crop_lo, crop_hi);
   if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
   cx.set_output(n, 0, y);

@@ -1,5 +1,8 @@
 #include "lowering/onnx/driver.h"
 
+#include <new>
+#include <stdexcept>
+
 #include "ir/builder.h"
 #include "ir/verify.h"
 #include "lowering/onnx/registry.h"
@@ -90,7 +93,16 @@ Status lower_one(LowerCtx& cx, const onnx::OnnxNode& n, const std::map<std::stri
       ir::Provenance{n.name, n.domain.empty() ? n.op_type : n.domain + "." + n.op_type, opset, {}});
   cx.set_opset(opset);
   cx.reset_status();
-  Status s = rule->fn(cx, n);
+  Status s = Status::ok();
+  try {
+    s = rule->fn(cx, n);
+  } catch (const std::bad_alloc&) {  // an attribute sized a table past memory (n_targets = 2^40)
+    s = invalid_model("",
+                      "lowering it needs more memory than there is (an attribute or constant asks "
+                      "for a table of that size)");
+  } catch (const std::length_error&) {
+    s = invalid_model("", "lowering it needs a table larger than a vector can hold");
+  }
   if (s.is_ok()) s = cx.status();
   if (s.is_ok()) s = cx.b.status();
   if (!s.is_ok()) return s.with_place(place);

@@ -91,8 +91,10 @@ Status lower_max_pool(LowerCtx& cx, const OnnxNode& n) {
   ValueId idx = r[1];
   if (storage_order == 1) {
     // Column-major over the spatial dims: idx = nc * S + sum_d coord[d] * prod(D[0..d-1]).
-    for (int64_t d : p.in)
+    for (int64_t d : p.in) {
       if (d < 0) return cx.unsupported("MaxPool storage_order 1 with a symbolic spatial dim");
+      if (d == 0) return cx.unsupported("MaxPool storage_order 1 with an empty spatial dim");
+    }
     int64_t total = 1;
     for (int64_t d : p.in) total *= d;
     auto sc = [&](int64_t v) { return splat(cx, static_cast<double>(v), idx); };

@@ -211,7 +211,9 @@ Status lower_split(LowerCtx& cx, const OnnxNode& n) {
   const int64_t parts = static_cast<int64_t>(n.outputs.size());
   if (sizes.empty()) {
     PLUMB_ASSIGN_OR_RETURN(int64_t num, n.attr_int("num_outputs", parts));
-    if (num <= 0) return cx.invalid("num_outputs must be positive");
+    if (num <= 0 || num != parts)
+      return cx.invalid(
+          strfmt("num_outputs is %lld, the node has %lld outputs", (long long)num, (long long)parts));
     const int64_t chunk = cx.opset() >= 18 ? (d + num - 1) / num : d / num;
     if (cx.opset() < 18 && d % num != 0) return cx.invalid("dim is not divisible by the number of outputs");
     for (int64_t i = 0, left = d; i < num; ++i) {
@@ -222,6 +224,8 @@ Status lower_split(LowerCtx& cx, const OnnxNode& n) {
   int64_t total = 0;
   for (int64_t s : sizes) {
     if (s < 0) return cx.invalid("negative split size");
+    if (s > d - total)  // total stays <= d: no overflow however large the sizes
+      return cx.invalid(strfmt("split sizes sum past the dim %lld", (long long)d));
     total += s;
   }
   if (total != d)

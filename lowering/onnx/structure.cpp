@@ -411,6 +411,7 @@ Status lower_gather_nd(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t batch_dims, n.attr_int("batch_dims", 0));
   const ir::Type it = cx.type(idx);
+  if (!it.ranked || it.shape.empty()) return cx.invalid("GatherND indices need rank 1 or more");
   if (!it.shape.back().is_static()) return cx.unsupported("GatherND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, batch_dims, it.shape.back().size));
   cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Nd, 0, batch_dims}, {x, idx}));
@@ -448,6 +449,7 @@ Status lower_scatter_nd(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
   const ir::Type it = cx.type(idx);
+  if (!it.ranked || it.shape.empty()) return cx.invalid("ScatterND indices need rank 1 or more");
   if (!it.shape.back().is_static()) return cx.unsupported("ScatterND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, 0, it.shape.back().size));
   cx.set_output(n, 0, cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Nd, 0, red}, {x, idx, upd}));
@@ -472,7 +474,10 @@ Status lower_depth_to_space(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(std::string mode, n.attr_string("mode", "DCR"));
   const auto d = static_dims(xt);
   const int64_t N = d[0], C = d[1], H = d[2], W = d[3];
-  if (bs <= 0 || C % (bs * bs) != 0) return cx.invalid("channels not divisible by blocksize^2");
+  // bs * bs must not overflow (a blocksize of 2^40 once divided by zero): 3037000499^2 < 2^63
+  if (bs <= 0 || bs > 3037000499 || C % (bs * bs) != 0)
+    return cx.invalid(
+        strfmt("channels %lld not divisible by blocksize^2 (blocksize %lld)", (long long)C, (long long)bs));
   const int64_t c = C / (bs * bs);
   ValueId t;
   if (mode == "DCR") {

@@ -8,7 +8,7 @@ plumb=$1
 fail() { echo "FAIL: $*"; exit 1; }
 out=$("$plumb" --help 2>&1) || fail "--help: exit $?"
 [[ "$out" == usage:* ]] || fail "--help: $out"
-for c in verify print asm run convert check conformance coverage help; do
+for c in verify print asm run convert check conformance coverage diff help; do
   grep -q "^  $c" <<<"$out" || fail "--help does not list $c"
   for form in "help $c" "$c --help" "$c -h"; do
     # shellcheck disable=SC2086
@@ -25,7 +25,8 @@ declare -A options=(
   [asm]="-o --external-weights"
   [run]="--data --input --out --backend --precise --max-iterations --max-bytes PLUMB_VERBOSE"
   [convert]="-o"
-  [check]="--data --input --expected --tolerance --rtol --atol --report --no-isolate --chunk-mb --samples"
+  [check]="--data --input --expected --against --tolerance --rtol --atol --report --no-isolate --chunk-mb --samples"
+  [diff]="--data --input --report --threads --samples"
   [conformance]="--core --backend --filter --csv -j --timeout --known-failures --digest --cells --strict -v"
 )
 for c in "${!options[@]}"; do

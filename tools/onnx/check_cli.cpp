@@ -1,4 +1,5 @@
-// plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH] [--tolerance auto |
+// plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH | --against REF] [--tolerance auto
+// |
 //                   --rtol R --atol A] [--report FILE.json|FILE.html ...] [--no-isolate]
 //                   [--chunk-mb N] [--samples K] [--threads N] [--progress]   (tools/help.cpp has the user's
 //                   page)
@@ -117,6 +118,10 @@ int parse_args(const Args& args, Options& opt) {
       if (!path_value(&req.expected))
         return report_error("check",
                             invalid_input("--expected needs a PATH (got an empty or missing value)"));
+    } else if (a == "--against") {
+      if (!path_value(&req.against))
+        return report_error(
+            "check", invalid_input("--against needs a REFERENCE model (got an empty or missing value)"));
     } else if (a == "--rtol") {
       if (!parse_double(value(), &req.tol.rtol))
         return report_error("check", invalid_input("--rtol needs a number >= 0"));
@@ -165,7 +170,9 @@ int parse_args(const Args& args, Options& opt) {
     return report_error("check",
                         invalid_input("usage: plumb check MODEL (--data DIR | --input NAME=FILE ...) "
                                       "[--expected PATH] [options] (plumb check --help)"));
-  if (req.inputs.data_dir.empty() && req.expected.empty())
+  if (!req.against.empty() && !req.expected.empty())
+    return report_error("check", invalid_input("--expected and --against exclude each other"));
+  if (req.inputs.data_dir.empty() && req.expected.empty() && req.against.empty())
     return report_error("check", invalid_input("with --input and no --data, give the expected values with "
                                                "--expected PATH"));
   if (fixed && opt.auto_tol_requested)

@@ -35,7 +35,8 @@ class SmallCnn(nn.Module):
         return self.head(self.block2(self.block1(x)))
 
 
-def main(out):
+def build():
+    """The model in eval mode and its input (also tests/models/diff_variants.py's re-export)."""
     torch.manual_seed(5)
     model = SmallCnn()
     with torch.no_grad():
@@ -46,7 +47,11 @@ def main(out):
             bn.weight.copy_(torch.rand(c) + 0.5)
             bn.bias.copy_(torch.randn(c) * 0.2)
     model.eval()
-    x = torch.randn(2, 3, 16, 16)
+    return model, torch.randn(2, 3, 16, 16)
+
+
+def main(out):
+    model, x = build()
     os.makedirs(out, exist_ok=True)
     path = os.path.join(out, "model.onnx")
     torch.onnx.export(model, (x,), path, input_names=["x"], output_names=["logits"], opset_version=13)

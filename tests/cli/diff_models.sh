@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# plumb diff A B (issue 24) on real torch exports (tests/models), the variants made at test time by
+# tests/models/diff_variants.py: a model against itself and against torch's re-export at another
+# opset is equivalent (exit 0); one attribute changed, one weight slice scaled, one op swapped is
+# different (exit 1), each finding named at its node and classified (ONNX attribute text, real
+# change with its scale, op swap); weights rounded to f16 are precision losses only; a Conv with
+# its BatchNormalization folded by hand is that structure (the BatchNormalization only in A, the
+# Conv's weights changed) and equivalent on the data. With --data the first divergence is named at
+# the changed node, and `plumb check --against` the original localizes each fault where
+# `plumb check --expected` with onnxruntime's dumped values of the original does. Errors: exit 2,
+# one line naming the file. Exit 77 (skipped) in a build without the ONNX tools.
+set -uo pipefail
+plumb=$1 src=$2
+models=$src/tests/models
+res=$models/resnet_small
+failures=0 cases=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+if [[ "$("$plumb" diff 2>&1)" == *"not implemented in this build"* ]]; then
+  echo "no ONNX tools in this build: skipped"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+/usr/bin/python3 "$models/diff_variants.py" "$src" "$tmp" || { echo "FAIL: diff_variants.py"; exit 1; }
+
+out="" rc=0
+run() {  # command... : sets out (stdout and stderr) and rc
+  cases=$((cases + 1))
+  out=$("$plumb" "$@" 2>&1)
+  rc=$?
+}
+expect() {  # exit, then fixed strings that must be whole lines of the output; needs out, rc, what
+  local want=$1 line
+  shift
+  [[ $rc -eq $want ]] || { fail "$what: exit $rc, expected $want"$'\n'"$out"; return; }
+  for line in "$@"; do
+    grep -qxF -- "$line" <<<"$out" || fail "$what: no line '$line' in:"$'\n'"$out"
+  done
+}
+
+what="resnet_small against itself"
+run diff "$res/model.onnx" "$res/model.onnx"
+expect 0 "equivalent"
+[[ $(wc -l <<<"$out") -eq 1 ]] || fail "$what: findings on an identical model:"$'\n'"$out"
+
+what="resnet_small against its .plumb conversion"
+"$plumb" convert "$res/model.onnx" -o "$tmp/model.plumb" >/dev/null && "$plumb" convert "$tmp/pads.onnx" -o "$tmp/pads.plumb" >/dev/null ||
+  fail "plumb convert"
+run diff "$res/model.onnx" "$tmp/model.plumb"
+expect 0 "equivalent"
+what="a .plumb pair: attributes in core terms"
+run diff "$tmp/model.plumb" "$tmp/pads.plumb"
+expect 1 "changed node '/layer4/layer4.0/conv1/Conv' (Conv): core conv pads_low [1,1] -> [0,1], pads_high [1,1] -> [2,1]"
+
+what="cnn (opset 13) against torch's re-export at opset 9"
+run diff "$models/cnn/model.onnx" "$tmp/cnn_opset9.onnx"
+expect 0 "equivalent"
+
+what="one attribute changed"
+run diff "$res/model.onnx" "$tmp/pads.onnx"
+expect 1 "changed node '/layer4/layer4.0/conv1/Conv' (Conv): pads [1,1,1,1] -> [0,1,2,1]" "different"
+[[ $(wc -l <<<"$out") -eq 2 ]] || fail "$what: more than one finding:"$'\n'"$out"
+what="one attribute changed, on the data"
+run diff "$res/model.onnx" "$tmp/pads.onnx" --data "$res/data" --report "$tmp/pads.json"
+expect 1 "first divergence: node '/layer4/layer4.0/conv1/Conv' (Conv-17)" "different"
+/usr/bin/python3 - "$tmp/pads.json" <<'PY' || fail "$what: the JSON report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "different", r["verdict"]
+assert [f["node"] for f in r["findings"]] == ["/layer4/layer4.0/conv1/Conv"], r["findings"]
+assert r["findings"][0]["kind"] == "attribute", r["findings"][0]
+assert r["data"]["first_divergence"]["node"] == "/layer4/layer4.0/conv1/Conv", r["data"]["first_divergence"]
+PY
+
+what="one weight slice scaled"
+run diff "$res/model.onnx" "$tmp/weight.onnx"
+expect 1 "different"
+grep -q "^changed node '/layer4/layer4.0/conv2/Conv' (Conv): weight '[^']*' f32\[64,64,3,3\]: real change: 576 of 36864 elements differ (slice 0 of 64 along axis 0), scaled by 1.05, " <<<"$out" ||
+  fail "$what: no real change of slice 0 scaled by 1.05 at /layer4/layer4.0/conv2/Conv:"$'\n'"$out"
+[[ $(wc -l <<<"$out") -eq 2 ]] || fail "$what: more than one finding:"$'\n'"$out"
+
+what="one op swapped"
+run diff "$res/model.onnx" "$tmp/op.onnx" --data "$res/data"
+expect 1 "first divergence: node '/relu/Relu' (Sigmoid-17)" "different"
+grep -q "^changed node '/relu/Relu' (Relu -> Sigmoid): op Relu -> Sigmoid" <<<"$out" ||
+  fail "$what: no op swap at /relu/Relu:"$'\n'"$out"
+
+what="weights rounded to f16"
+run diff "$res/model.onnx" "$tmp/f16.onnx"
+expect 1 "different"
+n=$(grep -c "^changed node '[^']*' ([A-Za-z]*): weight .*: precision loss (equal after rounding to f16): " <<<"$out")
+[[ $n -ge 10 && $(grep -c "^changed node" <<<"$out") -eq $n ]] ||
+  fail "$what: not every finding a precision loss to f16 ($n):"$'\n'"$out"
+
+what="BatchNormalization folded into /conv1/Conv by hand"
+run diff "$tmp/unfolded.onnx" "$res/model.onnx" --data "$res/data"
+expect 0 "equivalent on the data"
+grep -q "^changed node '/conv1/Conv/bn' (BatchNormalization): only in A (removed): .*; next to '/conv1/Conv', whose weights changed (folded into it?)$" <<<"$out" ||
+  fail "$what: the BatchNormalization is not reported removed:"$'\n'"$out"
+[[ $(grep -c "^changed node '/conv1/Conv' (Conv): weight '[^']*' f32\[[0-9,]*\]: real change: " <<<"$out") -eq 2 ]] ||
+  fail "$what: the Conv's weight and bias are not reported changed:"$'\n'"$out"
+[[ $(grep -c "^changed node" <<<"$out") -eq 3 ]] || fail "$what: other findings:"$'\n'"$out"
+
+# check --against the original localizes each fault as --expected with the dumped values does.
+/usr/bin/python3 "$models/real_cases.py" full "$res" "$tmp/full" >/dev/null || fail "real_cases.py full"
+for v in pads weight op; do
+  what="check $v.onnx --against the original"
+  run check "$tmp/$v.onnx" --data "$res/data" --expected "$tmp/full"
+  dumped=$(grep "^first divergence:" <<<"$out")
+  run check "$tmp/$v.onnx" --data "$res/data" --against "$res/model.onnx"
+  against=$(grep "^first divergence:" <<<"$out")
+  [[ $rc -eq 1 && -n "$against" && "$against" == "$dumped" ]] ||
+    fail "$what: exit $rc, '$against', with the dumped values '$dumped':"$'\n'"$out"
+done
+what="check the original --against itself"
+run check "$res/model.onnx" --data "$res/data" --against "$res/model.onnx"
+expect 0
+
+what="a missing model"
+run diff "$res/model.onnx" "$tmp/nosuch.onnx"
+[[ $rc -eq 2 && $(wc -l <<<"$out") -eq 1 && "$out" == "plumb: $tmp/nosuch.onnx: "* ]] ||
+  fail "$what: exit $rc: $out"
+what="a single model"
+run diff "$res/model.onnx"
+[[ $rc -eq 2 && "$out" == "plumb: diff: usage: plumb diff A B"* ]] || fail "$what: exit $rc: $out"
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures of $cases cases failed"
+  exit 1
+fi
+echo "ok: $cases cases"
