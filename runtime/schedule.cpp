@@ -56,9 +56,9 @@ std::string executor_decline(const ir::Graph& g, const Plan& plan, const SpanSig
   return "";
 }
 
-// Lifetime of one value's buffer on one side, in top-level node positions (n = after the last node).
-// A value's lifetime in node indices; -1 is "before the first node" (a graph input, written by
-// bind_inputs before anything runs), so being used is a flag of its own, not a sentinel start.
+// Lifetime of one value's buffer on one side, in top-level node positions (n = after the last node,
+// -1 = before the first: a graph input, written by bind_inputs before anything runs), so being used
+// is a flag of its own, not a sentinel start.
 struct Life {
   int64_t start = 0, end = 0;
   bool any = false;
