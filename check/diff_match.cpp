@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 
 #include "check/span.h"
@@ -75,12 +76,19 @@ bool same_shape_of_node(const ir::Node& x, const ir::Node& y) {
          x.regions.size() == y.regions.size();
 }
 
+// How the constant inputs of two paired nodes compare through their constant nodes.
+enum class ConstantPairing { differs, same, not_paired };
+
 class Matcher {
  public:
-  Matcher(const ir::Graph& a, const ir::Graph& b) : a_(a), b_(b) {
+  Matcher(const ir::Graph& a, const ir::Graph& b, const ConstantFolder& fold) : a_(a), b_(b), fold_(fold) {
     m_.b_of_a.assign(a.body.nodes.size(), -1);
     m_.a_of_b.assign(b.body.nodes.size(), -1);
     m_.value_a_of_b.assign(b.values.size(), ir::kNoValue);
+    m_.swapped_b.assign(b.body.nodes.size(), false);
+    for (size_t k = 0; k < a.body.nodes.size(); ++k)
+      if (a_.live[k] && !a_.constant[k] && !a.body.nodes[k].prov.node_name.empty())
+        a_by_name_[a.body.nodes[k].prov.node_name].push_back(static_cast<int>(k));
   }
 
   GraphMatch run() {
@@ -109,8 +117,16 @@ class Matcher {
     return out;
   }
 
+  // An A value that no B value stands for: computed by an unpaired node (a span that differs).
+  bool free_a(ir::ValueId va) const {
+    const int p = va < a_.producer.size() ? a_.producer[va] : -1;
+    return p >= 0 && m_.b_of_a[p] < 0 && !a_.constant[p] && !boundary_a_.count(va);
+  }
+
   // -1: na cannot stand for nb with B's inputs in `order`; else how well it fits (higher better).
-  int fit(int na, int nb, const std::vector<size_t>& order) const {
+  // `resync`: a B input that stands for nothing may stand against a free A input (the same ONNX
+  // node reading the results of spans that differ).
+  int fit(int na, int nb, const std::vector<size_t>& order, bool resync = false) const {
     const ir::Node& x = a_.g.body.nodes[na];
     const ir::Node& y = b_.g.body.nodes[nb];
     if (m_.b_of_a[na] >= 0 || !a_.live[na] || a_.constant[na] || !same_shape_of_node(x, y)) return -1;
@@ -122,6 +138,10 @@ class Matcher {
         continue;
       }
       const std::vector<ir::ValueId> opt = options(vb);
+      if (resync && opt.empty() && free_a(va)) {
+        structural = false;
+        continue;
+      }
       const auto it = std::find(opt.begin(), opt.end(), va);
       if (it == opt.end()) return -1;
       structural = structural && it == opt.begin() && m_.value_a_of_b[vb] == va;
@@ -155,6 +175,27 @@ class Matcher {
         if (f > best_fit) best = c, best_fit = f, best_swapped = s == 1;
       }
     }
+    // None: the same ONNX node (by name) reading what spans that differ compute on each side (a
+    // LayerNormalization of A, its ReduceMean, Sub, Pow... expansion in B): its inputs correspond.
+    auto same_name = a_by_name_.find(y.prov.node_name);
+    if (best < 0 && !y.prov.node_name.empty() && same_name != a_by_name_.end()) {
+      for (int c : same_name->second)
+        for (int s = 0; s < (commutative(y) ? 2 : 1); ++s) {
+          const int f = fit(c, nb, s ? swapped : straight, true);
+          if (f > best_fit) best = c, best_fit = f, best_swapped = s == 1;
+        }
+      if (best >= 0) {
+        const std::vector<size_t>& order = best_swapped ? swapped : straight;
+        const ir::Node& x = a_.g.body.nodes[best];
+        for (size_t i = 0; i < y.inputs.size(); ++i) {
+          const ir::ValueId vb = y.inputs[order[i]], va = x.inputs[i];
+          if (!b_.is_constant(vb) && options(vb).empty() && free_a(va)) {
+            m_.value_a_of_b[vb] = va;
+            boundary_a_.insert(va);
+          }
+        }
+      }
+    }
     if (best < 0) return;
     pair(best, nb, best_swapped ? swapped : straight);
   }
@@ -162,6 +203,7 @@ class Matcher {
   void pair(int na, int nb, const std::vector<size_t>& order) {
     m_.b_of_a[na] = nb;
     m_.a_of_b[nb] = na;
+    m_.swapped_b[nb] = !order.empty() && order[0] != 0;
     const ir::Node& x = a_.g.body.nodes[na];
     const ir::Node& y = b_.g.body.nodes[nb];
     for (size_t k = 0; k < y.outputs.size(); ++k) m_.value_a_of_b[y.outputs[k]] = x.outputs[k];
@@ -169,27 +211,82 @@ class Matcher {
       if (b_.is_constant(y.inputs[order[i]])) pair_constant(x.inputs[i], y.inputs[order[i]]);
   }
 
-  // GraphMatch::same_b, in B's order (a constant input's nodes come before its reader).
+  // GraphMatch::same_b, in B's order.
   void mark_same() {
     const size_t nb = b_.g.body.nodes.size();
     m_.same_b.assign(nb, false);
     for (size_t k = 0; k < nb; ++k) {
       const int ka = m_.a_of_b[k];
-      if (ka < 0) continue;
+      if (ka < 0 || b_.constant[k]) continue;  // constants are compared through their readers
       const ir::Node& x = a_.g.body.nodes[ka];
       const ir::Node& y = b_.g.body.nodes[k];
       if (!same_attrs(x, y)) continue;
-      if (y.op == ir::Op::Constant) {
-        const ir::ConstantData* cx = constant_of(a_.g, x);
-        const ir::ConstantData* cy = constant_of(b_.g, y);
-        m_.same_b[k] = cx && cy && same_constant(*cx, *cy);
-        continue;
-      }
       bool same = y.regions.empty() || same_regions(m_, a_.g, b_.g, ka, static_cast<int>(k));
-      for (ir::ValueId v : y.inputs)
-        if (b_.is_constant(v)) same = same && m_.same_b[b_.producer[v]];
+      for (size_t i = 0; i < y.inputs.size() && same; ++i) {
+        const ir::ValueId vb = y.inputs[i];
+        if (!b_.is_constant(vb)) continue;
+        const ir::ValueId va = partner_input(m_, a_.g, b_.g, static_cast<int>(k), i);
+        const ConstantPairing p = constant_pairing(va, vb);
+        same = p == ConstantPairing::same || (p == ConstantPairing::not_paired && same_by_value(k, va, vb));
+      }
       m_.same_b[k] = same;
     }
+    for (size_t k = 0; k < nb; ++k)  // a paired constant node: the same bytes, or the same computation
+      if (b_.constant[k] && m_.a_of_b[k] >= 0 && b_.g.body.nodes[k].outputs.size() == 1)
+        m_.same_b[k] = constant_pairing(a_.g.body.nodes[m_.a_of_b[k]].outputs.empty()
+                                            ? ir::kNoValue
+                                            : a_.g.body.nodes[m_.a_of_b[k]].outputs[0],
+                                        b_.g.body.nodes[k].outputs[0]) == ConstantPairing::same;
+  }
+
+  // Whether the constant nodes of va and vb pair all the way down, and then whether they compute
+  // the same (same ops, attributes and constant bytes).
+  ConstantPairing constant_pairing(ir::ValueId va, ir::ValueId vb) const {
+    if (va >= a_.producer.size() || vb >= b_.producer.size()) return ConstantPairing::not_paired;
+    const int na = a_.producer[va], nb = b_.producer[vb];
+    if (na < 0 || nb < 0 || (m_.a_of_b[nb] != na && m_.b_of_a[na] != nb)) return ConstantPairing::not_paired;
+    const ir::Node& x = a_.g.body.nodes[na];
+    const ir::Node& y = b_.g.body.nodes[nb];
+    const auto out_a = std::find(x.outputs.begin(), x.outputs.end(), va) - x.outputs.begin();
+    const auto out_b = std::find(y.outputs.begin(), y.outputs.end(), vb) - y.outputs.begin();
+    if (out_a != out_b || !same_shape_of_node(x, y)) return ConstantPairing::not_paired;
+    bool same = same_attrs(x, y);
+    if (x.op == ir::Op::Constant) {
+      const ir::ConstantData* cx = constant_of(a_.g, x);
+      const ir::ConstantData* cy = constant_of(b_.g, y);
+      same = same && cx && cy && same_constant(*cx, *cy);
+    }
+    for (size_t i = 0; i < y.inputs.size(); ++i) {
+      const ConstantPairing p = constant_pairing(x.inputs[i], y.inputs[i]);
+      if (p == ConstantPairing::not_paired) return p;
+      same = same && p == ConstantPairing::same;
+    }
+    return same ? ConstantPairing::same : ConstantPairing::differs;
+  }
+
+  // A constant node's own value, else the folder's.
+  std::optional<ir::ConstantData> value_of(const Side& s, ir::ValueId v) const {
+    const int p = v < s.producer.size() ? s.producer[v] : -1;
+    if (p >= 0)
+      if (const ir::ConstantData* c = constant_of(s.g, s.g.body.nodes[p])) return *c;
+    if (!fold_) return std::nullopt;
+    return fold_(s.g, v);
+  }
+
+  // Constant inputs whose nodes do not pair, compared by value (each pair evaluated once).
+  bool same_by_value(size_t node_b, ir::ValueId va, ir::ValueId vb) {
+    const auto key = std::make_pair(va, vb);
+    if (auto it = folded_.find(key); it != folded_.end()) return m_.folded[it->second].same;
+    FoldedInput f;
+    f.node_b = static_cast<int>(node_b);
+    f.a = va;
+    f.b = vb;
+    f.value_a = value_of(a_, va);
+    f.value_b = value_of(b_, vb);
+    f.same = f.value_a && f.value_b && same_constant(*f.value_a, *f.value_b);
+    folded_.emplace(key, m_.folded.size());
+    m_.folded.push_back(std::move(f));
+    return m_.folded.back().same;
   }
 
   // Constant inputs pair through their consumers, node for node while the ops agree. One model
@@ -212,7 +309,11 @@ class Matcher {
   }
 
   Side a_, b_;
+  const ConstantFolder& fold_;
   GraphMatch m_;
+  std::map<std::pair<ir::ValueId, ir::ValueId>, size_t> folded_;  // -> index in m_.folded
+  std::map<std::string, std::vector<int>> a_by_name_;  // ONNX node name -> live non-constant A nodes
+  std::set<ir::ValueId> boundary_a_;                   // A values that a resync made partners
 };
 
 // Regions compared node for node; `local` maps B's region values to A's.
@@ -281,7 +382,16 @@ bool commutative(const ir::Node& n) {
          k == BK::Xor;
 }
 
-GraphMatch match_graphs(const ir::Graph& a, const ir::Graph& b) { return Matcher(a, b).run(); }
+GraphMatch match_graphs(const ir::Graph& a, const ir::Graph& b, const ConstantFolder& fold) {
+  return Matcher(a, b, fold).run();
+}
+
+ir::ValueId partner_input(const GraphMatch& m, const ir::Graph& a, const ir::Graph& b, int nb, size_t i) {
+  const int na = m.a_of_b[nb];
+  const ir::Node& x = a.body.nodes[na];
+  const size_t at = m.swapped_b[nb] && b.body.nodes[nb].inputs.size() == 2 ? 1 - i : i;
+  return at < x.inputs.size() ? x.inputs[at] : ir::kNoValue;
+}
 
 const ir::ConstantData* constant_of(const ir::Graph& g, const ir::Node& n) {
   if (n.op != ir::Op::Constant || n.attrs.empty()) return nullptr;

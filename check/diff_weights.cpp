@@ -101,12 +101,16 @@ std::optional<WeightDiff> diff_weights(const ir::ConstantData& a, const ir::Cons
       d.loss = "f16";
     else if (equal_after_rounding(ir::DType::BF16, *va, *vb))
       d.loss = "bf16";
+    else if ((d.quant = find_quantization(*va, *vb, dims)))
+      d.loss = d.quant->dtype;
   }
   return d;
 }
 
 std::string WeightDiff::describe() const {
-  std::string s = loss.empty() ? "real change" : "precision loss (equal after rounding to " + loss + ")";
+  std::string s = loss.empty()
+                      ? "real change"
+                      : "precision loss (equal after rounding to " + (quant ? quant->describe() : loss) + ")";
   s += strfmt(": %lld of %lld elements differ", static_cast<long long>(differ),
               static_cast<long long>(elements));
   if (axis >= 0 && !slices_differ.empty() && static_cast<int64_t>(slices_differ.size()) < slices)

@@ -10,6 +10,7 @@
 #include "check/onnx/values_io.h"
 #include "check/report_format.h"
 #include "frontends/onnx/model.h"
+#include "lowering/onnx/fold.h"
 #include "runtime/session.h"
 
 namespace plumb::check {
@@ -98,6 +99,19 @@ int64_t exit_of(const std::string& verdict) {
 
 }  // namespace
 
+ConstantFolder weight_folder() {
+  lower::FoldLimits limits;
+  limits.max_elements = int64_t{1} << 25;
+  limits.max_bytes = int64_t{1} << 30;
+  auto folders = std::make_shared<std::map<const ir::Graph*, lower::Folder>>();
+  return [folders, limits](const ir::Graph& g, ir::ValueId v) -> std::optional<ir::ConstantData> {
+    auto it = folders->try_emplace(&g, limits).first;
+    std::optional<onnx::Tensor> t = it->second.fold(g, v);
+    if (!t) return std::nullopt;
+    return t->to_constant();
+  };
+}
+
 Expected<AttrDescriber> onnx_attr_describer(const std::string& a, const std::string& b) {
   if (!ends_with(a, ".onnx") || !ends_with(b, ".onnx")) return AttrDescriber();
   auto pair = std::make_shared<OnnxPair>();
@@ -117,7 +131,7 @@ Expected<std::vector<ExpectedValue>> reference_values(const std::string& referen
                                                       const ir::Graph& model, int threads) {
   PLUMB_ASSIGN_OR_RETURN(LoadedModel ref, load_model(reference, inputs, onnx_frontend()));
   PLUMB_ASSIGN_OR_RETURN(const std::vector<rt::RtValue> in, all_inputs(ref, inputs));
-  const GraphMatch m = match_graphs(ref.graph, model);
+  const GraphMatch m = match_graphs(ref.graph, model, weight_folder());
 
   // The reference's non-constant tensors by ONNX name, for tensors whose node has no partner.
   std::vector<int> ref_producer(ref.graph.values.size(), -1), producer(model.values.size(), -1);
@@ -142,7 +156,9 @@ Expected<std::vector<ExpectedValue>> reference_values(const std::string& referen
     const int p = producer[v];
     if (p < 0 || m.const_b[p] || !m.live_b[p]) continue;  // weights are compared by diff, not here
     const std::string& name = model.values[v].onnx_name;
-    ir::ValueId partner = m.same_b[p] ? m.value_a_of_b[v] : ir::kNoValue;
+    // Its partner where its node computes the same, or where the node is unpaired and its value
+    // the result of a fused or split span that a paired node reads (GraphMatch::value_a_of_b).
+    ir::ValueId partner = m.same_b[p] || m.a_of_b[p] < 0 ? m.value_a_of_b[v] : ir::kNoValue;
     if (partner == ir::kNoValue && !name.empty())
       if (auto it = ref_named.find(name); it != ref_named.end()) partner = it->second;
     if (partner == ir::kNoValue) continue;
@@ -187,7 +203,7 @@ Expected<DiffReport> run_diff(const DiffRequest& req) {
   PLUMB_ASSIGN_OR_RETURN(LoadedModel la, load_model(req.a, req.inputs, onnx_frontend()));
   PLUMB_ASSIGN_OR_RETURN(LoadedModel lb, load_model(req.b, req.inputs, onnx_frontend()));
   PLUMB_ASSIGN_OR_RETURN(AttrDescriber describe, onnx_attr_describer(req.a, req.b));
-  rep.diff = diff_graphs(la.graph, lb.graph, describe);
+  rep.diff = diff_graphs(la.graph, lb.graph, describe, weight_folder());
   if (rep.diff.equivalent()) {
     rep.verdict = "equivalent";
     return rep;

@@ -24,6 +24,11 @@
 
 namespace plumb::check {
 
+// Evaluates a value computed from constants only (a weight through a DequantizeLinear or a
+// Transpose) on ref, with the lowering's folder (lowering/onnx/fold.h) and limits for whole
+// weights: up to 2^25 elements per value, 1 GiB per evaluation. One per pair of graphs compared.
+ConstantFolder weight_folder();
+
 // ONNX attribute differences between the nodes of two .onnx models, by node name ("" when a model
 // is not .onnx, a node is not found, or the attributes are the same).
 Expected<AttrDescriber> onnx_attr_describer(const std::string& a, const std::string& b);

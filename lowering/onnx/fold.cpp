@@ -11,16 +11,11 @@ namespace plumb::lower {
 
 namespace {
 
-// Folding is for the small integer and shape-like tensors that rules need as constants; anything
-// bigger stays in the graph (it is computed at run time as usual).
-constexpr int64_t kMaxElements = int64_t{1} << 16;
-constexpr size_t kMaxNodes = 256;
-
-bool foldable_type(const ir::Type& t) {
+bool foldable_type(const ir::Type& t, int64_t max_elements) {
   if (t.kind != ir::TypeKind::Tensor || !t.ranked || !ir::shape_is_static(t.shape)) return false;
   if (t.dtype == ir::DType::String || ir::is_packed(t.dtype)) return false;
   const int64_t n = ir::shape_num_elements(t.shape);
-  return n >= 0 && n <= kMaxElements;
+  return n >= 0 && n <= max_elements;
 }
 
 bool foldable_op(ir::Op op) {
@@ -99,7 +94,7 @@ bool Folder::is_constant(const ir::Graph& g, ir::ValueId v) {
 }
 
 std::optional<onnx::Tensor> Folder::fold(const ir::Graph& g, ir::ValueId v, const InputValue& input_value) {
-  if (v >= g.values.size() || !foldable_type(g.type_of(v))) return std::nullopt;
+  if (v >= g.values.size() || !foldable_type(g.type_of(v), limits_.max_elements)) return std::nullopt;
   index(g);
   // The nodes `v` depends on, found depth-first; any leaf that is not a constant ends the attempt.
   std::set<size_t> needed;
@@ -121,9 +116,9 @@ std::optional<onnx::Tensor> Folder::fold(const ir::Graph& g, ir::ValueId v, cons
     const ir::Node& n = g.body.nodes[p->second];
     if (!foldable_op(n.op) || !n.regions.empty()) return std::nullopt;
     for (ir::ValueId o : n.outputs)
-      if (!foldable_type(g.type_of(o))) return std::nullopt;
+      if (!foldable_type(g.type_of(o), limits_.max_elements)) return std::nullopt;
     needed.insert(p->second);
-    if (needed.size() > kMaxNodes) return std::nullopt;
+    if (needed.size() > limits_.max_nodes) return std::nullopt;
     if (static_shape_of(g, n)) continue;
     for (ir::ValueId in : n.inputs) stack.push_back(in);
   }
@@ -178,7 +173,7 @@ std::optional<onnx::Tensor> Folder::fold(const ir::Graph& g, ir::ValueId v, cons
   sub.body.results = {value_in_sub(v)};
   sub.output_names = {""};
   rt::SessionOptions so;
-  so.max_bytes = int64_t{64} << 20;
+  so.max_bytes = limits_.max_bytes;
   auto session = rt::Session::create(std::move(sub), so);
   if (!session) return std::nullopt;  // e.g. the values are not yet well typed: leave it to the graph
   if (!(*session)->run().is_ok()) return std::nullopt;  // a run-time error surfaces when the graph runs

@@ -22,8 +22,18 @@ std::optional<ir::ConstantData> fold_node(const ir::Node& n,
                                           const std::vector<const ir::ConstantData*>& operands,
                                           const ir::Type& result);
 
+// How much one fold may evaluate. The defaults are the lowering's: the small integer and shape-like
+// tensors that rules need as constants (anything bigger stays in the graph and is computed at run
+// time). plumb diff folds whole weights (a DequantizeLinear of an initializer) with larger ones.
+struct FoldLimits {
+  int64_t max_elements = int64_t{1} << 16;  // of every value involved
+  size_t max_nodes = 256;
+  int64_t max_bytes = int64_t{64} << 20;  // the evaluating session's memory
+};
+
 class Folder {
  public:
+  explicit Folder(FoldLimits limits = {}) : limits_(limits) {}
   // The value of `v` in `g` (whose top-level body is being built), or nullopt when it depends on
   // graph inputs, on nodes with regions or side effects (rng, image_decode), on values inside an
   // open region, or is larger than the folding limits.
@@ -37,6 +47,7 @@ class Folder {
 
  private:
   void index(const ir::Graph& g);
+  FoldLimits limits_;
   size_t indexed_ = 0;                                // g.body.nodes already in producer_
   std::unordered_map<ir::ValueId, size_t> producer_;  // value -> index in g.body.nodes
 };

@@ -98,11 +98,16 @@ n=$(grep -c "^changed node '[^']*' ([A-Za-z]*): weight .*: precision loss (equal
 what="BatchNormalization folded into /conv1/Conv by hand"
 run diff "$tmp/unfolded.onnx" "$res/model.onnx" --data "$res/data"
 expect 0 "equivalent on the data"
-grep -q "^changed node '/conv1/Conv/bn' (BatchNormalization): only in A (removed): .*; next to '/conv1/Conv', whose weights changed (folded into it?)$" <<<"$out" ||
-  fail "$what: the BatchNormalization is not reported removed:"$'\n'"$out"
-[[ $(grep -c "^changed node '/conv1/Conv' (Conv): weight '[^']*' f32\[[0-9,]*\]: real change: " <<<"$out") -eq 2 ]] ||
-  fail "$what: the Conv's weight and bias are not reported changed:"$'\n'"$out"
-[[ $(grep -c "^changed node" <<<"$out") -eq 3 ]] || fail "$what: other findings:"$'\n'"$out"
+bn="BatchNormalization '/conv1/Conv/bn'"
+grep -q "^changed node '/conv1/Conv' (Conv): fused: A's Conv '/conv1/Conv' + $bn -> B's Conv '/conv1/Conv' ($bn folded into it), [0-9]* core nodes \[conv, .*\] -> 2 core nodes \[conv, binary add\]; changed with it: weight '[^']*' f32\[8,3,7,7\] (real change, [^)]*); weight '[^']*' f32\[8\] (real change, [^)]*)$" <<<"$out" ||
+  fail "$what: the BatchNormalization is not reported fused into the Conv:"$'\n'"$out"
+[[ $(grep -c "^changed node" <<<"$out") -eq 1 ]] || fail "$what: other findings:"$'\n'"$out"
+what="the BatchNormalization split out of /conv1/Conv"
+run diff "$res/model.onnx" "$tmp/unfolded.onnx"
+expect 1 "different"
+grep -q "^changed node '/conv1/Conv' (Conv): split: A's Conv '/conv1/Conv' -> B's Conv '/conv1/Conv' + $bn ($bn split out of it), " <<<"$out" ||
+  fail "$what: not a split:"$'\n'"$out"
+[[ $(grep -c "^changed node" <<<"$out") -eq 1 ]] || fail "$what: other findings:"$'\n'"$out"
 
 # check --against the original localizes each fault as --expected with the dumped values does.
 /usr/bin/python3 "$models/real_cases.py" full "$res" "$tmp/full" >/dev/null || fail "real_cases.py full"
