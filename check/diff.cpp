@@ -224,13 +224,15 @@ GraphDiff diff_graphs(const ir::Graph& a, const ir::Graph& b, const AttrDescribe
     if (fi.same) continue;
     const ir::Node& reader = b.body.nodes[fi.node_b];
     const std::string name = value_name(a, fi.a);
-    std::vector<std::string> how;
-    if (value_name(b, fi.b) != name) how.push_back("in B " + value_name(b, fi.b));
+    std::vector<std::string> how;  // "in A computed by Transpose 't'", "in B 'w_dq', computed by ..."
     for (int side = 0; side < 2; ++side) {
       const std::string by =
           side ? computed_by(b, producer_b, fi.b, reader.prov.node_name)
                : computed_by(a, producer_a, fi.a, a.body.nodes[m.a_of_b[fi.node_b]].prov.node_name);
-      if (!by.empty()) how.push_back((side ? "in B " : "in A ") + by);
+      const bool renamed = side && value_name(b, fi.b) != name;
+      if (renamed || !by.empty())
+        how.push_back(std::string(side ? "in B " : "in A ") + (renamed ? value_name(b, fi.b) : "") +
+                      (renamed && !by.empty() ? ", " : "") + by);
     }
     const std::string origin = how.empty() ? "" : " (" + join(how, ", ") + ")";
     if (!fi.value_a || !fi.value_b) {

@@ -124,8 +124,8 @@ class Matcher {
   }
 
   // -1: na cannot stand for nb with B's inputs in `order`; else how well it fits (higher better).
-  // `resync`: a B input that stands for nothing may stand against a free A input (the same ONNX
-  // node reading the results of spans that differ).
+  // `resync`: a B input may stand against a free A input (the same ONNX node reading the results
+  // of spans that differ, or reading around a node removed from A).
   int fit(int na, int nb, const std::vector<size_t>& order, bool resync = false) const {
     const ir::Node& x = a_.g.body.nodes[na];
     const ir::Node& y = b_.g.body.nodes[nb];
@@ -138,11 +138,11 @@ class Matcher {
         continue;
       }
       const std::vector<ir::ValueId> opt = options(vb);
-      if (resync && opt.empty() && free_a(va)) {
+      const auto it = std::find(opt.begin(), opt.end(), va);
+      if (it == opt.end() && resync && free_a(va)) {
         structural = false;
         continue;
       }
-      const auto it = std::find(opt.begin(), opt.end(), va);
       if (it == opt.end()) return -1;
       structural = structural && it == opt.begin() && m_.value_a_of_b[vb] == va;
     }
@@ -176,7 +176,8 @@ class Matcher {
       }
     }
     // None: the same ONNX node (by name) reading what spans that differ compute on each side (a
-    // LayerNormalization of A, its ReduceMean, Sub, Pow... expansion in B): its inputs correspond.
+    // LayerNormalization of A, its ReduceMean, Sub, Pow... expansion in B): its inputs correspond
+    // (and where B's stands for nothing else, it stands for A's from now on).
     auto same_name = a_by_name_.find(y.prov.node_name);
     if (best < 0 && !y.prov.node_name.empty() && same_name != a_by_name_.end()) {
       for (int c : same_name->second)

@@ -10,9 +10,9 @@
 //     contents; commutative operands (add, mul, max, min, and, or, xor) may come in either order.
 //     Among several candidates: equal attributes first, then the same ONNX node name, then the same
 //     ONNX op type, then A's order. Where no A node fits, a node of the same ONNX node (by name)
-//     whose inputs that pair with nothing on either side are results of spans that differ: the walk
-//     finds its way back after a LayerNormalization expanded into ReduceMean, Sub, Pow... whose
-//     result tensor has another name;
+//     whose inputs that do not pair are results of A nodes that pair with nothing (spans that
+//     differ): the walk finds its way back after a LayerNormalization expanded into ReduceMean,
+//     Sub, Pow... whose result tensor has another name, or past a node removed from A;
 //   - constant inputs (constants and the nodes that compute only from constants: a broadcast
 //     bias) pair through the consumers that read them, node for node while their ops agree; a
 //     constant one model shares and the other holds twice pairs with both copies (for constants

@@ -10,7 +10,16 @@ namespace plumb::check {
 namespace {
 
 constexpr size_t kMaxLevels = 256;  // distinct values of an 8-bit grid
-constexpr size_t kMinEvidence = 3;  // distinct nonzero values a group needs (see the header)
+// Evidence. Generic values lie within kGridTolerance of a grid found from one of them by chance
+// with odds of about 2e-4 each, and the grid is one of 255 candidates: a group of n distinct
+// nonzero values fits by chance with odds 255 * (2e-4)^(n-1). A group needs 3 such values (one or
+// two pin no grid: any a rounds to a grid fitted to a lone b within half of it), and the odds of
+// all groups together must be below 1e-12 (a tensor needs 5 values; hand-written round numbers
+// such as 0.1, 0.2, 0.3 do lie on a grid and are no quantization).
+constexpr size_t kMinDistinct = 3;
+constexpr double kLog10ChancePerGroup = 2.41;  // log10(255)
+constexpr double kLog10ChancePerValue = -3.7;  // log10(2e-4)
+constexpr double kMaxLog10Chance = -12;
 // |b / s - k| allowed for b on the grid: b = f32(s * k) with |k| <= 255 and s itself estimated from
 // an f32 value, so |b / s - k| <= 255 * 2 * 2^-24 = 3e-5.
 constexpr double kGridTolerance = 1e-4;
@@ -21,15 +30,25 @@ constexpr double kRoundTolerance = 1e-3;
 struct Grid {
   double scale = 0;
   int64_t kmin = 0, kmax = 0;
+  size_t distinct = 0;  // distinct nonzero values of b
 };
+
+// log10 of the odds that the groups' values fit their grids by chance (see kMinDistinct).
+double log10_chance(const std::vector<Grid>& grids) {
+  double sum = 0;
+  for (const Grid& g : grids)
+    if (g.distinct > 0)
+      sum += kLog10ChancePerGroup + kLog10ChancePerValue * static_cast<double>(g.distinct - 1);
+  return sum;
+}
 
 // The grid of one group (b, and a rounding to it), or nullopt when there is none with the evidence
 // the header asks for.
 std::optional<Grid> fit_group(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> values;  // distinct nonzero magnitudes of b
+  std::vector<double> values, signed_values;  // distinct nonzero magnitudes and values of b
   for (double x : b) {
     if (!std::isfinite(x)) return std::nullopt;
-    if (x != 0) values.push_back(std::fabs(x));
+    if (x != 0) values.push_back(std::fabs(x)), signed_values.push_back(x);
   }
   if (values.empty()) {  // all zero: a must be too (no scale rounds a nonzero a to 0 for sure)
     for (double x : a)
@@ -38,7 +57,10 @@ std::optional<Grid> fit_group(const std::vector<double>& a, const std::vector<do
   }
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  if (values.size() < kMinEvidence || values.size() > kMaxLevels) return std::nullopt;
+  std::sort(signed_values.begin(), signed_values.end());
+  const size_t distinct =
+      static_cast<size_t>(std::unique(signed_values.begin(), signed_values.end()) - signed_values.begin());
+  if (distinct < kMinDistinct || distinct > kMaxLevels) return std::nullopt;
   // The largest s dividing every value: values[0] / n for the smallest n that fits. A larger n
   // only makes the grid finer (and the rounding test below stricter); past 255 levels per sign no
   // 8-bit grid holds the values.
@@ -61,7 +83,7 @@ std::optional<Grid> fit_group(const std::vector<double>& a, const std::vector<do
     den += k * k;
   }
   scale = num / den;
-  Grid g{scale, 0, 0};
+  Grid g{scale, 0, 0, distinct};
   for (size_t i = 0; i < b.size(); ++i) {
     const double kb = b[i] / scale;
     const double k = std::round(kb);
@@ -146,11 +168,12 @@ std::string range_text(double lo, double hi, const char* fmt) {
 std::optional<Quantization> find_quantization(const std::vector<double>& a, const std::vector<double>& b,
                                               const std::vector<int64_t>& dims) {
   if (a.size() != b.size() || a.empty()) return std::nullopt;
-  if (std::optional<Grid> g = fit_group(a, b))
+  if (std::optional<Grid> g = fit_group(a, b); g && log10_chance({*g}) <= kMaxLog10Chance)
     if (auto q = as_quantization({*g}, -1)) return q;
   for (size_t axis = 0; axis < dims.size(); ++axis) {
     if (dims[axis] <= 1) continue;
-    if (auto grids = fit_slices(a, b, dims, static_cast<int>(axis)))
+    if (auto grids = fit_slices(a, b, dims, static_cast<int>(axis));
+        grids && log10_chance(*grids) <= kMaxLog10Chance)
       if (auto q = as_quantization(*grids, static_cast<int>(axis))) return q;
   }
   return std::nullopt;

@@ -9,9 +9,9 @@
 // is their approximate common divisor (the smallest magnitude divided by the smallest n that makes
 // every other value a whole multiple, within the f32 rounding of s * k), refined by least squares;
 // then every a must round to its b (|a / s - k| <= 1/2, ties either way, no saturation beyond half
-// a step). The evidence must be able to refute it: each group with a nonzero value holds at least 3
-// distinct nonzero values (one or two values lie on some grid whatever they are), and there are at
-// most 256 distinct values per group.
+// a step). The evidence must be able to refute it: each group with a nonzero value holds 3 to 256
+// distinct nonzero values, and the odds that all of them lie on their grids by chance are below
+// 1e-12 (a tensor quantized as a whole needs 5; a few values lie on some grid whatever they are).
 #pragma once
 
 #include <cstdint>

@@ -174,6 +174,14 @@ const Entry* find_entry(const std::vector<Entry>& e, const ir::Provenance& p) {
   return nullptr;
 }
 
+// The same ONNX nodes (names and op types) on both sides.
+bool same_onnx_nodes(const std::vector<Entry>& ea, const std::vector<Entry>& eb) {
+  if (ea.size() != eb.size()) return false;
+  for (const Entry& x : ea)
+    if (!find_entry(eb, x.prov)) return false;
+  return true;
+}
+
 // The entry with the most core nodes (the last of equals: the one whose result leaves the span).
 const Entry& biggest(const std::vector<Entry>& e) {
   size_t best = 0;
@@ -353,7 +361,8 @@ std::vector<DiffFinding> structure_findings(const ir::Graph& a, const ir::Graph&
     bool unpaired = false;
     for (size_t k : s.a) unpaired = unpaired || sa.unpaired(static_cast<int>(k));
     for (size_t k : s.b) unpaired = unpaired || sb.unpaired(static_cast<int>(k));
-    if (!unpaired) continue;  // weights or attributes changed: their own findings
+    // Weights or attributes changed in the same ONNX nodes: their own findings.
+    if (!unpaired && same_onnx_nodes(entries_of(a, s.a), entries_of(b, s.b))) continue;
     for (size_t k : s.a) taken.emplace(0, k);
     for (size_t k : s.b) taken.emplace(1, k);
     f.structural(s);
@@ -366,10 +375,10 @@ std::vector<DiffFinding> structure_findings(const ir::Graph& a, const ir::Graph&
     return s.same[k] && p >= 0 && s.g.body.nodes[k].prov.op_type != o.g.body.nodes[p].prov.op_type;
   };
   for (const Span& s : spans.grow(reexpressed)) {
-    bool overlaps = false;
-    for (size_t k : s.a) overlaps = overlaps || taken.count({0, k});
-    for (size_t k : s.b) overlaps = overlaps || taken.count({1, k});
-    if (!overlaps) f.same_computation(s);
+    bool overlaps = false, differs = false;
+    for (size_t k : s.a) overlaps = overlaps || taken.count({0, k}), differs = differs || sa.differs(int(k));
+    for (size_t k : s.b) overlaps = overlaps || taken.count({1, k}), differs = differs || sb.differs(int(k));
+    if (!overlaps && !differs) f.same_computation(s);
   }
   return std::move(f.out);
 }

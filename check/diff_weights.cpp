@@ -97,7 +97,9 @@ std::optional<WeightDiff> diff_weights(const ir::ConstantData& a, const ir::Cons
   for (int64_t s = 0; s < d.slices; ++s)
     if (slice_differs[static_cast<size_t>(s)]) d.slices_differ.push_back(s);
   if (d.differ > 0) {
-    if (equal_after_rounding(ir::DType::F16, *va, *vb))
+    if (a.type.dtype == ir::DType::F64 && equal_after_rounding(ir::DType::F32, *va, *vb))
+      d.loss = "f32";
+    else if (equal_after_rounding(ir::DType::F16, *va, *vb))
       d.loss = "f16";
     else if (equal_after_rounding(ir::DType::BF16, *va, *vb))
       d.loss = "bf16";

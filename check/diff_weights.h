@@ -2,8 +2,8 @@
 // where, and whether the difference is a loss of precision or a real change.
 //
 // Precision loss: both tensors are equal once every element is rounded (to nearest, ties to even)
-// to f16, or else to bf16, with no element overflowing that dtype: what storing the weights in
-// that dtype (a converter's or quantizer's choice) does; or B is A stored in a small integer type
+// to f32 (f64 tensors), else to f16, else to bf16, with no element overflowing that dtype: what storing the
+// weights in that dtype (a converter's or quantizer's choice) does; or B is A stored in a small integer type
 // with a scale found from the data (int4, uint4, int8, uint8; per tensor or per axis; with or
 // without a zero point: check/diff_quant.h). Anything else is a real change, and
 // where every differing element is the same multiple of its old value, the scale is given (one
@@ -23,7 +23,7 @@ namespace plumb::check {
 struct WeightDiff {
   int64_t elements = 0, differ = 0;  // elements, and those not bit-equal (NaN equals NaN)
   double max_abs = 0, max_rel = 0;   // |b - a|, and |b - a| / |a| (inf where a is 0 and b is not)
-  std::string loss;                  // "f16", "bf16", "int8"...: equal after rounding to it; "" a real change
+  std::string loss;  // "f32", "f16", "bf16", "int8"...: equal after rounding to it; "" a real change
   std::optional<Quantization> quant;   // for an integer loss: the scales and zero points
   double scale = 0;                    // every differing element is scale * a (0: no such scale)
   int axis = -1;                       // the leading axis (the first of size > 1), -1 for a scalar

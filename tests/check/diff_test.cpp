@@ -122,10 +122,26 @@ TEST(DiffFindings, RemovedNodeIsNamedFromA) {
   const GraphDiff d = diff_of(kBase, with("%u = binary %t, %w {kind = mul} : f32[2,3] loc(\"B\", Mul, 13)\n"
                                           "  %y = binary %u, %x {kind = add}",
                                           "%y = binary %t, %x {kind = add}"));
-  // C now reads exp's output: its node cannot pair either, and says so.
-  ASSERT_EQ(d.findings.size(), 2u) << lines(d);
+  // C now reads exp's output: it still pairs (the same ONNX node, reading around the removed one).
+  ASSERT_EQ(d.findings.size(), 1u) << lines(d);
   EXPECT_EQ(d.findings[0].line(), "changed node 'B' (Mul): only in A (removed): 1 core node [binary mul]");
-  EXPECT_EQ(d.findings[1].line(), "changed node 'C' (Add): reads other inputs: 1 core node [binary add]");
+}
+
+TEST(DiffFindings, RewiredNodeReadsOtherInputs) {
+  // C reads exp's output instead of the Mul's, the Mul still there (feeding the graph's output).
+  const std::string a = R"(plumb 1
+func @main(%x: f32[2]) -> (f32[2], f32[2]) {
+  %t = unary %x {kind = exp} : f32[2] loc("A", Exp, 13)
+  %u = binary %t, %x {kind = mul} : f32[2] loc("B", Mul, 13)
+  %y = binary %u, %x {kind = add} : f32[2] loc("C", Add, 13)
+  return %y, %u
+}
+)";
+  std::string b = a;
+  b.replace(b.find("binary %u, %x"), 13, "binary %t, %x");
+  const GraphDiff d = diff_of(a, b);
+  ASSERT_EQ(d.findings.size(), 1u) << lines(d);
+  EXPECT_EQ(d.findings[0].line(), "changed node 'C' (Add): reads other inputs: 1 core node [binary add]");
 }
 
 TEST(DiffFindings, AttributeChangeInCoreTerms) {

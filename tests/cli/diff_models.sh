@@ -3,12 +3,17 @@
 # tests/models/diff_variants.py: a model against itself and against torch's re-export at another
 # opset is equivalent (exit 0); one attribute changed, one weight slice scaled, one op swapped is
 # different (exit 1), each finding named at its node and classified (ONNX attribute text, real
-# change with its scale, op swap); weights rounded to f16 are precision losses only; a Conv with
-# its BatchNormalization folded by hand is that structure (the BatchNormalization only in A, the
-# Conv's weights changed) and equivalent on the data. With --data the first divergence is named at
-# the changed node, and `plumb check --against` the original localizes each fault where
-# `plumb check --expected` with onnxruntime's dumped values of the original does. Errors: exit 2,
-# one line naming the file. Exit 77 (skipped) in a build without the ONNX tools.
+# change with its scale, op swap); weights rounded to f16, or quantized to int8, uint8 or int4
+# (dequantized, or through DequantizeLinear) are precision losses naming the scheme and the scale,
+# and a weight one step off its int8 grid a real change; a BatchNormalization folded into a Conv or
+# a Gemm is fused (the other way round split), naming the ONNX nodes on each side, and equivalent on
+# the data; so are the encoder's LayerNormalizations expanded (torch's opset-16 export), its Erf
+# arithmetic contracted into a Gelu, its Softmax expanded, and mobilenet_v3's HardSigmoid + Mul
+# fused into HardSwish; a Gemm as MatMul + Add is the same computation (equivalent). With --data
+# the first divergence is named at the changed node, and `plumb check --against` the original
+# localizes each fault where `plumb check --expected` with onnxruntime's dumped values of the
+# original does. Errors: exit 2, one line naming the file. Exit 77 (skipped) in a build without the
+# ONNX tools.
 set -uo pipefail
 plumb=$1 src=$2
 models=$src/tests/models
@@ -108,6 +113,84 @@ expect 1 "different"
 grep -q "^changed node '/conv1/Conv' (Conv): split: A's Conv '/conv1/Conv' -> B's Conv '/conv1/Conv' + $bn ($bn split out of it), " <<<"$out" ||
   fail "$what: not a split:"$'\n'"$out"
 [[ $(grep -c "^changed node" <<<"$out") -eq 1 ]] || fail "$what: other findings:"$'\n'"$out"
+
+# Quantized weights (int8, uint8, int4; dequantized initializers, or int8 with DequantizeLinear):
+# precision losses naming the scheme and the scale; one weight one step off the grid: a real change.
+what="Conv and Gemm weights int8, per channel"
+run diff "$res/model.onnx" "$tmp/int8.onnx"
+expect 1 "different"
+n=$(grep -c "^changed node '[^']*' (\(Conv\|Gemm\)): weight '[^']*' f32\[[0-9,]*\]: precision loss (equal after rounding to int8, symmetric, per axis 0: [0-9]* scales [0-9.e-]* to [0-9.e-]*): " <<<"$out")
+[[ $n -eq 13 && $(grep -c "^changed node" <<<"$out") -eq 13 ]] || fail "$what: not 13 int8 precision losses ($n):"$'\n'"$out"
+grep -q "^changed node '/conv1/Conv' (Conv): weight 'onnx::Conv_117' f32\[8,3,7,7\]: precision loss (equal after rounding to int8, symmetric, per axis 0: 8 scales " <<<"$out" ||
+  fail "$what: /conv1/Conv's weight:"$'\n'"$out"
+what="Conv weights uint8 with a zero point, per tensor"
+run diff "$res/model.onnx" "$tmp/uint8.onnx"
+expect 1 "different"
+n=$(grep -c "^changed node '[^']*' (Conv): weight .*: precision loss (equal after rounding to u\?int8, [a-z]*,\? \?scale [0-9.e-]*\(, zero point [0-9]*\)\?): " <<<"$out")
+u=$(grep -c ": precision loss (equal after rounding to uint8, scale [0-9.e-]*, zero point [0-9]*): " <<<"$out")
+[[ $n -eq 12 && $u -ge 6 && $(grep -c "^changed node" <<<"$out") -eq 12 ]] ||
+  fail "$what: not 12 8-bit precision losses, most uint8 ($n, $u):"$'\n'"$out"
+what="Conv weights int4, per channel"
+run diff "$res/model.onnx" "$tmp/int4.onnx"
+expect 1 "different"
+n=$(grep -c "^changed node '[^']*' (Conv): weight .*: precision loss (equal after rounding to int4, symmetric, per axis 0: " <<<"$out")
+[[ $n -eq 12 && $(grep -c "^changed node" <<<"$out") -eq 12 ]] || fail "$what: not 12 int4 precision losses ($n):"$'\n'"$out"
+what="Conv weights as int8 with a DequantizeLinear"
+run diff "$res/model.onnx" "$tmp/qdq.onnx"
+expect 1 "different"
+n=$(grep -c "^changed node '\([^']*\)' (Conv): weight '[^']*' f32\[[0-9,]*\] (in B '[^']*_dequantized', computed by DequantizeLinear '\1/DequantizeLinear'): precision loss (equal after rounding to int8, symmetric, per axis 0: " <<<"$out")
+[[ $n -eq 12 && $(grep -c "^changed node" <<<"$out") -eq 12 ]] || fail "$what: not 12 int8 precision losses through DequantizeLinear ($n):"$'\n'"$out"
+what="int8 weights, one of them one step off"
+run diff "$res/model.onnx" "$tmp/int8_off.onnx"
+expect 1 "different"
+grep -q "^changed node '/layer4/layer4.0/conv2/Conv' (Conv): weight '[^']*' f32\[64,64,3,3\]: real change: " <<<"$out" ||
+  fail "$what: no real change at /layer4/layer4.0/conv2/Conv:"$'\n'"$out"
+[[ $(grep -c ": real change: " <<<"$out") -eq 1 && $(grep -c ": precision loss (equal after rounding to int8, " <<<"$out") -eq 12 ]] ||
+  fail "$what: other real changes:"$'\n'"$out"
+
+# Fusions and splits, named by the ONNX nodes on each side.
+what="a BatchNormalization split out of a Gemm"
+run diff "$models/cnn/model.onnx" "$tmp/cnn_gemm_bn.onnx"
+expect 1 "different"
+gemm="Gemm '/head/head.1/Gemm'" bn="BatchNormalization '/head/head.1/Gemm/bn'"
+grep -q "^changed node '/head/head.1/Gemm' (Gemm): split: A's $gemm -> B's $gemm + $bn ($bn split out of it), 2 core nodes \[matmul, binary add\] -> " <<<"$out" ||
+  fail "$what: not a split:"$'\n'"$out"
+what="the BatchNormalization folded into the Gemm, on the data"
+run diff "$tmp/cnn_gemm_bn.onnx" "$models/cnn/model.onnx" --data "$models/cnn/data"
+expect 0 "equivalent on the data"
+grep -q "^changed node '/head/head.1/Gemm' (Gemm): fused: A's $gemm + $bn -> B's $gemm ($bn folded into it), .*; changed with it: weight 'head.1.weight' f32\[32,256\] (real change, [^)]*); weight 'head.1.bias' f32\[32\] (real change, [^)]*)$" <<<"$out" ||
+  fail "$what: not fused:"$'\n'"$out"
+what="a Gemm as MatMul and Add"
+run diff "$models/cnn/model.onnx" "$tmp/cnn_matmul.onnx"
+expect 0 "same computation: split: A's $gemm -> B's MatMul '/head/head.1/MatMul' + Add '/head/head.1/Add'; the same 2 core nodes [matmul, binary add]" "equivalent"
+enc=$models/encoder
+what="the encoder re-exported at opset 16: each LayerNormalization expanded"
+run diff "$enc/model.onnx" "$tmp/encoder_opset16.onnx" --data "$enc/data"
+expect 0 "equivalent on the data"
+for ln in norm1 norm2; do
+  grep -q "^changed node '/layer/$ln/LayerNormalization' (LayerNormalization): split: A's LayerNormalization '/layer/$ln/LayerNormalization' -> B's ReduceMean '/layer/$ln/ReduceMean' + Sub '/layer/$ln/Sub' + Pow '/layer/$ln/Pow' + ReduceMean '/layer/$ln/ReduceMean_1' + Add '/layer/$ln/Add' + Sqrt '/layer/$ln/Sqrt' + Div '/layer/$ln/Div' + Mul '/layer/$ln/Mul' + ... (9 in all), " <<<"$out" ||
+    fail "$what: /layer/$ln/LayerNormalization is not split:"$'\n'"$out"
+done
+[[ $(grep -c "^changed node" <<<"$out") -eq 2 ]] || fail "$what: other findings:"$'\n'"$out"
+what="the encoder's Erf arithmetic as a Gelu"
+run diff "$enc/model.onnx" "$tmp/encoder_gelu.onnx" --data "$enc/data"
+expect 0 "equivalent on the data"
+grep -q "^changed node '/layer/Gelu' (Gelu): fused: A's Div '/layer/Div' + Erf '/layer/Erf' + Add '/layer/Add_1' + Mul '/layer/Mul' + Mul '/layer/Mul_1' -> B's Gelu '/layer/Gelu', 5 core nodes \[binary div, unary erf, binary add, binary mul, binary mul\] -> " <<<"$out" ||
+  fail "$what: not fused:"$'\n'"$out"
+[[ $(grep -c "^changed node" <<<"$out") -eq 1 ]] || fail "$what: other findings:"$'\n'"$out"
+what="the encoder's Softmax expanded"
+run diff "$enc/model.onnx" "$tmp/encoder_softmax.onnx"
+expect 1 "different"
+sm=/layer/self_attn/softmax
+grep -q "^changed node '/layer/self_attn/Softmax' (Softmax): split: A's Softmax '/layer/self_attn/Softmax' -> B's ReduceMax '$sm/ReduceMax' + Sub '$sm/Sub' + Exp '$sm/Exp' + ReduceSum '$sm/ReduceSum' + Div '$sm/Div', " <<<"$out" ||
+  fail "$what: not split:"$'\n'"$out"
+[[ $(grep -c "^changed node" <<<"$out") -eq 1 ]] || fail "$what: other findings:"$'\n'"$out"
+what="HardSigmoid and Mul fused into HardSwish"
+mob=$models/mobilenet_v3_small
+run diff "$tmp/hardswish.onnx" "$mob/model.onnx" --data "$mob/data"
+expect 0 "equivalent on the data"
+n=$(grep -c "^changed node '\([^']*\)/HardSwish' (HardSwish): fused: A's HardSigmoid '\1/HardSigmoid' + Mul '\1/Mul' -> B's HardSwish '\1/HardSwish', " <<<"$out")
+[[ $n -eq 9 && $(grep -c "^changed node" <<<"$out") -eq 9 ]] || fail "$what: not 9 fusions ($n):"$'\n'"$out"
 
 # check --against the original localizes each fault as --expected with the dumped values does.
 /usr/bin/python3 "$models/real_cases.py" full "$res" "$tmp/full" >/dev/null || fail "real_cases.py full"

@@ -12,9 +12,28 @@ From tests/models/resnet_small/model.onnx (torch, opset 17), one change each (mu
   unfolded.onnx  /conv1/Conv split into a Conv and a BatchNormalization (random statistics) that
                  compute the same in exact arithmetic: the original is this model with the
                  BatchNormalization folded into the Conv by hand
+and quantized as a quantizer does it (min/max of the weights, round to nearest even):
+  int8.onnx      every Conv and Gemm weight int8, symmetric, one scale per output channel, the
+                 initializers replaced by their dequantized values
+  uint8.onnx     every Conv weight uint8 with a zero point, one scale per tensor, dequantized
+  int4.onnx      every Conv weight int4, symmetric, per output channel, dequantized
+  qdq.onnx       every Conv weight stored as int8 (per output channel) with a DequantizeLinear
+  int8_off.onnx  int8.onnx with one weight of /layer4/layer4.0/conv2/Conv one step off (a real
+                 change among quantized weights)
 From tests/models/cnn (make.py's torch module):
-  cnn_opset9.onnx  the same module exported again by torch at opset 9 (the committed one: 13;
-                   other weight names, Pad with attributes)
+  cnn_opset9.onnx   the same module exported again by torch at opset 9 (the committed one: 13;
+                    other weight names, Pad with attributes)
+  cnn_gemm_bn.onnx  /head/head.1/Gemm split into a Gemm and a BatchNormalization, as unfolded.onnx
+  cnn_matmul.onnx   /head/head.1/Gemm as a MatMul with the transposed weight and an Add
+From tests/models/encoder (a transformer encoder layer):
+  encoder_opset16.onnx  the same module exported again at opset 16: each LayerNormalization
+                        expanded into ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add
+  encoder_gelu.onnx     the feed-forward's Erf arithmetic (Div, Erf, Add, Mul, Mul) as one Gelu
+                        (opset 20)
+  encoder_softmax.onnx  the attention's Softmax expanded into ReduceMax, Sub, Exp, ReduceSum, Div
+From tests/models/mobilenet_v3_small:
+  hardswish.onnx  every HardSwish expanded into HardSigmoid (alpha 1/6) and Mul, as torch exports
+                  it before opset 14
 Deterministic (fixed seeds)."""
 import importlib.util
 import os
@@ -83,14 +102,179 @@ def unfold_batchnorm(model, conv_name):
     return model
 
 
-def reexport_cnn(cnn_dir, path, opset):
+def _reexport(make_py, path, opset, build):
     import torch
 
-    spec = importlib.util.spec_from_file_location("cnn_make", os.path.join(cnn_dir, "make.py"))
+    spec = importlib.util.spec_from_file_location("model_make", make_py)
     make = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(make)
-    model, x = make.build()
-    torch.onnx.export(model, (x,), path, input_names=["x"], output_names=["logits"], opset_version=opset)
+    model, args, inputs, outputs = build(make, torch)
+    torch.onnx.export(model, args, path, input_names=inputs, output_names=outputs, opset_version=opset)
+
+
+def reexport_cnn(cnn_dir, path, opset):
+    def build(make, torch):
+        model, x = make.build()
+        return model, (x,), ["x"], ["logits"]
+
+    _reexport(os.path.join(cnn_dir, "make.py"), path, opset, build)
+
+
+def reexport_encoder(encoder_dir, path, opset):
+    def build(make, torch):  # make.py's main, up to the export
+        torch.manual_seed(17)
+        model = make.Encoder().eval()
+        x = torch.randn(make.BATCH, make.SEQ, make.WIDTH)
+        pad = torch.zeros(make.BATCH, make.SEQ, dtype=torch.bool)
+        pad[1, make.SEQ - 2:] = True
+        return model, (x, pad), ["x", "pad"], ["y"]
+
+    _reexport(os.path.join(encoder_dir, "make.py"), path, opset, build)
+
+
+def quantized(w, bits, per_channel, symmetric):
+    """(q, scale, zero_point) of w as a min/max quantizer makes them: symmetric, q in
+    [-2^(b-1)+1, 2^(b-1)-1] and s = max|w| / (2^(b-1)-1); else q in [0, 2^b-1] and s the range of
+    [min(w, 0), max(w, 0)] over 2^b-1 levels. Per channel: one (s, z) per slice of axis 0."""
+    axes = tuple(range(1, w.ndim)) if per_channel else None
+    w64 = w.astype(np.float64)
+    if symmetric:
+        qmax = 2 ** (bits - 1) - 1
+        s = (np.abs(w64).max(axis=axes, keepdims=per_channel) / qmax).astype(np.float32)
+        q = np.clip(np.round(w64 / s), -qmax, qmax)
+        z = np.zeros_like(s)
+    else:
+        qmax = 2 ** bits - 1
+        lo = np.minimum(w64.min(axis=axes, keepdims=per_channel), 0)
+        hi = np.maximum(w64.max(axis=axes, keepdims=per_channel), 0)
+        s = ((hi - lo) / qmax).astype(np.float32)
+        z = np.round(-lo / s)
+        q = np.clip(np.round(w64 / s) + z, 0, qmax)
+    return q, s, z
+
+
+def dequantized(w, bits, per_channel, symmetric):
+    q, s, z = quantized(w, bits, per_channel, symmetric)
+    return ((q - z) * s).astype(np.float32)  # DequantizeLinear's (q - z) * s, in f32
+
+
+def quantize_weights(model, ops, bits, per_channel, symmetric):
+    for n in model.graph.node:
+        if n.op_type in ops:
+            t = mutate._initializer(model, n.input[1])
+            t.CopyFrom(nh.from_array(dequantized(nh.to_array(t), bits, per_channel, symmetric), name=t.name))
+    return model
+
+
+def one_step_off(model, node_name):
+    """One element of the node's (quantized, per channel) weight moved one quantization step."""
+    node = mutate._node(model, node_name)
+    t = mutate._initializer(model, node.input[1])
+    w = nh.to_array(t).copy()
+    _, s, _ = quantized(w, 8, True, True)
+    w[0].flat[0] += s.reshape(-1)[0]
+    t.CopyFrom(nh.from_array(w.astype(np.float32), name=t.name))
+    return model
+
+
+def qdq_weights(model):
+    """Every Conv weight as an int8 initializer (per output channel, symmetric) and a
+    DequantizeLinear that computes the f32 weight the Conv reads."""
+    nodes = list(model.graph.node)
+    for n in nodes:
+        if n.op_type != "Conv":
+            continue
+        name = n.input[1]
+        q, s, _ = quantized(nh.to_array(mutate._initializer(model, name)), 8, True, True)
+        model.graph.initializer.extend([
+            nh.from_array(q.astype(np.int8), name=name + "_quantized"),
+            nh.from_array(s.reshape(-1), name=name + "_scale"),
+            nh.from_array(np.zeros(q.shape[0], np.int8), name=name + "_zero_point")])
+        dq = helper.make_node("DequantizeLinear", [name + "_quantized", name + "_scale", name + "_zero_point"],
+                              [name + "_dequantized"], name=n.name + "/DequantizeLinear", axis=0)
+        n.input[1] = name + "_dequantized"
+        model.graph.node.insert(list(model.graph.node).index(n), dq)
+    return model
+
+
+def gemm_as_matmul_add(model, gemm_name):
+    """Y = X W^T + b (Gemm, transB 1) as MatMul(X, W^T as an initializer) and Add(b)."""
+    g = mutate._node(model, gemm_name)
+    w = nh.to_array(mutate._initializer(model, g.input[1]))
+    wt = g.input[1] + "_transposed"
+    model.graph.initializer.append(nh.from_array(np.ascontiguousarray(w.T), name=wt))
+    base = gemm_name.rsplit("/", 1)[0]
+    mm = helper.make_node("MatMul", [g.input[0], wt], [base + "/MatMul_output_0"], name=base + "/MatMul")
+    add = helper.make_node("Add", [base + "/MatMul_output_0", g.input[2]], [g.output[0]], name=base + "/Add")
+    at = list(model.graph.node).index(g)
+    model.graph.node.remove(g)
+    model.graph.node.insert(at, add)
+    model.graph.node.insert(at, mm)
+    return model
+
+
+def set_opset(model, version):
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            o.version = version
+    return model
+
+
+def gelu_contracted(model):
+    """torch's exact GELU, x * (erf(x / sqrt 2) + 1) * 0.5, as one Gelu node (opset 20) writing the
+    last Mul's tensor."""
+    g = model.graph
+    producer = {o: n for n in g.node for o in n.output}
+    reader = {i: n for n in g.node for i in n.input}
+    erf = next(n for n in g.node if n.op_type == "Erf")
+    div = producer[erf.input[0]]
+    add = reader[erf.output[0]]
+    mul = reader[add.output[0]]
+    mul_half = reader[mul.output[0]]
+    gelu = helper.make_node("Gelu", [div.input[0]], [mul_half.output[0]], name=erf.name.rsplit("/", 1)[0] + "/Gelu")
+    g.node.insert(list(g.node).index(mul_half), gelu)
+    for n in (div, erf, add, mul, mul_half):
+        g.node.remove(n)
+    return set_opset(model, 20)
+
+
+def softmax_expanded(model):
+    """The Softmax as exp(x - max x) / sum exp(x - max x) over its axis (opset 17 forms)."""
+    g = model.graph
+    sm = next(n for n in g.node if n.op_type == "Softmax")
+    axis = [a.i for a in sm.attribute if a.name == "axis"] or [-1]
+    base = sm.name.rsplit("/", 1)[0] + "/softmax"
+    g.initializer.append(nh.from_array(np.array(axis, np.int64), name=base + "/axes"))
+    x, y = sm.input[0], sm.output[0]
+    nodes = [
+        helper.make_node("ReduceMax", [x], [base + "/max"], name=base + "/ReduceMax", axes=axis, keepdims=1),
+        helper.make_node("Sub", [x, base + "/max"], [base + "/shifted"], name=base + "/Sub"),
+        helper.make_node("Exp", [base + "/shifted"], [base + "/exp"], name=base + "/Exp"),
+        helper.make_node("ReduceSum", [base + "/exp", base + "/axes"], [base + "/sum"], name=base + "/ReduceSum",
+                         keepdims=1),
+        helper.make_node("Div", [base + "/exp", base + "/sum"], [y], name=base + "/Div"),
+    ]
+    at = list(g.node).index(sm)
+    g.node.remove(sm)
+    for k, n in enumerate(nodes):
+        g.node.insert(at + k, n)
+    return model
+
+
+def hardswish_expanded(model):
+    """HardSwish(x) = x * HardSigmoid(x; alpha 1/6, beta 1/2), as torch exports it before opset 14."""
+    g = model.graph
+    for hs in [n for n in g.node if n.op_type == "HardSwish"]:
+        base = hs.name.rsplit("/", 1)[0]
+        sig = helper.make_node("HardSigmoid", [hs.input[0]], [base + "/HardSigmoid_output_0"],
+                               name=base + "/HardSigmoid", alpha=1.0 / 6, beta=0.5)
+        mul = helper.make_node("Mul", [hs.input[0], base + "/HardSigmoid_output_0"], [hs.output[0]],
+                               name=base + "/Mul")
+        at = list(g.node).index(hs)
+        g.node.remove(hs)
+        g.node.insert(at, mul)
+        g.node.insert(at, sig)
+    return model
 
 
 def main(root, out):
@@ -105,8 +289,27 @@ def main(root, out):
         onnx.save(mutate.apply(_load(src), node, kind, args), os.path.join(out, name + ".onnx"))
     onnx.save(rounded_to_f16(_load(src)), os.path.join(out, "f16.onnx"))
     onnx.save(unfold_batchnorm(_load(src), "/conv1/Conv"), os.path.join(out, "unfolded.onnx"))
-    reexport_cnn(os.path.join(root, "tests", "models", "cnn"), os.path.join(out, "cnn_opset9.onnx"), 9)
-
+    variants = {
+        "int8": lambda m: quantize_weights(m, ("Conv", "Gemm"), 8, True, True),
+        "uint8": lambda m: quantize_weights(m, ("Conv",), 8, False, False),
+        "int4": lambda m: quantize_weights(m, ("Conv",), 4, True, True),
+        "qdq": qdq_weights,
+        "int8_off": lambda m: one_step_off(quantize_weights(m, ("Conv", "Gemm"), 8, True, True),
+                                           "/layer4/layer4.0/conv2/Conv"),
+    }
+    for name, make in variants.items():
+        onnx.save(make(_load(src)), os.path.join(out, name + ".onnx"))
+    models = os.path.join(root, "tests", "models")
+    cnn = os.path.join(models, "cnn", "model.onnx")
+    reexport_cnn(os.path.join(models, "cnn"), os.path.join(out, "cnn_opset9.onnx"), 9)
+    onnx.save(unfold_batchnorm(_load(cnn), "/head/head.1/Gemm"), os.path.join(out, "cnn_gemm_bn.onnx"))
+    onnx.save(gemm_as_matmul_add(_load(cnn), "/head/head.1/Gemm"), os.path.join(out, "cnn_matmul.onnx"))
+    encoder = os.path.join(models, "encoder", "model.onnx")
+    reexport_encoder(os.path.join(models, "encoder"), os.path.join(out, "encoder_opset16.onnx"), 16)
+    onnx.save(gelu_contracted(_load(encoder)), os.path.join(out, "encoder_gelu.onnx"))
+    onnx.save(softmax_expanded(_load(encoder)), os.path.join(out, "encoder_softmax.onnx"))
+    mobilenet = os.path.join(models, "mobilenet_v3_small", "model.onnx")
+    onnx.save(hardswish_expanded(_load(mobilenet)), os.path.join(out, "hardswish.onnx"))
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
