@@ -250,7 +250,13 @@ GraphDiff diff_graphs(const ir::Graph& a, const ir::Graph& b, const AttrDescribe
   // Structure: the spans that differ (check/diff_structure.h); they take in the weight and
   // attribute findings of a fused or split span.
   for (DiffFinding& f : structure_findings(a, b, m, describe, content)) out.push_back(std::move(f));
-  for (DiffFinding& f : content) out.push_back(std::move(f));
+  for (DiffFinding& f : content) {
+    if (f.b_node >= 0) {
+      f.nodes_b = {static_cast<size_t>(f.b_node)};
+      if (const int ka = m.a_of_b[f.b_node]; ka >= 0) f.nodes_a = {static_cast<size_t>(ka)};
+    }
+    out.push_back(std::move(f));
+  }
 
   std::stable_sort(out.begin(), out.end(), [](const DiffFinding& x, const DiffFinding& y) {
     if (x.same_computation != y.same_computation) return y.same_computation;

@@ -48,6 +48,7 @@ struct DiffFinding {
   bool same_computation = false;  // a fusion or split of ONNX nodes onto the same core nodes
   int b_node = -1;                // weight and attribute findings: the B top-level node they are about
   std::string brief;              // weight findings: what a fusion that absorbs them says of them
+  std::vector<size_t> nodes_a, nodes_b;  // the top-level core nodes it is about (a span's), ascending
   // "changed node 'conv1' (Conv): pads [1,1,1,1] -> [0,0,2,2]", "same computation: ..."
   std::string line() const;
 };

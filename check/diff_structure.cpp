@@ -237,6 +237,8 @@ class Findings {
     f.order = s.b.empty() ? s.a[0] : s.b[0];
     f.what = std::string(fused ? "fused" : "split") + ": A's " + entries_text(ea) + " -> B's " +
              entries_text(eb) + "; the same " + span_text(b_.g, s.b);
+    f.nodes_a = s.a;
+    f.nodes_b = s.b;
     out.push_back(std::move(f));
   }
 
@@ -269,6 +271,8 @@ class Findings {
     f.what = std::string(word) + ": A's " + entries_text(ea) + " -> B's " + entries_text(eb) +
              (how.empty() ? "" : " (" + how + ")") + ", " + span_text(a_.g, s.a) + " -> " +
              span_text(b_.g, s.b);
+    f.nodes_a = s.a;
+    f.nodes_b = s.b;
     const std::set<size_t> in_b(s.b.begin(), s.b.end());
     std::vector<std::string> with;
     for (auto it = content_.begin(); it != content_.end();) {
@@ -313,6 +317,8 @@ class Findings {
       DiffFinding f;
       f.kind = FindingKind::structure;
       f.order = g.added.empty() ? g.removed[0] : g.added[0];  // A's or B's position: about the same place
+      f.nodes_a = g.removed;
+      f.nodes_b = g.added;
       if (g.removed.empty()) {
         f.node = g.prov_b.node_name, f.op_type = g.prov_b.op_type;
         f.what = "only in B (added): " + span_text(b_.g, g.added);

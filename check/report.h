@@ -73,5 +73,9 @@ struct CheckReport {
 void print_report(const CheckReport& r, std::FILE* out);
 std::string report_json(const CheckReport& r);
 std::string report_html(const CheckReport& r);
+// The parts of the HTML page that plumb diff's page (check/onnx/diff_onnx.h) shows too: the style
+// rules, and the plot, graph view and tensor table (each under an h2).
+std::string report_html_style();
+std::string report_html_sections(const CheckReport& r);
 
 }  // namespace plumb::check

@@ -16,22 +16,7 @@ namespace plumb::check {
 
 namespace {
 
-std::string html(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
-}
+std::string html(const std::string& s) { return html_text(s); }
 
 // A name cut to `n` characters for an axis label (the full name is in the title).
 std::string shortened(const std::string& s, size_t n) {
@@ -173,43 +158,25 @@ std::string graph_view(const CheckReport& r) {
 
 }  // namespace
 
-std::string report_html(const CheckReport& r) {
+std::string report_html_style() {
+  return "body{font-family:sans-serif;margin:16px;color:#222;max-width:1400px}"
+         "table{border-collapse:collapse;font-size:12px;width:100%}"
+         "td,th{border:1px solid #ccc;padding:2px 4px;text-align:left;vertical-align:top}"
+         "td.name{max-width:300px;overflow-wrap:anywhere}td.node{max-width:220px;overflow-wrap:anywhere}"
+         "tr.diff{background:#fde8e8}tr.first{outline:2px solid #d00}tr.undecided{background:#f2f2f2}"
+         "#failures-only:checked~#tensors tr.pass{display:none}"
+         ".ok{color:#070}.bad{color:#b00;font-weight:bold}.hint{background:#fff6d5;padding:4px 8px}"
+         ".legend span{margin-right:18px}"
+         "#graph-view{display:flex;flex-wrap:wrap;gap:2px;font-size:10px;max-width:1400px}"
+         "#graph-view .node{border:1px solid #bbb;color:#666;padding:1px 3px;border-radius:3px}"
+         "#graph-view .cmp-ok{border-color:#070;color:#070}#graph-view .cmp-q{border-color:#999;color:#222}"
+         "#graph-view .cmp-diff{border-color:#d00;color:#d00;font-weight:bold}"
+         "#graph-view .span{background:#fbc9c9;color:#900}#graph-view .first{outline:2px solid #d00}"
+         "code{font-size:12px}";
+}
+
+std::string report_html_sections(const CheckReport& r) {
   std::ostringstream o;
-  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>plumb check: "
-    << html(r.model)
-    << "</title>\n<style>"
-       "body{font-family:sans-serif;margin:16px;color:#222;max-width:1400px}"
-       "table{border-collapse:collapse;font-size:12px;width:100%}"
-       "td,th{border:1px solid #ccc;padding:2px 4px;text-align:left;vertical-align:top}"
-       "td.name{max-width:300px;overflow-wrap:anywhere}td.node{max-width:220px;overflow-wrap:anywhere}"
-       "tr.diff{background:#fde8e8}tr.first{outline:2px solid #d00}tr.undecided{background:#f2f2f2}"
-       "#failures-only:checked~#tensors tr.pass{display:none}"
-       ".ok{color:#070}.bad{color:#b00;font-weight:bold}.hint{background:#fff6d5;padding:4px 8px}"
-       ".legend span{margin-right:18px}"
-       "#graph-view{display:flex;flex-wrap:wrap;gap:2px;font-size:10px;max-width:1400px}"
-       "#graph-view .node{border:1px solid #bbb;color:#666;padding:1px 3px;border-radius:3px}"
-       "#graph-view .cmp-ok{border-color:#070;color:#070}#graph-view .cmp-q{border-color:#999;color:#222}"
-       "#graph-view .cmp-diff{border-color:#d00;color:#d00;font-weight:bold}"
-       "#graph-view .span{background:#fbc9c9;color:#900}#graph-view .first{outline:2px solid #d00}"
-       "code{font-size:12px}</style></head><body>\n";
-  o << "<h1>plumb check</h1>\n<p>Model <code>" << html(r.model) << "</code>, tolerance " << html(r.tolerance)
-    << (r.isolated ? ", each node also evaluated on the expected values of its inputs" : "") << ".</p>\n";
-  for (const std::string& name : r.specialized)
-    o << "<p>Lowered for the given value of input <code>" << html(name)
-      << "</code> (spec/onnx-rulings.md R1): the verdict holds for that value.</p>\n";
-  if (!r.note.empty()) o << "<p>Note: " << html(r.note) << "</p>\n";
-  if (r.match()) {
-    o << "<p id=\"verdict\" class=\"ok\">match: " << r.rows.size()
-      << (r.rows.size() == 1 ? " tensor" : " tensors") << "</p>\n";
-  } else if (r.first < 0) {
-    o << "<p id=\"verdict\" class=\"bad\">" << verdict_name(r.verdict) << ": " << html(r.inconclusive_reason)
-      << "</p>\n";
-  } else {
-    const TensorRow& f = r.rows[r.first];
-    o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: " << html(r.divergence_text()) << " ("
-      << html(r.first_kind) << " error on tensor <code>" << html(f.name) << "</code>)</p>\n";
-    for (const std::string& h : r.hints) o << "<p class=\"hint\">Hint: " << html(h) << "</p>\n";
-  }
   o << "<h2>Error along the topological order</h2>\n<p class=\"legend\"><span style=\"color:#1f5fbf\">● "
        "carried (end to end)</span><span style=\"color:#e07b00\">● local (node on the expected inputs)</span>"
        "<span style=\"color:#d00\">● fails</span><span style=\"color:#999\">● inconclusive</span></p>\n"
@@ -252,7 +219,32 @@ std::string report_html(const CheckReport& r) {
     for (const std::string& s : r.skipped) o << "<li>" << html(s) << "</li>";
     o << "</ul>\n";
   }
-  o << "</body></html>\n";
+  return o.str();
+}
+
+std::string report_html(const CheckReport& r) {
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>plumb check: "
+    << html(r.model) << "</title>\n<style>" << report_html_style() << "</style></head><body>\n";
+  o << "<h1>plumb check</h1>\n<p>Model <code>" << html(r.model) << "</code>, tolerance " << html(r.tolerance)
+    << (r.isolated ? ", each node also evaluated on the expected values of its inputs" : "") << ".</p>\n";
+  for (const std::string& name : r.specialized)
+    o << "<p>Lowered for the given value of input <code>" << html(name)
+      << "</code> (spec/onnx-rulings.md R1): the verdict holds for that value.</p>\n";
+  if (!r.note.empty()) o << "<p>Note: " << html(r.note) << "</p>\n";
+  if (r.match()) {
+    o << "<p id=\"verdict\" class=\"ok\">match: " << r.rows.size()
+      << (r.rows.size() == 1 ? " tensor" : " tensors") << "</p>\n";
+  } else if (r.first < 0) {
+    o << "<p id=\"verdict\" class=\"bad\">" << verdict_name(r.verdict) << ": " << html(r.inconclusive_reason)
+      << "</p>\n";
+  } else {
+    const TensorRow& f = r.rows[r.first];
+    o << "<p id=\"verdict\" class=\"bad\">mismatch. First divergence: " << html(r.divergence_text()) << " ("
+      << html(r.first_kind) << " error on tensor <code>" << html(f.name) << "</code>)</p>\n";
+    for (const std::string& h : r.hints) o << "<p class=\"hint\">Hint: " << html(h) << "</p>\n";
+  }
+  o << report_html_sections(r) << "</body></html>\n";
   return o.str();
 }
 

@@ -204,6 +204,7 @@ Expected<DiffReport> run_diff(const DiffRequest& req) {
   PLUMB_ASSIGN_OR_RETURN(LoadedModel lb, load_model(req.b, req.inputs, onnx_frontend()));
   PLUMB_ASSIGN_OR_RETURN(AttrDescriber describe, onnx_attr_describer(req.a, req.b));
   rep.diff = diff_graphs(la.graph, lb.graph, describe, weight_folder());
+  rep.rows = side_by_side(la.graph, lb.graph, rep.diff);
   if (rep.diff.equivalent()) {
     rep.verdict = "equivalent";
     return rep;
@@ -249,7 +250,9 @@ std::string diff_json(const DiffReport& r) {
     const DiffFinding& f = r.diff.findings[k];
     o << (k ? ",\n" : "\n") << "    {\"kind\": " << json_str(finding_kind_name(f.kind))
       << ", \"node\": " << json_str(f.node) << ", \"op_type\": " << json_str(f.op_type)
-      << ", \"what\": " << json_str(f.what) << ", \"line\": " << json_str(f.line()) << "}";
+      << ", \"what\": " << json_str(f.what)
+      << ", \"same_computation\": " << (f.same_computation ? "true" : "false")
+      << ", \"line\": " << json_str(f.line()) << "}";
   }
   o << "\n  ],\n  \"data\": ";
   if (r.ran) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "check/diff.h"
+#include "check/diff_view.h"
 #include "check/model_inputs.h"
 #include "check/onnx/expected.h"
 #include "check/onnx/run_check.h"
@@ -49,8 +50,9 @@ struct DiffRequest {
 struct DiffReport {
   std::string a, b;
   GraphDiff diff;
-  bool ran = false;  // compared on the data (only when there are findings)
-  CheckReport data;  // B checked against A's values
+  std::vector<DiffRow> rows;  // the two models' ONNX nodes side by side (check/diff_view.h)
+  bool ran = false;           // compared on the data (only when there are findings)
+  CheckReport data;           // B checked against A's values
   // "equivalent" (no finding), "equivalent on the data", "different", "inconclusive"
   std::string verdict;
   int exit_code() const;  // 0 equivalent (either), 1 different, 3 inconclusive
@@ -60,5 +62,9 @@ Expected<DiffReport> run_diff(const DiffRequest& request);
 
 void print_diff(const DiffReport& r, std::FILE* out);
 std::string diff_json(const DiffReport& r);
+// One self-contained page, no network, no script (check/onnx/diff_html.cpp): the verdict, the
+// findings, the two models' ONNX nodes side by side (a CSS-only changes-only toggle) and, on data,
+// check's plot and tensor table of B against A's values.
+std::string diff_html(const DiffReport& r);
 
 }  // namespace plumb::check

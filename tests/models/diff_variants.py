@@ -2,7 +2,9 @@
 """The model pairs of tests/cli/diff_models.sh (plumb diff, issue 24), made at test time from the
 committed exports so that no variant is committed:
 
-    /usr/bin/python3 tests/models/diff_variants.py SRC_ROOT OUT_DIR
+    /usr/bin/python3 tests/models/diff_variants.py SRC_ROOT OUT_DIR [NAME...]
+
+(with NAMEs, only those variants: unfolded encoder_opset16 ...)
 
 From tests/models/resnet_small/model.onnx (torch, opset 17), one change each (mutate.py's faults):
   pads.onnx      /layer4/layer4.0/conv1/Conv: one unit of padding moved (pads [1,1,1,1] -> [0,1,2,1])
@@ -277,41 +279,49 @@ def hardswish_expanded(model):
     return model
 
 
-def main(root, out):
+def main(root, out, only):
     os.makedirs(out, exist_ok=True)
-    src = os.path.join(root, "tests", "models", "resnet_small", "model.onnx")
+    models = os.path.join(root, "tests", "models")
+    src = os.path.join(models, "resnet_small", "model.onnx")
+    cnn = os.path.join(models, "cnn", "model.onnx")
+    encoder = os.path.join(models, "encoder", "model.onnx")
+    mobilenet = os.path.join(models, "mobilenet_v3_small", "model.onnx")
+
+    def saved(model):  # a variant made in memory, saved to its path
+        return lambda path: onnx.save(model(), path)
+
     faults = {
         "pads": ("/layer4/layer4.0/conv1/Conv", "pads", ["shift"]),
         "weight": ("/layer4/layer4.0/conv2/Conv", "weight", ["1", "1.05"]),
         "op": ("/relu/Relu", "op", ["Sigmoid"]),
     }
-    for name, (node, kind, args) in faults.items():
-        onnx.save(mutate.apply(_load(src), node, kind, args), os.path.join(out, name + ".onnx"))
-    onnx.save(rounded_to_f16(_load(src)), os.path.join(out, "f16.onnx"))
-    onnx.save(unfold_batchnorm(_load(src), "/conv1/Conv"), os.path.join(out, "unfolded.onnx"))
     variants = {
-        "int8": lambda m: quantize_weights(m, ("Conv", "Gemm"), 8, True, True),
-        "uint8": lambda m: quantize_weights(m, ("Conv",), 8, False, False),
-        "int4": lambda m: quantize_weights(m, ("Conv",), 4, True, True),
-        "qdq": qdq_weights,
-        "int8_off": lambda m: one_step_off(quantize_weights(m, ("Conv", "Gemm"), 8, True, True),
-                                           "/layer4/layer4.0/conv2/Conv"),
+        name: saved(lambda n=node, k=kind, a=args: mutate.apply(_load(src), n, k, a))
+        for name, (node, kind, args) in faults.items()
     }
-    for name, make in variants.items():
-        onnx.save(make(_load(src)), os.path.join(out, name + ".onnx"))
-    models = os.path.join(root, "tests", "models")
-    cnn = os.path.join(models, "cnn", "model.onnx")
-    reexport_cnn(os.path.join(models, "cnn"), os.path.join(out, "cnn_opset9.onnx"), 9)
-    onnx.save(unfold_batchnorm(_load(cnn), "/head/head.1/Gemm"), os.path.join(out, "cnn_gemm_bn.onnx"))
-    onnx.save(gemm_as_matmul_add(_load(cnn), "/head/head.1/Gemm"), os.path.join(out, "cnn_matmul.onnx"))
-    encoder = os.path.join(models, "encoder", "model.onnx")
-    reexport_encoder(os.path.join(models, "encoder"), os.path.join(out, "encoder_opset16.onnx"), 16)
-    onnx.save(gelu_contracted(_load(encoder)), os.path.join(out, "encoder_gelu.onnx"))
-    onnx.save(softmax_expanded(_load(encoder)), os.path.join(out, "encoder_softmax.onnx"))
-    mobilenet = os.path.join(models, "mobilenet_v3_small", "model.onnx")
-    onnx.save(hardswish_expanded(_load(mobilenet)), os.path.join(out, "hardswish.onnx"))
+    variants.update({
+        "f16": saved(lambda: rounded_to_f16(_load(src))),
+        "unfolded": saved(lambda: unfold_batchnorm(_load(src), "/conv1/Conv")),
+        "int8": saved(lambda: quantize_weights(_load(src), ("Conv", "Gemm"), 8, True, True)),
+        "uint8": saved(lambda: quantize_weights(_load(src), ("Conv",), 8, False, False)),
+        "int4": saved(lambda: quantize_weights(_load(src), ("Conv",), 4, True, True)),
+        "qdq": saved(lambda: qdq_weights(_load(src))),
+        "int8_off": saved(lambda: one_step_off(quantize_weights(_load(src), ("Conv", "Gemm"), 8, True, True),
+                                               "/layer4/layer4.0/conv2/Conv")),
+        "cnn_opset9": lambda path: reexport_cnn(os.path.join(models, "cnn"), path, 9),
+        "cnn_gemm_bn": saved(lambda: unfold_batchnorm(_load(cnn), "/head/head.1/Gemm")),
+        "cnn_matmul": saved(lambda: gemm_as_matmul_add(_load(cnn), "/head/head.1/Gemm")),
+        "encoder_opset16": lambda path: reexport_encoder(os.path.join(models, "encoder"), path, 16),
+        "encoder_gelu": saved(lambda: gelu_contracted(_load(encoder))),
+        "encoder_softmax": saved(lambda: softmax_expanded(_load(encoder))),
+        "hardswish": saved(lambda: hardswish_expanded(_load(mobilenet))),
+    })
+    for name in only or variants:
+        if name not in variants:
+            sys.exit("diff_variants.py: no variant '%s'" % name)
+        variants[name](os.path.join(out, name + ".onnx"))
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3:])

@@ -1,4 +1,4 @@
-// plumb diff A B [--data DIR | --input NAME=FILE ...] [--report FILE.json] [--threads N]
+// plumb diff A B [--data DIR | --input NAME=FILE ...] [--report FILE.json|FILE.html] [--threads N]
 //                [--samples K]   (tools/help.cpp has the user's page)
 // What changed between two models (issue 24): the arguments, the findings, the verdict line and
 // the exit code. The comparison is plumb::check::run_diff (check/onnx/diff_onnx.h). Exits 0
@@ -31,8 +31,8 @@ int cmd_diff(const Args& args) {
         return report_error("diff", invalid_input(a + " needs a value (got an empty or missing one)"));
     } else if (a == "--report") {
       report = value();
-      if (!check::ends_with(report, ".json"))
-        return report_error("diff", invalid_input("--report takes a FILE.json"));
+      if (!check::ends_with(report, ".json") && !check::ends_with(report, ".html"))
+        return report_error("diff", invalid_input("--report takes a FILE.json or FILE.html"));
     } else if (a == "--threads") {
       if (Status st = parse_threads(value(), req.threads); !st.is_ok()) return report_error("diff", st);
     } else if (a == "--samples") {
@@ -49,8 +49,9 @@ int cmd_diff(const Args& args) {
     }
   }
   if (models.size() != 2)
-    return report_error("diff", invalid_input("usage: plumb diff A B [--data DIR] [--report FILE.json] "
-                                              "(plumb diff --help)"));
+    return report_error("diff",
+                        invalid_input("usage: plumb diff A B [--data DIR] [--report FILE.json|FILE.html] "
+                                      "(plumb diff --help)"));
   req.a = models[0];
   req.b = models[1];
   req.inputs = check::InputFiles{inputs.data_dir, inputs.inputs};
@@ -59,7 +60,7 @@ int cmd_diff(const Args& args) {
   check::print_diff(*rep, stdout);
   if (!report.empty()) {
     std::ofstream out(report, std::ios::binary);
-    out << check::diff_json(*rep);
+    out << (check::ends_with(report, ".json") ? check::diff_json(*rep) : check::diff_html(*rep));
     if (!out) return report_error(report, invalid_input("cannot write the report"));
   }
   return rep->exit_code();
