@@ -8,15 +8,12 @@
 # Exit 77 (skipped) when chromium is absent or the build has no ONNX tools.
 set -uo pipefail
 plumb=$1 src=$2
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [[ -z "$browser" ]]; then
-  echo "chromium not installed: skipped"
-  exit 77
-fi
 ex=$src/examples/mlp_torch
 fail() { echo "FAIL: $*"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+source "$src/tests/cli/lib/chromium.sh"
+skip_without_chromium
 out=$("$plumb" check "$ex/model_wrong_axis.onnx" --data "$ex/data" --report "$tmp/r.html" 2>&1)
 rc=$?
 if [[ $rc -eq 2 && "$out" == *"not implemented in this build"* ]]; then
@@ -25,27 +22,11 @@ if [[ $rc -eq 2 && "$out" == *"not implemented in this build"* ]]; then
 fi
 [[ $rc -eq 1 && -s "$tmp/r.html" ]] || fail "plumb check exit $rc, no report: $out"
 grep -qiE '(src|href)="https?:|<script' "$tmp/r.html" && fail "the report is not self-contained and script-free"
-flags=(--headless --no-sandbox --disable-gpu --no-first-run --disable-extensions --disable-dev-shm-usage
-       --user-data-dir="$tmp/profile" --window-size=1400,1000)
-timeout 120 "$browser" "${flags[@]}" --screenshot="$tmp/shot.png" "file://$tmp/r.html" >"$tmp/shot.log" 2>&1
-[[ -s "$tmp/shot.png" ]] || fail "no screenshot: $(cat "$tmp/shot.log")"
-# A PNG of real content: the signature, and more than a blank page's few hundred bytes.
-[[ "$(head -c 8 "$tmp/shot.png" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]] || fail "not a PNG"
-size=$(stat -c %s "$tmp/shot.png")
-[[ $size -gt 5000 ]] || fail "screenshot of $size bytes looks blank"
+screenshot "$tmp/r.html"
 
-# measure PAGE.html: the rendered DOM of a copy with a measuring script, into $tmp/dom.html.
+# measure PAGE.html: rows shown, then with failures only; axis labels, graph nodes, span nodes.
 measure() {
-  sed 's|</body>|<script>(function(){const t=document.getElementById("tensors");const shown=()=>[...t.rows].filter(r=>r.offsetParent!==null).length;const rows=shown();document.getElementById("failures-only").click();const failing=shown();const wide=[...document.body.querySelectorAll("*")].filter(e=>e.getBoundingClientRect().right>1400).length;document.body.setAttribute("data-measure","page="+document.documentElement.scrollWidth+" wide="+wide+" rows="+rows+" failing="+failing+" labels="+document.querySelectorAll("#error-plot .xlabel").length+" nodes="+document.querySelectorAll("#graph-view .node").length+" span="+document.querySelectorAll("#graph-view .span").length);})();</script></body>|' \
-    "$1" >"$tmp/measure.html"
-  timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$tmp/measure.html" >"$tmp/dom.html" 2>"$tmp/dom.log"
-  grep -o 'data-measure="[^"]*"' "$tmp/dom.html" | sed 's/data-measure="//; s/"$//'
-}
-# No horizontal scrolling at 1400 px (the window less its scroll bar), no element past 1400 px.
-fits() {
-  local page=${1#page=}
-  page=${page%% *}
-  [[ $page -le 1400 && "$1" == *" wide=0 "* ]]
+  rendered "$1" 'const t=document.getElementById("tensors");const shown=()=>[...t.rows].filter(r=>r.offsetParent!==null).length;const rows=shown();document.getElementById("failures-only").click();const failing=shown();document.body.setAttribute("data-measure",'"$wide_measure"'+"rows="+rows+" failing="+failing+" labels="+document.querySelectorAll("#error-plot .xlabel").length+" nodes="+document.querySelectorAll("#graph-view .node").length+" span="+document.querySelectorAll("#graph-view .span").length);'
 }
 m=$(measure "$tmp/r.html")
 [[ -n "$m" ]] || fail "the page did not render: $(cat "$tmp/dom.log")"
@@ -78,4 +59,4 @@ if [[ -d $tm/nodes ]]; then
   labels=${m#*labels=}; labels=${labels%% *}
   [[ $n -gt 100 && $labels -ge $((n / 2)) ]] || fail "transformer: $labels axis labels for $n tensors"
 fi
-echo "ok: screenshot $size bytes, $points plot points; $m"
+echo "ok: screenshot $shot_size bytes, $points plot points; $m"

@@ -10,44 +10,28 @@
 # chromium is absent or the build has no ONNX tools.
 set -uo pipefail
 plumb=$1 src=$2
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [[ -z "$browser" ]]; then
-  echo "chromium not installed: skipped"
-  exit 77
-fi
-if [[ "$("$plumb" diff 2>&1)" == *"not implemented in this build"* ]]; then
-  echo "no ONNX tools in this build: skipped"
-  exit 77
-fi
 models=$src/tests/models
 fail() { echo "FAIL: $*"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+source "$src/tests/cli/lib/chromium.sh"
+skip_without_chromium
+if [[ "$("$plumb" diff 2>&1)" == *"not implemented in this build"* ]]; then
+  echo "no ONNX tools in this build: skipped"
+  exit 77
+fi
 /usr/bin/python3 "$models/diff_variants.py" "$src" "$tmp" unfolded encoder_opset16 || fail "diff_variants.py"
 
 out=$("$plumb" diff "$tmp/unfolded.onnx" "$models/resnet_small/model.onnx" --data "$models/resnet_small/data" \
   --report "$tmp/fused.html" 2>&1)
 [[ $? -eq 0 && -s "$tmp/fused.html" ]] || fail "plumb diff: no report: $out"
 grep -qiE '(src|href)="https?:|<script' "$tmp/fused.html" && fail "the report is not self-contained and script-free"
-flags=(--headless --no-sandbox --disable-gpu --no-first-run --disable-extensions --disable-dev-shm-usage
-       --user-data-dir="$tmp/profile" --window-size=1400,1000)
-timeout 120 "$browser" "${flags[@]}" --screenshot="$tmp/shot.png" "file://$tmp/fused.html" >"$tmp/shot.log" 2>&1
-[[ -s "$tmp/shot.png" ]] || fail "no screenshot: $(cat "$tmp/shot.log")"
-[[ "$(head -c 8 "$tmp/shot.png" | od -An -tx1 | tr -d ' \n')" == 89504e470d0a1a0a ]] || fail "not a PNG"
-size=$(stat -c %s "$tmp/shot.png")
-[[ $size -gt 5000 ]] || fail "screenshot of $size bytes looks blank"
+screenshot "$tmp/fused.html"
 
-# measure PAGE.html: the rendered DOM of a copy with a measuring script, into $tmp/dom.html.
+# measure PAGE.html: side-by-side rows shown, then with changes only; findings, rows linked to
+# one, points of the data's plot.
 measure() {
-  sed 's|</body>|<script>(function(){const t=document.getElementById("side-by-side");const shown=()=>[...t.rows].filter(r=>r.offsetParent!==null).length;const rows=shown();document.getElementById("changes-only").click();const changes=shown();const wide=[...document.body.querySelectorAll("*")].filter(e=>e.getBoundingClientRect().right>1400).length;document.body.setAttribute("data-measure","page="+document.documentElement.scrollWidth+" wide="+wide+" rows="+rows+" changes="+changes+" findings="+document.querySelectorAll("#findings tr[id]").length+" linked="+document.querySelectorAll("#side-by-side a[href^=\\"#finding-\\"]").length+" plot="+document.querySelectorAll("#error-plot circle").length);})();</script></body>|' \
-    "$1" >"$tmp/measure.html"
-  timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$tmp/measure.html" >"$tmp/dom.html" 2>"$tmp/dom.log"
-  grep -o 'data-measure="[^"]*"' "$tmp/dom.html" | sed 's/data-measure="//; s/"$//'
-}
-fits() {
-  local page=${1#page=}
-  page=${page%% *}
-  [[ $page -le 1400 && "$1" == *" wide=0 "* ]]
+  rendered "$1" 'const t=document.getElementById("side-by-side");const shown=()=>[...t.rows].filter(r=>r.offsetParent!==null).length;const rows=shown();document.getElementById("changes-only").click();const changes=shown();document.body.setAttribute("data-measure",'"$wide_measure"'+"rows="+rows+" changes="+changes+" findings="+document.querySelectorAll("#findings tr[id]").length+" linked="+document.querySelectorAll("#side-by-side a[href^=\"#finding-\"]").length+" plot="+document.querySelectorAll("#error-plot circle").length);'
 }
 m=$(measure "$tmp/fused.html")
 [[ -n "$m" ]] || fail "the page did not render: $(cat "$tmp/dom.log")"
@@ -71,4 +55,4 @@ m=$(measure "$tmp/split.html")
 fits "$m" || fail "encoder page wider than 1400 px: $m"
 # Two splits: each LayerNormalization's row and 8 more of its expansion's nodes link to one.
 [[ "$m" == *" changes=19 findings=2 linked=18 plot=0" ]] || fail "encoder page: $m"
-echo "ok: screenshot $size bytes; $m"
+echo "ok: screenshot $shot_size bytes; $m"
