@@ -44,6 +44,23 @@ std::string json_str(const std::string& s) {
   return o + "\"";
 }
 
+std::string html_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
+  }
+  return o;
+}
+
 namespace {
 
 // The statistics that decide a row: local when the isolated run has it, else carried.

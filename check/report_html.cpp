@@ -16,22 +16,7 @@ namespace plumb::check {
 
 namespace {
 
-std::string html(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<')
-      o += "&lt;";
-    else if (c == '>')
-      o += "&gt;";
-    else if (c == '&')
-      o += "&amp;";
-    else if (c == '"')
-      o += "&quot;";
-    else
-      o += c;
-  }
-  return o;
-}
+std::string html(const std::string& s) { return html_escape(s); }
 
 // A name cut to `n` characters for an axis label (the full name is in the title).
 std::string shortened(const std::string& s, size_t n) {
