@@ -25,6 +25,7 @@ __attribute__((weak)) int cmd_check(const Args&) { return not_built("check"); }
 __attribute__((weak)) int cmd_conformance(const Args&) { return not_built("conformance"); }
 __attribute__((weak)) int cmd_coverage(const Args&) { return not_built("coverage"); }
 __attribute__((weak)) int cmd_diff(const Args&) { return not_built("diff"); }
+__attribute__((weak)) int cmd_reduce(const Args&) { return not_built("reduce"); }
 
 // The ONNX frontend's hooks (tools/onnx_hooks.h); tools/onnx/onnx_hooks.cpp replaces these.
 __attribute__((weak)) check::Frontend cli_frontend() { return {}; }
@@ -88,5 +89,6 @@ int main(int argc, char** argv) {
   if (cmd == "coverage") return cmd_coverage(args);
   if (cmd == "bench") return cmd_bench(args);
   if (cmd == "diff") return cmd_diff(args);
+  if (cmd == "reduce") return cmd_reduce(args);
   return usage_error("unknown command '" + cmd + "'");
 }

@@ -1,0 +1,156 @@
+#include "hunt/reduce_predicate.h"
+
+#include <filesystem>
+
+#include "check/compare.h"
+#include "check/model_inputs.h"
+#include "check/onnx/frontend.h"
+#include "check/onnx/run_check.h"
+#include "check/onnx/values_io.h"
+#include "hunt/onnx_proto.h"
+#include "hunt/subprocess.h"
+#include "runtime/session.h"
+
+namespace plumb::hunt {
+
+namespace {
+
+std::string replace_all(std::string s, const std::string& what, const std::string& with) {
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + with.size()))
+    s.replace(at, what.size(), with);
+  return s;
+}
+
+// The candidate in `dir` lowered on its inputs and run on `backend`.
+Expected<std::vector<rt::RtValue>> run_on(const std::string& dir, const std::string& backend, int threads) {
+  const check::InputFiles files{dir + "/test_data_set_0", {}};
+  PLUMB_ASSIGN_OR_RETURN(check::LoadedModel lm,
+                         check::load_model(dir + "/model.onnx", files, check::onnx_frontend()));
+  PLUMB_ASSIGN_OR_RETURN(std::vector<rt::RtValue> inputs, check::all_inputs(lm, files));
+  rt::SessionOptions o;
+  o.backend = backend;
+  o.threads = threads;
+  PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, rt::Session::create(std::move(lm.graph), o));
+  for (size_t k = 0; k < inputs.size() && k < s->num_inputs(); ++k)
+    PLUMB_RETURN_IF_ERROR(s->set_input(k, inputs[k]));
+  PLUMB_RETURN_IF_ERROR(s->run());
+  return s->outputs();
+}
+
+Expected<std::vector<std::optional<onnx::DataValue>>> as_data(const std::vector<rt::RtValue>& values,
+                                                              const ::onnx::ModelProto& m) {
+  std::vector<std::optional<onnx::DataValue>> out;
+  for (size_t k = 0; k < values.size() && k < static_cast<size_t>(m.graph().output_size()); ++k) {
+    PLUMB_ASSIGN_OR_RETURN(onnx::DataValue d,
+                           check::to_data_value(values[k], m.graph().output(static_cast<int>(k)).name()));
+    out.emplace_back(std::move(d));
+  }
+  return out;
+}
+
+Status write_outputs(const std::string& dir, const std::vector<std::optional<onnx::DataValue>>& outputs) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return invalid_input("cannot create the folder: " + ec.message()).with_place(dir);
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (outputs[k])
+      PLUMB_RETURN_IF_ERROR(onnx::write_data_file(dir + "/output_" + std::to_string(k) + ".pb", *outputs[k]));
+  return Status::ok();
+}
+
+}  // namespace
+
+Outcome Predicate::test(const Candidate& c) {
+  const std::string dir = last_dir();
+  Status valid = check_model_proto(c.model);
+  if (!valid.is_ok() && valid.code() != ErrorCode::kUnsupported) return {false, false, valid.message()};
+  if (Status w = write_candidate(dir, c); !w.is_ok()) return {false, false, w.to_string()};
+  if (o_.require_lowering) {
+    const check::InputFiles files{dir + "/test_data_set_0", {}};
+    auto lm = check::load_model(dir + "/model.onnx", files, check::onnx_frontend());
+    if (!lm) return {false, false, "plumb does not lower it: " + lm.status().to_string()};
+  }
+  switch (o_.mode) {
+    case ReduceMode::kCheckFails: return check_fails(dir);
+    case ReduceMode::kBackendsDiffer: return backends_differ(dir, c);
+    case ReduceMode::kCommand: return command(dir);
+  }
+  return {};
+}
+
+Outcome Predicate::check_fails(const std::string& dir) {
+  check::CheckRequest r;
+  r.model = dir + "/model.onnx";
+  r.inputs = check::InputFiles{dir + "/test_data_set_0", {}};
+  r.expected = dir + "/test_data_set_0";
+  r.tol = o_.tol;
+  r.samples = o_.samples;
+  r.threads = o_.threads;
+  auto rep = check::run_check(r);
+  if (!rep) return {false, false, "check: " + rep.status().to_string()};
+  if (rep->verdict == check::Verdict::mismatch)
+    return {true, true, "first divergence: " + rep->divergence_text()};
+  return {true, false, std::string("check: ") + check::verdict_name(rep->verdict)};
+}
+
+Outcome Predicate::backends_differ(const std::string& dir, const Candidate& c) {
+  auto a = run_on(dir, o_.backend_a, o_.threads);
+  if (!a) return {false, false, o_.backend_a + ": " + a.status().to_string()};
+  auto b = run_on(dir, o_.backend_b, o_.threads);
+  if (!b) return {false, false, o_.backend_b + ": " + b.status().to_string()};
+  auto a_data = as_data(*a, c.model);
+  if (!a_data) return {false, false, a_data.status().to_string()};
+  a_outputs_ = std::move(*a_data);
+  const check::Tolerance exact{0.0, 0.0}, fixed{o_.tol.rtol, o_.tol.atol};
+  bool differ = false;
+  for (size_t k = 0; k < a->size() && k < b->size(); ++k) {
+    const check::Comparison cmp = check::compare((*b)[k], (*a)[k], o_.tol.use ? fixed : exact);
+    if (!cmp.match) {
+      if (o_.tol.use)
+        return {true, true,
+                "output '" + c.model.graph().output(static_cast<int>(k)).name() + "': " + cmp.why};
+      differ = true;
+    }
+  }
+  if (o_.tol.use || !differ) return {true, false, differ ? "within tolerance" : "identical outputs"};
+  // Not bit-identical: is either side beyond the noise bound of an f32 implementation?
+  for (const auto& [name, values] : {std::pair{o_.backend_a, &*a}, std::pair{o_.backend_b, &*b}}) {
+    if (name == "ref") continue;  // check's own native run is ref's: its outputs always match
+    auto data = as_data(*values, c.model);
+    if (!data) return {false, false, data.status().to_string()};
+    const std::string exp = dir + "/outputs_" + name;
+    if (Status w = write_outputs(exp, *data); !w.is_ok()) return {false, false, w.to_string()};
+    check::CheckRequest r;
+    r.model = dir + "/model.onnx";
+    r.inputs = check::InputFiles{dir + "/test_data_set_0", {}};
+    r.expected = exp;
+    r.samples = o_.samples;
+    r.threads = o_.threads;
+    auto rep = check::run_check(r);
+    if (!rep) return {false, false, "check: " + rep.status().to_string()};
+    if (rep->verdict == check::Verdict::mismatch)
+      return {true, true,
+              name + "'s outputs beyond the noise bound: first divergence: " + rep->divergence_text()};
+  }
+  return {true, false, "outputs differ within the noise bound"};
+}
+
+Outcome Predicate::command(const std::string& dir) {
+  const std::string cmd = replace_all(replace_all(o_.command, "{model}", shell_quote(dir + "/model.onnx")),
+                                      "{data}", shell_quote(dir + "/test_data_set_0"));
+  auto r = run_shell(cmd, o_.timeout_s, dir + "/predicate.log");
+  if (!r) return {false, false, r.status().to_string()};
+  if (r->timed_out) return {true, false, strfmt("timed out after %g s", o_.timeout_s)};
+  return {true, r->exit_code == 0, strfmt("exit %d", r->exit_code)};
+}
+
+Status recompute_expected(Candidate& c, const std::string& work_dir, int threads) {
+  const std::string dir = work_dir + "/recompute";
+  PLUMB_RETURN_IF_ERROR(write_candidate(dir, c));
+  PLUMB_ASSIGN_OR_RETURN(std::vector<rt::RtValue> out, run_on(dir, "ref", threads));
+  PLUMB_ASSIGN_OR_RETURN(c.expected, as_data(out, c.model));
+  c.intermediates.clear();
+  return Status::ok();
+}
+
+}  // namespace plumb::hunt
