@@ -101,7 +101,7 @@ std::string ReduceResult::summary(const std::string& out_dir) const {
   for (size_t k = 0; k < kept.size() && k < 5; ++k) kept_text += (k ? ", " : "") + kept[k];
   if (kept.size() > 5) kept_text += strfmt(", and %zu more", kept.size() - 5);
   return strfmt(
-      "reduced: %zu -> %zu nodes (%s); %d tests, %d attributes removed, %d dims shrunk: %s/model.onnx",
+      "reduced: %zu -> %zu nodes (%s); %d tests, %d attributes removed, %d dim sizes shrunk: %s/model.onnx",
       nodes_before, nodes_after, kept_text.c_str(), tests, attributes_removed, dims_shrunk, out_dir.c_str());
 }
 
@@ -131,6 +131,7 @@ Expected<ReduceResult> reduce_model(const ReduceRequest& req) {
   po.timeout_s = req.timeout_s;
   po.backend_a = req.backend_a;
   po.backend_b = req.backend_b;
+  po.extra_backends = req.extra_backends;
   po.tol = req.tol;
   po.samples = req.samples;
   po.threads = req.threads;
@@ -165,6 +166,7 @@ Expected<ReduceResult> reduce_model(const ReduceRequest& req) {
     const Outcome o = pred.test(c);
     ++result.tests;
     result.invalid += !o.valid;
+    if (req.progress) req.progress(std::string(o.interesting ? "kept" : "undone") + ": " + o.why);
     return o.interesting;
   };
   if (req.simplify) {

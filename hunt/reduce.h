@@ -12,6 +12,7 @@
 #include "check/bound.h"
 #include "check/eval.h"
 #include "ir/status.h"
+#include "runtime/backend.h"
 
 namespace plumb::hunt {
 
@@ -26,10 +27,11 @@ struct ReduceRequest {
   std::string data_dir;  // input_<k>.pb / .npy, and the expected values unless `expected` is given
   std::string expected;  // check's expected layout (a folder or a file); "" = data_dir
   ReduceMode mode = ReduceMode::kCheckFails;
-  std::string command;                       // kCommand, with {model} and {data}
-  double timeout_s = 300;                    // per run of the command
-  std::string backend_a = "ref", backend_b;  // kBackendsDiffer
-  check::FixedTolerance tol;                 // use = false: the auto bound (check's default)
+  std::string command;                           // kCommand, with {model} and {data}
+  double timeout_s = 300;                        // per run of the command
+  std::string backend_a = "ref", backend_b;      // kBackendsDiffer
+  std::vector<rt::BackendEntry> extra_backends;  // beyond the runtime's table (SessionOptions)
+  check::FixedTolerance tol;                     // use = false: the auto bound (check's default)
   int samples = check::kDefaultSamples;
   int threads = 1;
   bool simplify = true;  // the attribute and shape passes after ddmin

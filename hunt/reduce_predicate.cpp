@@ -22,7 +22,8 @@ std::string replace_all(std::string s, const std::string& what, const std::strin
 }
 
 // The candidate in `dir` lowered on its inputs and run on `backend`.
-Expected<std::vector<rt::RtValue>> run_on(const std::string& dir, const std::string& backend, int threads) {
+Expected<std::vector<rt::RtValue>> run_on(const std::string& dir, const std::string& backend, int threads,
+                                          const std::vector<rt::BackendEntry>& extra = {}) {
   const check::InputFiles files{dir + "/test_data_set_0", {}};
   PLUMB_ASSIGN_OR_RETURN(check::LoadedModel lm,
                          check::load_model(dir + "/model.onnx", files, check::onnx_frontend()));
@@ -30,6 +31,7 @@ Expected<std::vector<rt::RtValue>> run_on(const std::string& dir, const std::str
   rt::SessionOptions o;
   o.backend = backend;
   o.threads = threads;
+  o.extra_backends = extra;
   PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, rt::Session::create(std::move(lm.graph), o));
   for (size_t k = 0; k < inputs.size() && k < s->num_inputs(); ++k)
     PLUMB_RETURN_IF_ERROR(s->set_input(k, inputs[k]));
@@ -94,9 +96,9 @@ Outcome Predicate::check_fails(const std::string& dir) {
 }
 
 Outcome Predicate::backends_differ(const std::string& dir, const Candidate& c) {
-  auto a = run_on(dir, o_.backend_a, o_.threads);
+  auto a = run_on(dir, o_.backend_a, o_.threads, o_.extra_backends);
   if (!a) return {false, false, o_.backend_a + ": " + a.status().to_string()};
-  auto b = run_on(dir, o_.backend_b, o_.threads);
+  auto b = run_on(dir, o_.backend_b, o_.threads, o_.extra_backends);
   if (!b) return {false, false, o_.backend_b + ": " + b.status().to_string()};
   auto a_data = as_data(*a, c.model);
   if (!a_data) return {false, false, a_data.status().to_string()};
@@ -150,6 +152,10 @@ Status recompute_expected(Candidate& c, const std::string& work_dir, int threads
   PLUMB_ASSIGN_OR_RETURN(std::vector<rt::RtValue> out, run_on(dir, "ref", threads));
   PLUMB_ASSIGN_OR_RETURN(c.expected, as_data(out, c.model));
   c.intermediates.clear();
+  for (size_t k = 0; k < c.expected.size(); ++k) {  // the outputs' types: the values' own
+    ::onnx::ValueInfoProto* vi = c.model.mutable_graph()->mutable_output(static_cast<int>(k));
+    if (auto t = type_of_value(*c.expected[k], &vi->type())) *vi->mutable_type() = *t;
+  }
   return Status::ok();
 }
 

@@ -24,6 +24,7 @@ struct PredicateOptions {
   std::string command;
   double timeout_s = 300;
   std::string backend_a = "ref", backend_b;
+  std::vector<rt::BackendEntry> extra_backends;
   check::FixedTolerance tol;
   int samples = check::kDefaultSamples;
   int threads = 1;

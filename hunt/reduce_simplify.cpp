@@ -70,9 +70,11 @@ bool shrink(Candidate& c, int64_t d, int64_t to, bool weights) {
     p.set_name(name);
     *g.mutable_initializer(i) = std::move(p);
   }
-  g.clear_value_info();                      // the declared intermediate shapes no longer hold
-  for (int i = 0; i < g.output_size(); ++i)  // nor the outputs' (recomputed by `keep`)
-    g.mutable_output(i)->mutable_type()->mutable_tensor_type()->clear_shape();
+  g.clear_value_info();                        // the declared intermediate shapes no longer hold
+  for (int i = 0; i < g.output_size(); ++i) {  // nor the outputs' dims: unknown, same rank
+    auto* tt = g.mutable_output(i)->mutable_type()->mutable_tensor_type();
+    for (auto& dim : *tt->mutable_shape()->mutable_dim()) dim.clear_dim_value();
+  }
   return true;
 }
 
@@ -132,8 +134,9 @@ int simplify_shapes(Candidate& c, const KeepTest& keep) {
     bool changed = false;
     for (int64_t d : sizes) {
       bool done = false;
-      for (int64_t to : {int64_t{1}, d / 2}) {
-        if (to < 1 || to >= d || (to == d / 2 && to == 1)) continue;
+      std::vector<int64_t> targets{1};
+      if (d / 2 > 1) targets.push_back(d / 2);
+      for (int64_t to : targets) {
         for (bool weights : {false, true}) {
           Candidate next = c;
           if (!shrink(next, d, to, weights)) break;

@@ -51,14 +51,15 @@ std::string coverage_text(const SequenceCoverage& c, size_t top) {
   std::ostringstream o;
   o << "models:  " << sources_text(c.models) << "\n";
   o << "against: " << sources_text(c.against) << "\n";
-  o << "n  distinct  covered         occurrences  covered         | op types only: distinct  covered\n";
+  auto part = [](int64_t covered, int64_t of) {
+    return strfmt("%lld (%s)", static_cast<long long>(covered), percent(covered, of).c_str());
+  };
+  o << "n   distinct  covered          occurrences  covered           | op types: distinct  covered\n";
   for (const GramCount& g : c.counts)
-    o << strfmt("%-2d %8lld  %7lld %-7s %11lld  %9lld %-7s |                %8lld  %7lld %s\n", g.n,
-                static_cast<long long>(g.distinct), static_cast<long long>(g.covered),
-                percent(g.covered, g.distinct).c_str(), static_cast<long long>(g.occurrences),
-                static_cast<long long>(g.covered_occurrences),
-                percent(g.covered_occurrences, g.occurrences).c_str(), static_cast<long long>(g.ops_distinct),
-                static_cast<long long>(g.ops_covered), percent(g.ops_covered, g.ops_distinct).c_str());
+    o << strfmt("%-2d %9lld  %-16s %11lld  %-17s | %18lld  %s\n", g.n, static_cast<long long>(g.distinct),
+                part(g.covered, g.distinct).c_str(), static_cast<long long>(g.occurrences),
+                part(g.covered_occurrences, g.occurrences).c_str(), static_cast<long long>(g.ops_distinct),
+                part(g.ops_covered, g.ops_distinct).c_str());
   const size_t shown = std::min(top, c.uncovered.size());
   if (shown > 0) o << "most frequent uncovered (" << shown << " of " << c.uncovered.size() << "):\n";
   for (size_t k = 0; k < shown; ++k)

@@ -20,11 +20,11 @@ Status write_text(const std::string& path, const std::string& text) {
   return Status::ok();
 }
 
-Status parse_positive(const std::string& flag, const std::string& text, long max, long& out) {
+Status parse_count(const std::string& flag, const std::string& text, long lo, long max, long& out) {
   char* end = nullptr;
   const long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v < 1 || v > max)
-    return invalid_input(flag + strfmt(" needs an integer from 1 to %ld, got '", max) + text + "'");
+  if (text.empty() || *end != '\0' || v < lo || v > max)
+    return invalid_input(flag + strfmt(" needs an integer from %ld to %ld, got '", lo, max) + text + "'");
   out = v;
   return Status::ok();
 }
@@ -41,9 +41,9 @@ int cmd_coverage_sequences(const Args& args) {
         a == "--sequences" || a == "--against" || a == "--json" || a == "--html" || a == "--top";
     if (valued && i + 1 >= args.size()) return report_error("coverage", invalid_input(a + " needs a value"));
     if (a == "--sequences") {
-      if (Status st = parse_positive(a, args[++i], 6, n); !st.is_ok()) return report_error("coverage", st);
+      if (Status st = parse_count(a, args[++i], 1, 6, n); !st.is_ok()) return report_error("coverage", st);
     } else if (a == "--top") {
-      if (Status st = parse_positive(a, args[++i], 1000000, top); !st.is_ok())
+      if (Status st = parse_count(a, args[++i], 0, 1000000, top); !st.is_ok())
         return report_error("coverage", st);
     } else if (a == "--against") {
       against.push_back(args[++i]);

@@ -105,6 +105,7 @@ int cmd_reduce(const Args& args) {
   if (rtol != atol) return report_error("reduce", invalid_input("give --rtol and --atol together"));
   req.tol.use = rtol;
   req.model = model;
+  req.extra_backends = cli_backends();
   if (verbose)
     req.progress = [](const std::string& line) { std::fprintf(stderr, "reduce: %s\n", line.c_str()); };
   Expected<hunt::ReduceResult> r = hunt::reduce_model(req);
