@@ -125,21 +125,9 @@ Expected<ReduceResult> reduce_model(const ReduceRequest& req) {
   WorkDir work;
   if (work.path().empty()) return invalid_input("cannot create a work folder in the temporary directory");
 
-  PredicateOptions po;
-  po.mode = req.mode;
-  po.command = req.command;
-  po.timeout_s = req.timeout_s;
-  po.backend_a = req.backend_a;
-  po.backend_b = req.backend_b;
-  po.extra_backends = req.extra_backends;
-  po.tol = req.tol;
-  po.samples = req.samples;
-  po.threads = req.threads;
   // A command may be about a model plumb cannot lower (a lowering bug): then lowering is not asked
   // of the reduced models either. The built-in predicates lower every candidate themselves.
-  po.require_lowering = req.mode == ReduceMode::kCommand && values.computed_unavailable.empty();
-  po.work_dir = work.path();
-  Predicate pred(po);
+  Predicate pred(req, work.path(), req.mode == ReduceMode::kCommand && values.computed_unavailable.empty());
 
   const CandidateBuilder builder(model, values, policy, dirname_of(req.model));
   NodeTest test(builder, pred, result, req);

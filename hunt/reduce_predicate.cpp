@@ -62,17 +62,29 @@ Status write_outputs(const std::string& dir, const std::vector<std::optional<onn
 
 }  // namespace
 
+check::CheckRequest Predicate::check_request(const std::string& dir, const std::string& expected,
+                                             const check::FixedTolerance& tol) const {
+  check::CheckRequest r;
+  r.model = dir + "/model.onnx";
+  r.inputs = check::InputFiles{dir + "/test_data_set_0", {}};
+  r.expected = expected;
+  r.tol = tol;
+  r.samples = req_.samples;
+  r.threads = req_.threads;
+  return r;
+}
+
 Outcome Predicate::test(const Candidate& c) {
   const std::string dir = last_dir();
   Status valid = check_model_proto(c.model);
   if (!valid.is_ok() && valid.code() != ErrorCode::kUnsupported) return {false, false, valid.message()};
   if (Status w = write_candidate(dir, c); !w.is_ok()) return {false, false, w.to_string()};
-  if (o_.require_lowering) {
+  if (require_lowering_) {
     const check::InputFiles files{dir + "/test_data_set_0", {}};
     auto lm = check::load_model(dir + "/model.onnx", files, check::onnx_frontend());
     if (!lm) return {false, false, "plumb does not lower it: " + lm.status().to_string()};
   }
-  switch (o_.mode) {
+  switch (req_.mode) {
     case ReduceMode::kCheckFails: return check_fails(dir);
     case ReduceMode::kBackendsDiffer: return backends_differ(dir, c);
     case ReduceMode::kCommand: return command(dir);
@@ -81,14 +93,7 @@ Outcome Predicate::test(const Candidate& c) {
 }
 
 Outcome Predicate::check_fails(const std::string& dir) {
-  check::CheckRequest r;
-  r.model = dir + "/model.onnx";
-  r.inputs = check::InputFiles{dir + "/test_data_set_0", {}};
-  r.expected = dir + "/test_data_set_0";
-  r.tol = o_.tol;
-  r.samples = o_.samples;
-  r.threads = o_.threads;
-  auto rep = check::run_check(r);
+  auto rep = check::run_check(check_request(dir, dir + "/test_data_set_0", req_.tol));
   if (!rep) return {false, false, "check: " + rep.status().to_string()};
   if (rep->verdict == check::Verdict::mismatch)
     return {true, true, "first divergence: " + rep->divergence_text()};
@@ -96,39 +101,33 @@ Outcome Predicate::check_fails(const std::string& dir) {
 }
 
 Outcome Predicate::backends_differ(const std::string& dir, const Candidate& c) {
-  auto a = run_on(dir, o_.backend_a, o_.threads, o_.extra_backends);
-  if (!a) return {false, false, o_.backend_a + ": " + a.status().to_string()};
-  auto b = run_on(dir, o_.backend_b, o_.threads, o_.extra_backends);
-  if (!b) return {false, false, o_.backend_b + ": " + b.status().to_string()};
+  auto a = run_on(dir, req_.backend_a, req_.threads, req_.extra_backends);
+  if (!a) return {false, false, req_.backend_a + ": " + a.status().to_string()};
+  auto b = run_on(dir, req_.backend_b, req_.threads, req_.extra_backends);
+  if (!b) return {false, false, req_.backend_b + ": " + b.status().to_string()};
   auto a_data = as_data(*a, c.model);
   if (!a_data) return {false, false, a_data.status().to_string()};
   a_outputs_ = std::move(*a_data);
-  const check::Tolerance exact{0.0, 0.0}, fixed{o_.tol.rtol, o_.tol.atol};
+  const check::Tolerance exact{0.0, 0.0}, fixed{req_.tol.rtol, req_.tol.atol};
   bool differ = false;
   for (size_t k = 0; k < a->size() && k < b->size(); ++k) {
-    const check::Comparison cmp = check::compare((*b)[k], (*a)[k], o_.tol.use ? fixed : exact);
+    const check::Comparison cmp = check::compare((*b)[k], (*a)[k], req_.tol.use ? fixed : exact);
     if (!cmp.match) {
-      if (o_.tol.use)
+      if (req_.tol.use)
         return {true, true,
                 "output '" + c.model.graph().output(static_cast<int>(k)).name() + "': " + cmp.why};
       differ = true;
     }
   }
-  if (o_.tol.use || !differ) return {true, false, differ ? "within tolerance" : "identical outputs"};
+  if (req_.tol.use || !differ) return {true, false, differ ? "within tolerance" : "identical outputs"};
   // Not bit-identical: is either side beyond the noise bound of an f32 implementation?
-  for (const auto& [name, values] : {std::pair{o_.backend_a, &*a}, std::pair{o_.backend_b, &*b}}) {
+  for (const auto& [name, values] : {std::pair{req_.backend_a, &*a}, std::pair{req_.backend_b, &*b}}) {
     if (name == "ref") continue;  // check's own native run is ref's: its outputs always match
     auto data = as_data(*values, c.model);
     if (!data) return {false, false, data.status().to_string()};
     const std::string exp = dir + "/outputs_" + name;
     if (Status w = write_outputs(exp, *data); !w.is_ok()) return {false, false, w.to_string()};
-    check::CheckRequest r;
-    r.model = dir + "/model.onnx";
-    r.inputs = check::InputFiles{dir + "/test_data_set_0", {}};
-    r.expected = exp;
-    r.samples = o_.samples;
-    r.threads = o_.threads;
-    auto rep = check::run_check(r);
+    auto rep = check::run_check(check_request(dir, exp, check::FixedTolerance{}));
     if (!rep) return {false, false, "check: " + rep.status().to_string()};
     if (rep->verdict == check::Verdict::mismatch)
       return {true, true,
@@ -138,11 +137,11 @@ Outcome Predicate::backends_differ(const std::string& dir, const Candidate& c) {
 }
 
 Outcome Predicate::command(const std::string& dir) {
-  const std::string cmd = replace_all(replace_all(o_.command, "{model}", shell_quote(dir + "/model.onnx")),
+  const std::string cmd = replace_all(replace_all(req_.command, "{model}", shell_quote(dir + "/model.onnx")),
                                       "{data}", shell_quote(dir + "/test_data_set_0"));
-  auto r = run_shell(cmd, o_.timeout_s, dir + "/predicate.log");
+  auto r = run_shell(cmd, req_.timeout_s, dir + "/predicate.log");
   if (!r) return {false, false, r.status().to_string()};
-  if (r->timed_out) return {true, false, strfmt("timed out after %g s", o_.timeout_s)};
+  if (r->timed_out) return {true, false, strfmt("timed out after %g s", req_.timeout_s)};
   return {true, r->exit_code == 0, strfmt("exit %d", r->exit_code)};
 }
 

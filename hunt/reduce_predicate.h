@@ -14,23 +14,11 @@
 
 #include <string>
 
+#include "check/onnx/run_check.h"
 #include "hunt/reduce.h"
 #include "hunt/reduce_candidate.h"
 
 namespace plumb::hunt {
-
-struct PredicateOptions {
-  ReduceMode mode = ReduceMode::kCheckFails;
-  std::string command;
-  double timeout_s = 300;
-  std::string backend_a = "ref", backend_b;
-  std::vector<rt::BackendEntry> extra_backends;
-  check::FixedTolerance tol;
-  int samples = check::kDefaultSamples;
-  int threads = 1;
-  bool require_lowering = true;
-  std::string work_dir;  // candidates are written to <work_dir>/try
-};
 
 struct Outcome {
   bool valid = false;
@@ -40,10 +28,13 @@ struct Outcome {
 
 class Predicate {
  public:
-  explicit Predicate(PredicateOptions o) : o_(std::move(o)) {}
+  // The failure `req` asks for; candidates are written to <work_dir>/try. `require_lowering`: a
+  // candidate plumb cannot lower is invalid (the built-in modes lower every candidate anyway).
+  Predicate(const ReduceRequest& req, std::string work_dir, bool require_lowering)
+      : req_(req), work_dir_(std::move(work_dir)), require_lowering_(require_lowering) {}
   Outcome test(const Candidate& c);
   // The folder the last candidate was written to (model.onnx, test_data_set_0/).
-  std::string last_dir() const { return o_.work_dir + "/try"; }
+  std::string last_dir() const { return work_dir_ + "/try"; }
   // The outputs backend A gave on the last candidate (backends-differ), as expected values.
   const std::vector<std::optional<onnx::DataValue>>& last_a_outputs() const { return a_outputs_; }
 
@@ -51,7 +42,12 @@ class Predicate {
   Outcome check_fails(const std::string& dir);
   Outcome backends_differ(const std::string& dir, const Candidate& c);
   Outcome command(const std::string& dir);
-  PredicateOptions o_;
+  // plumb check of the candidate in `dir` against `expected`.
+  check::CheckRequest check_request(const std::string& dir, const std::string& expected,
+                                    const check::FixedTolerance& tol) const;
+  const ReduceRequest& req_;
+  std::string work_dir_;
+  bool require_lowering_;
   std::vector<std::optional<onnx::DataValue>> a_outputs_;
 };
 

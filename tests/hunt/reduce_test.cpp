@@ -57,13 +57,18 @@ std::string write_gemm_case(const std::string& name, float beta, bool intermedia
   return dir;
 }
 
-TEST(Reduce, CheckFailsKeepsOnlyTheFaultyNodeAndItsNonDefaultAttributes) {
-  const std::string dir = write_gemm_case("check_fails", 0.5f, true);
+ReduceRequest request(const std::string& dir, ReduceMode mode) {
   ReduceRequest r;
   r.model = dir + "/model.onnx";
   r.data_dir = dir + "/data";
-  r.mode = ReduceMode::kCheckFails;
+  r.mode = mode;
   r.out_dir = dir + "/out";
+  return r;
+}
+
+TEST(Reduce, CheckFailsKeepsOnlyTheFaultyNodeAndItsNonDefaultAttributes) {
+  const std::string dir = write_gemm_case("check_fails", 0.5f, true);
+  ReduceRequest r = request(dir, ReduceMode::kCheckFails);
   auto res = reduce_model(r);
   ASSERT_TRUE(res) << res.status().to_string();
   EXPECT_EQ(res->nodes_before, 3u);
@@ -95,11 +100,7 @@ TEST(Reduce, CheckFailsWithOutputsOnlyCannotCutWhatHasNoExpectedValue) {
   // Only y has an expected value: feeding Gemm with plumb's own (faulty) values would make any
   // downstream node look guilty, so nothing upstream of a compared tensor is cut.
   const std::string dir = write_gemm_case("outputs_only", 0.5f, false);
-  ReduceRequest r;
-  r.model = dir + "/model.onnx";
-  r.data_dir = dir + "/data";
-  r.mode = ReduceMode::kCheckFails;
-  r.out_dir = dir + "/out";
+  ReduceRequest r = request(dir, ReduceMode::kCheckFails);
   auto res = reduce_model(r);
   ASSERT_TRUE(res) << res.status().to_string();
   EXPECT_EQ(res->nodes_after, 3u);
@@ -107,11 +108,7 @@ TEST(Reduce, CheckFailsWithOutputsOnlyCannotCutWhatHasNoExpectedValue) {
 
 TEST(Reduce, ThePredicateMustHoldOnTheModelAsGiven) {
   const std::string dir = write_gemm_case("no_fault", 1.0f, true);
-  ReduceRequest r;
-  r.model = dir + "/model.onnx";
-  r.data_dir = dir + "/data";
-  r.mode = ReduceMode::kCheckFails;
-  r.out_dir = dir + "/out";
+  ReduceRequest r = request(dir, ReduceMode::kCheckFails);
   auto res = reduce_model(r);
   ASSERT_FALSE(res);
   EXPECT_NE(res.status().to_string().find("does not hold on the model as given"), std::string::npos)
@@ -138,14 +135,10 @@ std::string write_tanh_case(const std::string& name) {
 
 TEST(Reduce, BackendsDifferFindsTheNodeTheBackendGetsWrongAndShrinksItsInput) {
   const std::string dir = write_tanh_case("backends");
-  ReduceRequest r;
-  r.model = dir + "/model.onnx";
-  r.data_dir = dir + "/data";
-  r.mode = ReduceMode::kBackendsDiffer;
+  ReduceRequest r = request(dir, ReduceMode::kBackendsDiffer);
   r.backend_a = "ref";
   r.backend_b = "wrong_tanh";
   r.extra_backends = {testing::wrong_tanh_backend()};
-  r.out_dir = dir + "/out";
   auto res = reduce_model(r);
   ASSERT_TRUE(res) << res.status().to_string();
   EXPECT_EQ(res->kept, (std::vector<std::string>{"'tanh' (Tanh)"}));
@@ -161,13 +154,9 @@ TEST(Reduce, BackendsDifferFindsTheNodeTheBackendGetsWrongAndShrinksItsInput) {
 
 TEST(Reduce, BackendsThatAgreeAreNoFailure) {
   const std::string dir = write_tanh_case("agree");
-  ReduceRequest r;
-  r.model = dir + "/model.onnx";
-  r.data_dir = dir + "/data";
-  r.mode = ReduceMode::kBackendsDiffer;
+  ReduceRequest r = request(dir, ReduceMode::kBackendsDiffer);
   r.backend_a = "ref";
   r.backend_b = "ref";
-  r.out_dir = dir + "/out";
   auto res = reduce_model(r);
   ASSERT_FALSE(res);
   EXPECT_NE(res.status().to_string().find("identical outputs"), std::string::npos)
@@ -176,13 +165,9 @@ TEST(Reduce, BackendsThatAgreeAreNoFailure) {
 
 TEST(Reduce, CommandPredicateOnTheModelFile) {
   const std::string dir = write_tanh_case("command");
-  ReduceRequest r;
-  r.model = dir + "/model.onnx";
-  r.data_dir = dir + "/data";
-  r.mode = ReduceMode::kCommand;
+  ReduceRequest r = request(dir, ReduceMode::kCommand);
   // Interesting while the model still holds an Exp node and its data folder has an output.
   r.command = "grep -q Exp {model} && test -f {data}/output_0.pb";
-  r.out_dir = dir + "/out";
   auto res = reduce_model(r);
   ASSERT_TRUE(res) << res.status().to_string();
   EXPECT_EQ(res->kept, (std::vector<std::string>{"'exp' (Exp)"}));
@@ -194,13 +179,9 @@ TEST(Reduce, CommandPredicateOnTheModelFile) {
 
 TEST(Reduce, ACommandThatTimesOutIsNoFailure) {
   const std::string dir = write_tanh_case("timeout");
-  ReduceRequest r;
-  r.model = dir + "/model.onnx";
-  r.data_dir = dir + "/data";
-  r.mode = ReduceMode::kCommand;
+  ReduceRequest r = request(dir, ReduceMode::kCommand);
   r.command = "sleep 10";
   r.timeout_s = 0.2;
-  r.out_dir = dir + "/out";
   auto res = reduce_model(r);
   ASSERT_FALSE(res);
   EXPECT_NE(res.status().to_string().find("timed out"), std::string::npos) << res.status().to_string();
@@ -209,11 +190,7 @@ TEST(Reduce, ACommandThatTimesOutIsNoFailure) {
 TEST(Reduce, MissingInputsAreAnErrorNamingTheFolder) {
   const std::string dir = write_tanh_case("no_inputs");
   std::filesystem::remove(dir + "/data/input_0.pb");
-  ReduceRequest r;
-  r.model = dir + "/model.onnx";
-  r.data_dir = dir + "/data";
-  r.mode = ReduceMode::kCheckFails;
-  r.out_dir = dir + "/out";
+  ReduceRequest r = request(dir, ReduceMode::kCheckFails);
   auto res = reduce_model(r);
   ASSERT_FALSE(res);
   EXPECT_NE(res.status().to_string().find("input_0.pb"), std::string::npos) << res.status().to_string();
