@@ -20,12 +20,14 @@ int cmd_run(const Args& args);          // plumb run MODEL [--data DIR | --input
 int cmd_convert(const Args& args);      // plumb convert MODEL.onnx -o MODEL.plumb
 int cmd_check(const Args& args);        // plumb check MODEL --data DIR ...
 int cmd_conformance(const Args& args);  // plumb conformance SUITE_DIR ... (the ONNX node suites)
-int cmd_core_conformance(const Args& args);    // plumb conformance --core DIR ... (spec/vectors)
-int cmd_coverage(const Args& args);            // plumb coverage [SUITE_DIR]
+int cmd_core_conformance(const Args& args);  // plumb conformance --core DIR ... (spec/vectors)
+int cmd_coverage(const Args& args);          // plumb coverage [SUITE_DIR]
+int cmd_bench(const Args& args);             // plumb bench MODEL --data DIR [--backend B] [--runs N]
+int cmd_diff(const Args& args);              // plumb diff A B [--data DIR] [--report FILE.json]
+
+// Issue 22's bug hunting (hunt/): op-sequence coverage and reduction.
 int cmd_coverage_sequences(const Args& args);  // plumb coverage --sequences N MODELS... [--against ...]
-int cmd_bench(const Args& args);               // plumb bench MODEL --data DIR [--backend B] [--runs N]
-int cmd_diff(const Args& args);                // plumb diff A B [--data DIR] [--report FILE.json]
-int cmd_reduce(const Args& args);  // plumb reduce MODEL --data DIR (--predicate CMD | --until ...) -o OUT
+int cmd_reduce(const Args& args);  // plumb reduce MODEL --data DIR (--until ... | --predicate CMD) -o OUT
 
 // Prints `plumb: <file>: <place>: <reason> (<label>)` (empty parts left out) and returns 2.
 int report_error(const std::string& file, const Status& s);
