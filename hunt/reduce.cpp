@@ -121,7 +121,7 @@ Expected<ReduceResult> reduce_model(const ReduceRequest& req) {
   result.nodes_before = static_cast<size_t>(model.graph().node_size());
   if (!values.computed_unavailable.empty())
     result.note = "the model does not run on ref (" + values.computed_unavailable +
-                  "): only tensors with expected values are cut";
+                  "): cut tensors are fed stand-in values of their inferred types";
   WorkDir work;
   if (work.path().empty()) return invalid_input("cannot create a work folder in the temporary directory");
 

@@ -70,7 +70,8 @@ const onnx::DataValue* CandidateBuilder::cut_value(const std::string& name) cons
   };
   if (policy_ == ValuePolicy::kExpectedOnly) return find(values_.expected);
   if (const onnx::DataValue* v = find(values_.computed)) return v;
-  return find(values_.expected);
+  if (const onnx::DataValue* v = find(values_.expected)) return v;
+  return find(values_.synthesized);
 }
 
 const onnx::DataValue* CandidateBuilder::expected_value(const std::string& name) const {

@@ -24,7 +24,8 @@ enum class ValuePolicy {
   // computes wrong (ref's own values would carry an upstream fault into an innocent node).
   kExpectedOnly,
   // --until backends-differ and --predicate: ref's values of the original feed cut tensors
-  // (expected values where ref has none); outputs are expected to have the given expected value,
+  // (expected values where ref has none; stand-ins when the model does not run on ref, see
+  // reduce_values.h); outputs are expected to have the given expected value,
   // else ref's.
   kComputed,
 };

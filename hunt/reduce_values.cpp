@@ -2,6 +2,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstring>
 #include <set>
 
 #include "check/eval.h"
@@ -10,6 +11,7 @@
 #include "check/onnx/frontend.h"
 #include "check/onnx/values_io.h"
 #include "frontends/onnx/npy.h"
+#include "hunt/onnx_proto.h"
 #include "runtime/session.h"
 
 namespace plumb::hunt {
@@ -64,6 +66,38 @@ Expected<std::map<std::string, onnx::DataValue>> run_on_ref(const std::string& m
   return values;
 }
 
+// A stand-in value of a static numeric tensor type (nullopt for others or above 2^24 elements).
+std::optional<onnx::DataValue> stand_in(const std::string& name, const ::onnx::TypeProto& type,
+                                        uint64_t& seed) {
+  auto info = tensor_type_info(type);
+  if (!info || !info->rank_known) return std::nullopt;
+  auto dt = ir::dtype_from_onnx_code(info->elem_type);
+  if (!dt || ir::dtype_bits(*dt) < 8 || ir::is_string(*dt)) return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : info->dims) {
+    if (d < 0 || (d > 0 && n > (int64_t{1} << 24) / d)) return std::nullopt;
+    n *= d;
+  }
+  const size_t width = static_cast<size_t>(ir::dtype_bits(*dt) / 8);
+  std::vector<uint8_t> bytes(static_cast<size_t>(n) * width, 0);
+  if (*dt == ir::DType::F32 || *dt == ir::DType::F64) {
+    for (int64_t k = 0; k < n; ++k) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;  // Knuth's MMIX LCG
+      const double u = static_cast<double>(seed >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+      if (*dt == ir::DType::F32) {
+        const float f = static_cast<float>(u);
+        std::memcpy(&bytes[static_cast<size_t>(k) * 4], &f, 4);
+      } else {
+        std::memcpy(&bytes[static_cast<size_t>(k) * 8], &u, 8);
+      }
+    }
+  }
+  onnx::DataValue v =
+      onnx::DataValue::of_tensor(onnx::Tensor::owned(name, *dt, info->dims, std::move(bytes)));
+  v.name = name;
+  return v;
+}
+
 }  // namespace
 
 Expected<ValueTable> read_value_table(const ::onnx::ModelProto& model, const ValueSources& src) {
@@ -97,10 +131,17 @@ Expected<ValueTable> read_value_table(const ::onnx::ModelProto& model, const Val
   }
   if (src.compute) {
     auto computed = run_on_ref(src.model_path, src.data_dir, src.threads);
-    if (computed)
+    if (computed) {
       t.computed = std::move(*computed);
-    else
+    } else {
       t.computed_unavailable = computed.status().to_string();
+      const std::map<std::string, ::onnx::TypeProto> types = value_types(model);
+      uint64_t seed = 1;
+      for (const ::onnx::NodeProto& n : g.node())
+        for (const std::string& o : n.output())
+          if (auto type = types.find(o); !o.empty() && type != types.end())
+            if (auto v = stand_in(o, type->second, seed)) t.synthesized.emplace(o, std::move(*v));
+    }
   }
   return t;
 }

@@ -21,6 +21,10 @@ struct ValueTable {
   std::map<std::string, onnx::DataValue> expected;  // by ONNX tensor name (outputs by their name)
   std::map<std::string, onnx::DataValue> computed;  // ref's value of each top-level tensor
   std::string computed_unavailable;                 // why `computed` is empty ("" when it is not)
+  // When the model does not run on ref: stand-in values (deterministic, floats in [-1, 1), integers
+  // 0, bools false) for each top-level tensor whose inferred type is a static numeric tensor, so
+  // that a failure that does not depend on values (a lowering error) can still be cut to its node.
+  std::map<std::string, onnx::DataValue> synthesized;
 };
 
 struct ValueSources {
@@ -33,7 +37,7 @@ struct ValueSources {
 
 // Reads the inputs (every graph input that is not an initializer must have one) and the expected
 // values, and runs the model on ref when asked: a model that does not lower or run leaves
-// `computed` empty and says why (the reduction then cuts only where expected values exist).
+// `computed` empty, says why, and fills `synthesized` instead.
 Expected<ValueTable> read_value_table(const ::onnx::ModelProto& model, const ValueSources& sources);
 
 }  // namespace plumb::hunt
