@@ -44,7 +44,7 @@ std::string json_str(const std::string& s) {
   return o + "\"";
 }
 
-std::string html_text(const std::string& s) {
+std::string html_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     if (c == '<')

@@ -18,7 +18,7 @@ std::string noise_term(const TensorRow& row);    // the "noise" column: the domi
 // the JSON reports of check and diff.
 std::string json_num(double v);
 std::string json_str(const std::string& s);
-// Text escaped for HTML (<, >, &, ").
-std::string html_text(const std::string& s);
+// HTML text of a string: <, >, & and " escaped.
+std::string html_escape(const std::string& s);
 
 }  // namespace plumb::check

@@ -16,7 +16,7 @@ namespace plumb::check {
 
 namespace {
 
-std::string html(const std::string& s) { return html_text(s); }
+std::string html(const std::string& s) { return html_escape(s); }
 
 // A name cut to `n` characters for an axis label (the full name is in the title).
 std::string shortened(const std::string& s, size_t n) {

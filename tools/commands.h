@@ -25,6 +25,10 @@ int cmd_coverage(const Args& args);          // plumb coverage [SUITE_DIR]
 int cmd_bench(const Args& args);             // plumb bench MODEL --data DIR [--backend B] [--runs N]
 int cmd_diff(const Args& args);              // plumb diff A B [--data DIR] [--report FILE.json]
 
+// Issue 22's bug hunting (hunt/): op-sequence coverage and reduction.
+int cmd_coverage_sequences(const Args& args);  // plumb coverage --sequences N MODELS... [--against ...]
+int cmd_reduce(const Args& args);  // plumb reduce MODEL --data DIR (--until ... | --predicate CMD) -o OUT
+
 // Prints `plumb: <file>: <place>: <reason> (<label>)` (empty parts left out) and returns 2.
 int report_error(const std::string& file, const Status& s);
 

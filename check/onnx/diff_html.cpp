@@ -22,8 +22,8 @@ const char* kDiffStyle =
 
 std::string onnx_node_cell(const std::string& op, const std::string& name) {
   if (op.empty() && name.empty()) return "<td class=\"node\">-</td>";
-  return "<td class=\"node\"><span class=\"op\">" + html_text(op) + "</span> <code>" +
-         html_text(name.empty() ? "(unnamed)" : name) + "</code></td>";
+  return "<td class=\"node\"><span class=\"op\">" + html_escape(op) + "</span> <code>" +
+         html_escape(name.empty() ? "(unnamed)" : name) + "</code></td>";
 }
 
 // B's compared tensors by ONNX node name: the first tensor's row (its verdict and size of error).
@@ -40,11 +40,11 @@ std::map<std::string, const TensorRow*> data_rows(const CheckReport& r) {
 std::string diff_html(const DiffReport& r) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>plumb diff: "
-    << html_text(r.a) << " vs " << html_text(r.b) << "</title>\n<style>" << report_html_style() << kDiffStyle
-    << "</style></head><body>\n<h1>plumb diff</h1>\n<p>A <code>" << html_text(r.a) << "</code>, B <code>"
-    << html_text(r.b) << "</code>.</p>\n";
+    << html_escape(r.a) << " vs " << html_escape(r.b) << "</title>\n<style>" << report_html_style()
+    << kDiffStyle << "</style></head><body>\n<h1>plumb diff</h1>\n<p>A <code>" << html_escape(r.a)
+    << "</code>, B <code>" << html_escape(r.b) << "</code>.</p>\n";
   const bool same = r.exit_code() == 0;
-  o << "<p id=\"verdict\" class=\"" << (same ? "ok" : "bad") << "\">" << html_text(r.verdict) << "</p>\n";
+  o << "<p id=\"verdict\" class=\"" << (same ? "ok" : "bad") << "\">" << html_escape(r.verdict) << "</p>\n";
 
   size_t changes = 0;
   for (const DiffFinding& f : r.diff.findings) changes += !f.same_computation;
@@ -62,8 +62,8 @@ std::string diff_html(const DiffReport& r) {
       o << "<tr id=\"finding-" << k << "\" class=\"k-" << finding_kind_name(f.kind)
         << (f.same_computation ? " note" : "") << "\"><td>" << k << "</td><td class=\"kind\">"
         << (f.same_computation ? "same computation: " : "") << finding_kind_name(f.kind) << "</td><td><code>"
-        << html_text(f.node.empty() ? "(graph)" : f.node) << "</code></td><td>" << html_text(f.op_type)
-        << "</td><td class=\"what\">" << html_text(f.what) << "</td></tr>\n";
+        << html_escape(f.node.empty() ? "(graph)" : f.node) << "</code></td><td>" << html_escape(f.op_type)
+        << "</td><td class=\"what\">" << html_escape(f.what) << "</td></tr>\n";
     }
     o << "</table>\n";
   }
@@ -111,10 +111,10 @@ std::string diff_html(const DiffReport& r) {
     size_t failed = 0;
     for (const TensorRow& row : c.rows) failed += row.failed();
     o << "<h2>On the data: B against A's values</h2>\n<p>" << c.rows.size()
-      << " tensors of B compared with A's values (check's bound, tolerance " << html_text(c.tolerance)
+      << " tensors of B compared with A's values (check's bound, tolerance " << html_escape(c.tolerance)
       << "), " << failed << " differ"
-      << (c.first >= 0 ? ". First divergence: " + html_text(c.divergence_text()) : "")
-      << (c.verdict == Verdict::inconclusive ? ". Inconclusive: " + html_text(c.inconclusive_reason) : "")
+      << (c.first >= 0 ? ". First divergence: " + html_escape(c.divergence_text()) : "")
+      << (c.verdict == Verdict::inconclusive ? ". Inconclusive: " + html_escape(c.inconclusive_reason) : "")
       << ".</p>\n"
       << report_html_sections(c);
   }

@@ -9,6 +9,8 @@
 namespace plumb::cli {
 
 int cmd_coverage(const Args& args) {
+  for (const std::string& a : args)
+    if (a == "--sequences") return cmd_coverage_sequences(args);  // tools/onnx/cmd_coverage_sequences.cpp
   if (args.size() > 1) return report_error("coverage", invalid_input("usage: plumb coverage [SUITE_DIR]"));
   const std::string suite = args.empty() ? std::string() : args[0];
   auto md = lower::onnx_coverage_markdown(suite);
