@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "ir/status.h"
 
@@ -45,21 +46,22 @@ double log10_chance(const std::vector<Grid>& grids) {
 // The grid of one group (b, and a rounding to it), or nullopt when there is none with the evidence
 // the header asks for.
 std::optional<Grid> fit_group(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<double> values, signed_values;  // distinct nonzero magnitudes and values of b
+  std::set<double> distinct_values;  // of b, nonzero; more than kMaxLevels ends the search early
   for (double x : b) {
     if (!std::isfinite(x)) return std::nullopt;
-    if (x != 0) values.push_back(std::fabs(x)), signed_values.push_back(x);
+    if (x != 0 && distinct_values.insert(x).second && distinct_values.size() > kMaxLevels)
+      return std::nullopt;
   }
-  if (values.empty()) {  // all zero: a must be too (no scale rounds a nonzero a to 0 for sure)
+  if (distinct_values.empty()) {  // all zero: a must be too (no scale rounds a nonzero a to 0 for sure)
     for (double x : a)
       if (x != 0) return std::nullopt;
     return Grid{};
   }
+  std::vector<double> values;  // distinct magnitudes, ascending
+  for (double x : distinct_values) values.push_back(std::fabs(x));
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
-  std::sort(signed_values.begin(), signed_values.end());
-  const size_t distinct =
-      static_cast<size_t>(std::unique(signed_values.begin(), signed_values.end()) - signed_values.begin());
+  const size_t distinct = distinct_values.size();
   if (distinct < kMinDistinct || distinct > kMaxLevels) return std::nullopt;
   // The largest s dividing every value: values[0] / n for the smallest n that fits. A larger n
   // only makes the grid finer (and the rounding test below stricter); past 255 levels per sign no

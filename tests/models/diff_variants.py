@@ -161,9 +161,10 @@ def dequantized(w, bits, per_channel, symmetric):
 
 
 def quantize_weights(model, ops, bits, per_channel, symmetric):
+    """The weight (input 1, an initializer) of every node of `ops`, dequantized in place."""
     for n in model.graph.node:
-        if n.op_type in ops:
-            t = mutate._initializer(model, n.input[1])
+        t = mutate._initializer(model, n.input[1]) if n.op_type in ops and len(n.input) > 1 else None
+        if t is not None and t.data_type == onnx.TensorProto.FLOAT:
             t.CopyFrom(nh.from_array(dequantized(nh.to_array(t), bits, per_channel, symmetric), name=t.name))
     return model
 
@@ -179,14 +180,19 @@ def one_step_off(model, node_name):
     return model
 
 
-def qdq_weights(model):
-    """Every Conv weight as an int8 initializer (per output channel, symmetric) and a
-    DequantizeLinear that computes the f32 weight the Conv reads."""
+def qdq_weights(model, ops=("Conv",)):
+    """The weight (an initializer) of every node of `ops` as an int8 initializer (per slice of
+    axis 0, symmetric) and a DequantizeLinear that computes the f32 weight the node reads."""
     nodes = list(model.graph.node)
+    done = set()  # weights already quantized (torch shares equal initializers between nodes)
     for n in nodes:
-        if n.op_type != "Conv":
+        if n.op_type not in ops or len(n.input) < 2 or mutate._initializer(model, n.input[1]) is None:
             continue
         name = n.input[1]
+        if name in done:
+            n.input[1] = name + "_dequantized"
+            continue
+        done.add(name)
         q, s, _ = quantized(nh.to_array(mutate._initializer(model, name)), 8, True, True)
         model.graph.initializer.extend([
             nh.from_array(q.astype(np.int8), name=name + "_quantized"),
