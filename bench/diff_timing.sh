@@ -39,7 +39,7 @@ PY
     [[ ${2:-} == --data ]] && args=(--data "$bench/$m/test_data_set_0")
     load=$(cut -d' ' -f1 /proc/loadavg)
     /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$plumb" diff "$a" "$b" "${args[@]}" >"$tmp/out" 2>&1
-    read -r wall user sys kib <"$tmp/time"
+    read -r wall user sys kib < <(tail -1 "$tmp/time")  # after "Command exited with non-zero status"
     printf '| %s | %s | %s | %.2f | %d | %s | %s | %d |\n' "$m" "$case" "$wall" "$(echo "$user + $sys" | bc)" \
       $((kib / 1024)) "$load" "$(tail -1 "$tmp/out")" "$(grep -c '^changed node' "$tmp/out")"
   done

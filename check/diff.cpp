@@ -35,6 +35,21 @@ std::string value_name(const ir::Graph& g, ir::ValueId v) {
   return name.empty() ? "(unnamed)" : "'" + name + "'";
 }
 
+// A computed constant's name, else the first named value it is computed from: "(from 'w')" (a
+// Gemm's weight, transposed by its lowering).
+std::string source_name(const ir::Graph& g, const std::vector<int>& producer, ir::ValueId v) {
+  std::vector<ir::ValueId> todo{v};
+  for (size_t seen = 0; !todo.empty() && seen < 64; ++seen) {
+    const ir::ValueId x = todo.front();
+    todo.erase(todo.begin());
+    if (x < g.values.size() && !g.values[x].onnx_name.empty())
+      return x == v ? value_name(g, x) : "(from " + value_name(g, x) + ")";
+    if (x < producer.size() && producer[x] >= 0)
+      for (ir::ValueId in : g.body.nodes[producer[x]].inputs) todo.push_back(in);
+  }
+  return "(unnamed)";
+}
+
 // "computed by DequantizeLinear 'w_dq'": the ONNX nodes other than `reader` whose core nodes
 // compute the constant value v of g; "" for a plain initializer.
 std::string computed_by(const ir::Graph& g, const std::vector<int>& producer, ir::ValueId v,
@@ -223,15 +238,16 @@ GraphDiff diff_graphs(const ir::Graph& a, const ir::Graph& b, const AttrDescribe
   for (const FoldedInput& fi : m.folded) {
     if (fi.same) continue;
     const ir::Node& reader = b.body.nodes[fi.node_b];
-    const std::string name = value_name(a, fi.a);
+    const std::string name = source_name(a, producer_a, fi.a);
     std::vector<std::string> how;  // "in A computed by Transpose 't'", "in B 'w_dq', computed by ..."
     for (int side = 0; side < 2; ++side) {
       const std::string by =
           side ? computed_by(b, producer_b, fi.b, reader.prov.node_name)
                : computed_by(a, producer_a, fi.a, a.body.nodes[m.a_of_b[fi.node_b]].prov.node_name);
-      const bool renamed = side && value_name(b, fi.b) != name;
+      const bool renamed = side && source_name(b, producer_b, fi.b) != name;
       if (renamed || !by.empty())
-        how.push_back(std::string(side ? "in B " : "in A ") + (renamed ? value_name(b, fi.b) : "") +
+        how.push_back(std::string(side ? "in B " : "in A ") +
+                      (renamed ? source_name(b, producer_b, fi.b) : "") +
                       (renamed && !by.empty() ? ", " : "") + by);
     }
     const std::string origin = how.empty() ? "" : " (" + join(how, ", ") + ")";
