@@ -174,12 +174,15 @@ const Entry* find_entry(const std::vector<Entry>& e, const ir::Provenance& p) {
   return nullptr;
 }
 
-// The same ONNX nodes (names and op types) on both sides.
-bool same_onnx_nodes(const std::vector<Entry>& ea, const std::vector<Entry>& eb) {
-  if (ea.size() != eb.size()) return false;
-  for (const Entry& x : ea)
-    if (!find_entry(eb, x.prov)) return false;
-  return true;
+// ONNX nodes of the same op types on both sides (names aside: two exporters name nodes otherwise,
+// and a weight changed in a renamed Conv is still a weight finding).
+bool same_onnx_ops(const std::vector<Entry>& ea, const std::vector<Entry>& eb) {
+  std::vector<std::string> oa, ob;
+  for (const Entry& x : ea) oa.push_back(x.prov.op_type);
+  for (const Entry& y : eb) ob.push_back(y.prov.op_type);
+  std::sort(oa.begin(), oa.end());
+  std::sort(ob.begin(), ob.end());
+  return oa == ob;
 }
 
 // The entry with the most core nodes (the last of equals: the one whose result leaves the span).
@@ -367,8 +370,8 @@ std::vector<DiffFinding> structure_findings(const ir::Graph& a, const ir::Graph&
     bool unpaired = false;
     for (size_t k : s.a) unpaired = unpaired || sa.unpaired(static_cast<int>(k));
     for (size_t k : s.b) unpaired = unpaired || sb.unpaired(static_cast<int>(k));
-    // Weights or attributes changed in the same ONNX nodes: their own findings.
-    if (!unpaired && same_onnx_nodes(entries_of(a, s.a), entries_of(b, s.b))) continue;
+    // Weights or attributes changed in ONNX nodes of the same ops: their own findings.
+    if (!unpaired && same_onnx_ops(entries_of(a, s.a), entries_of(b, s.b))) continue;
     for (size_t k : s.a) taken.emplace(0, k);
     for (size_t k : s.b) taken.emplace(1, k);
     f.structural(s);

@@ -14,9 +14,9 @@
 // the Relu of A and the Sigmoid of B that replaced it. Structure first: which spans correspond
 // needs no data (`plumb diff --data` then compares their values).
 //
-// A span with an unpaired node, or whose ONNX nodes differ between the sides (a Gelu's core nodes
-// paired with those of a Div, Erf, Add... that compute otherwise), is one finding, by the ONNX nodes
-// it holds on each side: the same names with the same ops (kept) and the others.
+// A span with an unpaired node, or whose ONNX nodes differ in op types between the sides (a Gelu's
+// core nodes paired with those of a Div, Erf, Add... that compute otherwise), is one finding, by
+// the ONNX nodes it holds on each side: the same names with the same ops (kept) and the others.
 //   fused  more ONNX nodes in A than in B; or A's extra nodes gone and a kept node's weights
 //          changed (a BatchNormalization folded into a Conv rewrites the Conv's weights)
 //   split  the other way round
