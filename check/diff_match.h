@@ -54,7 +54,8 @@ struct GraphMatch {
   std::vector<bool> live_a, live_b;    // per top-level node: a graph result depends on it
   std::vector<bool> const_a, const_b;  // per top-level node: computes from constants only
   // Per B top-level node: paired, and it computes what its partner computes from the partners of
-  // its inputs (the same attributes, constant inputs of the same bytes). A value of a node that is
+  // its inputs, or from what it reads in their place when it paired past a span that differs (the
+  // same attributes, constant inputs of the same values). A value of a node that is
   // paired but not the same (a changed weight or attribute) is not the partner's value: plumb diff's
   // data comparison takes the A tensor of its ONNX name instead.
   std::vector<bool> same_b;

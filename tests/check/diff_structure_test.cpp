@@ -78,6 +78,21 @@ TEST(DiffStructure, DroppedNodeNextToUnchangedWeightsIsRemoved) {
             "changed node 'N' (BatchNormalization): only in A (removed): 1 core node [binary mul]");
 }
 
+TEST(DiffStructure, RenamedNodeWithOtherWeightsIsAWeightFinding) {
+  // Another exporter's names: the same ops, one weight changed. Not a rewrite of the nodes.
+  std::string b = kFolded;
+  for (const char* from : {"\"C\", Conv", "\"R\", Exp"}) {
+    const std::string f = from;
+    for (size_t at = b.find(f); at != std::string::npos; at = b.find(f))
+      b.replace(at, 3, f.substr(0, 2) + "2\"");
+  }
+  b.replace(b.find("0.75"), 4, "0.70");
+  const GraphDiff d = diff_of(kFolded, b);
+  ASSERT_EQ(d.findings.size(), 1u) << lines(d);
+  EXPECT_EQ(d.findings[0].kind, FindingKind::weight);
+  EXPECT_EQ(d.findings[0].node, "C2");
+}
+
 // One ONNX node G computing in f64 (as plumb lowers a Gelu), against its arithmetic as separate
 // nodes D, E in f32 whose result tensor has another name: R finds its way back through its own name.
 constexpr const char* kOneNode = R"(plumb 1
