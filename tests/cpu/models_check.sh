@@ -34,12 +34,15 @@ for model in "$src"/tests/models/*/model*.onnx; do
   ref_fixed=$?
   "$plumb" check "$model" --data "$d/data" --backend cpu --rtol 1e-4 --atol 1e-6 --no-isolate > "$tmp/cpu_fixed.txt" 2>&1
   cpu_fixed=$?
-  if [[ $cpu_rc -ne $ref_rc || $cpu_fixed -ne $ref_fixed ]]; then
+  # The fixed tolerance guards the cpu's values: it must hold for cpu wherever it holds for ref.
+  # Where ref's own outputs lie outside it (efficientnet_small's logits differ from torch's by
+  # 2.6e-5 on ref here, 1.3e-5 on cpu: both inside the auto bound), cpu passing it is no fault.
+  if [[ $cpu_rc -ne $ref_rc || ($ref_fixed -eq 0 && $cpu_fixed -ne 0) ]]; then
     echo "FAIL: $name: check --backend cpu exits $cpu_rc (fixed tolerance $cpu_fixed), --backend ref $ref_rc ($ref_fixed):"
     grep -v "^ " "$tmp/cpu.txt" "$tmp/cpu_fixed.txt" | head -8
     fail=1
   else
-    echo "ok: $name: check exits $cpu_rc (fixed tolerance $cpu_fixed) on cpu and on ref"
+    echo "ok: $name: check exits $cpu_rc on cpu and on ref (fixed tolerance: cpu $cpu_fixed, ref $ref_fixed)"
   fi
   for k in 1 2; do
     rm -rf "$tmp/out$k" && mkdir "$tmp/out$k"
