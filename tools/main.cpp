@@ -25,6 +25,7 @@ __attribute__((weak)) int cmd_check(const Args&) { return not_built("check"); }
 __attribute__((weak)) int cmd_conformance(const Args&) { return not_built("conformance"); }
 __attribute__((weak)) int cmd_coverage(const Args&) { return not_built("coverage"); }
 __attribute__((weak)) int cmd_reduce(const Args&) { return not_built("reduce"); }
+__attribute__((weak)) int cmd_gen(const Args&) { return not_built("gen"); }
 __attribute__((weak)) int cmd_diff(const Args&) { return not_built("diff"); }
 
 // The ONNX frontend's hooks (tools/onnx_hooks.h); tools/onnx/onnx_hooks.cpp replaces these.
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
   }
   if (cmd == "coverage") return cmd_coverage(args);
   if (cmd == "reduce") return cmd_reduce(args);
+  if (cmd == "gen") return cmd_gen(args);
   if (cmd == "bench") return cmd_bench(args);
   if (cmd == "diff") return cmd_diff(args);
   return usage_error("unknown command '" + cmd + "'");
