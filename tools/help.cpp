@@ -199,6 +199,22 @@ const Command kCommands[] = {
      "  --max-nodes K    at most K nodes per model (default 8)\n"
      "\n"
      "exit codes: 0 written, 2 error\n"},
+    {"check-many", "check-many LIST [--shard i/n]", "plumb check of many model folders, JSONL",
+     "usage: plumb check-many LIST [--shard i/n]\n"
+     "\n"
+     "LIST: one model folder a line (FOLDER/model.onnx, FOLDER/test_data_set_0/ with inputs and\n"
+     "expected outputs). Prints one JSON line per folder: {\"index\":j,\"folder\",\"result\"\n"
+     "(match, mismatch, inconclusive or error), and first_divergence, reason or message}. --shard\n"
+     "i/n checks the lines j with j mod n = i; plumb merge joins the shards. docs/scale-out.md.\n"
+     "\n"
+     "exit codes: 0 every folder checked (whatever its result), 2 error\n"},
+    {"merge", "merge FILE...", "merge sharded JSONL results",
+     "usage: plumb merge FILE...\n"
+     "\n"
+     "The lines of the JSONL files (each starting {\"index\":K,) sorted by K: the output of the\n"
+     "unsharded run. An index given twice or a line without one is an error. docs/scale-out.md.\n"
+     "\n"
+     "exit codes: 0 merged, 2 error\n"},
     {"reduce", "reduce MODEL --data DIR (--until ... | --predicate CMD) -o OUT",
      "the smallest model that still fails",
      "usage: plumb reduce MODEL --data DIR [--expected PATH] -o OUT\n"

@@ -26,6 +26,8 @@ __attribute__((weak)) int cmd_conformance(const Args&) { return not_built("confo
 __attribute__((weak)) int cmd_coverage(const Args&) { return not_built("coverage"); }
 __attribute__((weak)) int cmd_reduce(const Args&) { return not_built("reduce"); }
 __attribute__((weak)) int cmd_gen(const Args&) { return not_built("gen"); }
+__attribute__((weak)) int cmd_check_many(const Args&) { return not_built("check-many"); }
+__attribute__((weak)) int cmd_merge(const Args&) { return not_built("merge"); }
 __attribute__((weak)) int cmd_diff(const Args&) { return not_built("diff"); }
 
 // The ONNX frontend's hooks (tools/onnx_hooks.h); tools/onnx/onnx_hooks.cpp replaces these.
@@ -90,6 +92,8 @@ int main(int argc, char** argv) {
   if (cmd == "coverage") return cmd_coverage(args);
   if (cmd == "reduce") return cmd_reduce(args);
   if (cmd == "gen") return cmd_gen(args);
+  if (cmd == "check-many") return cmd_check_many(args);
+  if (cmd == "merge") return cmd_merge(args);
   if (cmd == "bench") return cmd_bench(args);
   if (cmd == "diff") return cmd_diff(args);
   return usage_error("unknown command '" + cmd + "'");

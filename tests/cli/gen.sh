@@ -3,7 +3,8 @@
 # processes must be the same folders, byte for byte; another seed gives other models. Every model
 # passes onnx.checker (full check), `plumb check` against its own folder, and its output_0.pb
 # matches an independent float64 numpy evaluation of the graph (the oracle below knows each op gen
-# builds). Usage errors: exit 2, one line. Exit 77 in a build without the ONNX tools.
+# builds). check-many of the folders as 3 parallel shards, merged, equals its unsharded run.
+# Usage errors: exit 2, one line. Exit 77 in a build without the ONNX tools.
 set -uo pipefail
 plumb=$1 src=$2
 source "$src/tests/cli/lib/skips.sh"
@@ -60,6 +61,23 @@ for d in sorted(glob.glob(sys.argv[1] + '/model_*')):
         bad += 1
 sys.exit(1 if bad else 0)
 PY
+
+# check-many over the folders (plus a missing one, an error line) as 3 parallel shards, merged,
+# equals the unsharded run; every generated folder matches.
+ls -d "$tmp"/all/model_* > "$tmp/list.txt"
+echo "$tmp/missing" >> "$tmp/list.txt"
+"$plumb" check-many "$tmp/list.txt" > "$tmp/all.jsonl" || fail "check-many exited $?"
+pids=()
+for i in 0 1 2; do
+  "$plumb" check-many "$tmp/list.txt" --shard "$i/3" > "$tmp/s$i.jsonl" &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || fail "a check-many shard exited non-zero"; done
+"$plumb" merge "$tmp/s2.jsonl" "$tmp/s0.jsonl" "$tmp/s1.jsonl" | cmp -s - "$tmp/all.jsonl" || fail "merged shards differ"
+[[ $(grep -c '"result":"match"' "$tmp/all.jsonl") -eq 12 ]] || fail "not 12 matches: $(cat "$tmp/all.jsonl")"
+grep -q '"index":12,.*"result":"error"' "$tmp/all.jsonl" || fail "the missing folder is no error line"
+"$plumb" merge "$tmp/s0.jsonl" "$tmp/s0.jsonl" > /dev/null 2>&1
+[[ $? -eq 2 ]] || fail "merge of one shard twice did not exit 2"
 
 for args in "--shard 3/3" "--shard x" "--ops Foo" "--max-nodes 0" "--seed -1"; do
   # shellcheck disable=SC2086
