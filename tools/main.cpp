@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "tools/commands.h"
 #include "tools/help.h"
@@ -52,10 +55,23 @@ bool wants_help(const Args& args) {
   return false;
 }
 
+// plumb check runs a model many times (native, precise, each stochastic sample, isolated), each
+// run with a fresh arena and tensors of tens of MB. glibc serves blocks that large with mmap and
+// returns them on free, so every run faults its pages in again (resnet18@224 with every
+// intermediate: 650k page faults, 1.7 s of system time on 11 s). Keeping them in the heap instead
+// reuses the pages: 160k faults, 0.5 s; peak memory +5%. Only the allocator's policy changes.
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);  // past it (a tensor of 1 GiB) mmap again
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
 }  // namespace plumb::cli
 
 int main(int argc, char** argv) {
   using namespace plumb::cli;
+  keep_freed_memory();
   if (argc < 2) return usage_error("no command given");
   const std::string cmd = argv[1];
   Args args(argv + 2, argv + argc);
