@@ -53,7 +53,8 @@ std::optional<uint32_t> peek_core_version(const uint8_t* b, uint64_t n) {
 
 class Decoder {
  public:
-  Decoder(const uint8_t* base, uint64_t size) : base_(base), budget_(size) {}
+  // `size`: the file's size, the budget for everything decoded from it.
+  explicit Decoder(uint64_t size) : budget_(size) {}
 
   Status charge(uint64_t bytes, const std::string& place) {
     if (bytes > budget_)
@@ -250,7 +251,6 @@ class Decoder {
   uint64_t num_constants_ = 0;
 
  private:
-  const uint8_t* base_;
   uint64_t budget_;
   int64_t next_node_ = 0;
 };
@@ -342,7 +342,7 @@ Expected<Graph> decode_memory(const uint8_t* b, uint64_t n, const std::shared_pt
   Graph g;
   g.core_version = m->core_version();
   if (g.core_version == 0) return file_error("file.F3", "header", "core version 0 is not a version");
-  Decoder d(b, n);
+  Decoder d(n);
   PLUMB_RETURN_IF_ERROR(d.str(m->producer(), g.producer, "header"));
 
   // Constants (file.F7): inside Model.data (64-byte aligned there, and Model.data 64-byte aligned in
