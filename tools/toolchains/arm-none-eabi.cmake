@@ -15,6 +15,6 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "${PLUMB_ARM_CPU_FLAGS} --specs=rdimon.specs")
 # flatbuffers comes from the host (see aarch64-linux-gnu.cmake).
 execute_process(COMMAND gcc -print-multiarch OUTPUT_VARIABLE PLUMB_HOST_MULTIARCH OUTPUT_STRIP_TRAILING_WHITESPACE)
 set(FlatBuffers_DIR /usr/lib/${PLUMB_HOST_MULTIARCH}/cmake/flatbuffers CACHE PATH "the host's flatbuffers")
-# Status (issue 18): this configures the tiny preset's libraries; their build stops at __int128
-# (ir/infer_compute.cpp, ir/infer_layout.cpp, runtime/cpu/ref/layout.cpp: no 128-bit integers on
-# 32-bit Arm) and at sys/mman.h (ir/load.cpp's file mapping; bare metal loads from memory only).
+# Status (issue 18): this configures the tiny preset's libraries; their build stops at
+# sys/mman.h and the other POSIX file calls of ir/load.cpp (the file mapping of load_file and
+# external weights; bare metal loads from memory only): a switch for them is still to come.
