@@ -9,7 +9,6 @@ namespace plumb::ir {
 
 namespace {
 
-using i128 = __int128;
 // Positions inside a padded/dilated extent must stay far from int64 overflow in the kernels.
 constexpr int64_t kMaxExtent = int64_t{1} << 62;
 
@@ -51,11 +50,11 @@ bool merge_dim(const Dim& a, const Dim& b, Dim* out) {
 }
 
 Status check_result_size(const std::string& label, const Shape& s) {
-  i128 n = 1;
+  int64_t n = 1;
   for (const Dim& d : s) {
     if (!d.is_static()) continue;
-    n *= d.size;
-    if (n > kMaxElements)
+    // An int64 overflow is past kMaxElements too (no __int128 on 32-bit targets such as Cortex-M).
+    if (__builtin_mul_overflow(n, d.size, &n) || n > kMaxElements)
       return invalid_model(label,
                            strfmt("result %s has more than 2^40 elements", shape_to_string(s).c_str()));
   }
@@ -67,13 +66,21 @@ Status check_result_size(const std::string& label, const Shape& s) {
 // Returns -1 when that is negative, -2 when an extent exceeds kMaxExtent.
 int64_t window_out(int64_t in, int64_t in_dil, int64_t pad_lo, int64_t pad_hi, int64_t k, int64_t dil,
                    int64_t stride) {
-  const i128 dilated_in = in == 0 ? 0 : i128(in - 1) * in_dil + 1;
-  const i128 padded = dilated_in + pad_lo + pad_hi;
-  const i128 dk = i128(k - 1) * dil + 1;
-  if (padded > kMaxExtent || dk > kMaxExtent) return -2;
-  const i128 x = padded - dk;
-  const i128 q = x >= 0 ? x / stride : -((-x + stride - 1) / stride);  // floor division
-  return q + 1 < 0 ? -1 : static_cast<int64_t>(q + 1);
+  // Checked int64 arithmetic (no __int128 on 32-bit targets): pads are >= 0 and dilations >= 1
+  // (C3, C4), so an overflow means an extent past kMaxExtent; so does a difference padded - dk
+  // past int64 (k == 0 with a dilation near 2^63).
+  int64_t dilated_in = 0, padded = 0, dk = 0, x = 0;
+  if (in != 0 && (__builtin_mul_overflow(in - 1, in_dil, &dilated_in) ||
+                  __builtin_add_overflow(dilated_in, 1, &dilated_in)))
+    return -2;
+  if (__builtin_add_overflow(dilated_in, pad_lo, &padded) ||
+      __builtin_add_overflow(padded, pad_hi, &padded) || __builtin_mul_overflow(k - 1, dil, &dk) ||
+      __builtin_add_overflow(dk, 1, &dk))
+    return -2;
+  if (padded > kMaxExtent || dk > kMaxExtent || __builtin_sub_overflow(padded, dk, &x) || x == INT64_MAX)
+    return -2;
+  const int64_t q = x / stride - (x % stride < 0 ? 1 : 0);  // floor division (stride >= 1)
+  return q + 1 < 0 ? -1 : q + 1;
 }
 
 // One window attribute by name (the name is for the message).
@@ -178,8 +185,10 @@ Expected<std::vector<Type>> infer<Op::Conv>(const InferCtx& cx) {
   const Dim& cg = weight->shape[1];
   if (groups < 1)
     return invalid_model("conv.C5", strfmt("groups %lld is below 1", static_cast<long long>(groups)));
+  int64_t cg_total = 0;  // weight dim 1 * groups; an int64 overflow is a mismatch too
   if ((c.is_static() && c.size % groups != 0) || (o.is_static() && o.size % groups != 0) ||
-      (c.is_static() && cg.is_static() && i128(cg.size) * groups != c.size))
+      (c.is_static() && cg.is_static() &&
+       (__builtin_mul_overflow(cg.size, groups, &cg_total) || cg_total != c.size)))
     return invalid_model("conv.C5",
                          strfmt("input %s, weight %s and groups %lld do not fit: C %% groups == 0, "
                                 "O %% groups == 0 and weight dim 1 == C / groups are required",

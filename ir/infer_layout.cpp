@@ -310,9 +310,12 @@ Expected<std::vector<Type>> infer<Op::Slice>(const InferCtx& cx) {
     for (int64_t d = 0; d < rank; ++d) {
       const Dim& dim = operand->shape[d];
       if (!dim.is_static()) continue;
-      const __int128 first = (*start)[d];
-      const __int128 last = first + __int128((*size)[d] - 1) * (*stride)[d];
-      if (first < 0 || first >= dim.size || last < 0 || last >= dim.size)
+      // Checked int64 arithmetic (no __int128 on 32-bit targets): a last index past int64 is out of range.
+      const int64_t first = (*start)[d];
+      int64_t last = 0;
+      const bool past = __builtin_mul_overflow((*size)[d] - 1, (*stride)[d], &last) ||
+                        __builtin_add_overflow(first, last, &last);
+      if (past || first < 0 || first >= dim.size || last < 0 || last >= dim.size)
         return data_error(cx, "C4", "R3",
                           strfmt("dim %lld: start %lld, size %lld, stride %lld reach outside [0, %lld)",
                                  (long long)d, (long long)(*start)[d], (long long)(*size)[d],

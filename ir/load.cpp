@@ -53,7 +53,8 @@ std::optional<uint32_t> peek_core_version(const uint8_t* b, uint64_t n) {
 
 class Decoder {
  public:
-  Decoder(const uint8_t* base, uint64_t size) : base_(base), budget_(size) {}
+  // `size`: the file's size, the budget for everything decoded from it.
+  explicit Decoder(uint64_t size) : budget_(size) {}
 
   Status charge(uint64_t bytes, const std::string& place) {
     if (bytes > budget_)
@@ -61,6 +62,19 @@ class Decoder {
           "file.F9", place,
           "the file's tables are shared or overlap (decoding needs more bytes than the file holds)");
     budget_ -= bytes;
+    return Status::ok();
+  }
+
+  // flatbuffers 2.0's verifier checks a vector's length field for 4-byte alignment, not its
+  // elements for their own: a hostile file can place a [long] or [double] at an address that
+  // reading them would be undefined behaviour (found by tests/fuzz/fuzz_plumb_load). The builder
+  // always aligns them, so a misaligned one is a malformed file.
+  template <typename T>
+  Status aligned(const fbs::Vector<T>* v, const std::string& place) {
+    if (reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) != 0)
+      return file_error("file.F4", place,
+                        strfmt("malformed flatbuffer (a vector of %zu-byte values is not %zu-byte aligned)",
+                               sizeof(T), alignof(T)));
     return Status::ok();
   }
 
@@ -197,6 +211,7 @@ class Decoder {
         std::vector<int64_t> v;
         if (const auto* xs = a->value_as_IntsAttr()->values()) {
           PLUMB_RETURN_IF_ERROR(charge(uint64_t{xs->size()} * 8, place));
+          PLUMB_RETURN_IF_ERROR(aligned(xs, place));
           v.assign(xs->begin(), xs->end());
         }
         out = std::move(v);
@@ -206,6 +221,7 @@ class Decoder {
         std::vector<double> v;
         if (const auto* xs = a->value_as_FloatsAttr()->values()) {
           PLUMB_RETURN_IF_ERROR(charge(uint64_t{xs->size()} * 8, place));
+          PLUMB_RETURN_IF_ERROR(aligned(xs, place));
           v.assign(xs->begin(), xs->end());
         }
         out = std::move(v);
@@ -250,7 +266,6 @@ class Decoder {
   uint64_t num_constants_ = 0;
 
  private:
-  const uint8_t* base_;
   uint64_t budget_;
   int64_t next_node_ = 0;
 };
@@ -342,7 +357,7 @@ Expected<Graph> decode_memory(const uint8_t* b, uint64_t n, const std::shared_pt
   Graph g;
   g.core_version = m->core_version();
   if (g.core_version == 0) return file_error("file.F3", "header", "core version 0 is not a version");
-  Decoder d(b, n);
+  Decoder d(n);
   PLUMB_RETURN_IF_ERROR(d.str(m->producer(), g.producer, "header"));
 
   // Constants (file.F7): inside Model.data (64-byte aligned there, and Model.data 64-byte aligned in

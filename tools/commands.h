@@ -27,6 +27,9 @@ int cmd_diff(const Args& args);              // plumb diff A B [--data DIR] [--r
 
 // Issue 22's bug hunting (hunt/): op-sequence coverage and reduction.
 int cmd_coverage_sequences(const Args& args);  // plumb coverage --sequences N MODELS... [--against ...]
+int cmd_gen(const Args& args);                 // plumb gen -o DIR --seed S --count N [--shard i/n]
+int cmd_check_many(const Args& args);          // plumb check-many LIST [--shard i/n]: JSONL results
+int cmd_merge(const Args& args);               // plumb merge FILE...: sharded JSONL results, merged
 int cmd_reduce(const Args& args);  // plumb reduce MODEL --data DIR (--until ... | --predicate CMD) -o OUT
 
 // Prints `plumb: <file>: <place>: <reason> (<label>)` (empty parts left out) and returns 2.

@@ -184,6 +184,37 @@ const Command kCommands[] = {
      "\n"
      "exit codes: 0 equivalent (or equivalent on the data), 1 different, 2 error,\n"
      "            3 inconclusive on the data\n"},
+    {"gen", "gen -o DIR --seed S --count N [--shard i/n]", "random valid ONNX models with ref's outputs",
+     "usage: plumb gen -o DIR --seed S --count N [--shard i/n] [--ops LIST] [--opset V] [--max-nodes K]\n"
+     "\n"
+     "Writes N random valid ONNX models (IR 8) as DIR/model_<k>/model.onnx with\n"
+     "test_data_set_0/input_<j>.pb and output_0.pb (ref's outputs): the ONNX test layout. Model k\n"
+     "depends only on S and k; --shard i/n writes the models k with k mod n = i, the same names and\n"
+     "bytes as the unsharded run. This first cut builds float32 chains of elementwise ops with\n"
+     "inputs in [-1, 1). docs/gen.md.\n"
+     "\n"
+     "options:\n"
+     "  --ops LIST       comma-separated ops to draw from (default: all gen builds)\n"
+     "  --opset V        default-domain opset, 13 to 17 (default 13)\n"
+     "  --max-nodes K    at most K nodes per model (default 8)\n"
+     "\n"
+     "exit codes: 0 written, 2 error\n"},
+    {"check-many", "check-many LIST [--shard i/n]", "plumb check of many model folders, JSONL",
+     "usage: plumb check-many LIST [--shard i/n]\n"
+     "\n"
+     "LIST: one model folder a line (FOLDER/model.onnx, FOLDER/test_data_set_0/ with inputs and\n"
+     "expected outputs). Prints one JSON line per folder: {\"index\":j,\"folder\",\"result\"\n"
+     "(match, mismatch, inconclusive or error), and first_divergence, reason or message}. --shard\n"
+     "i/n checks the lines j with j mod n = i; plumb merge joins the shards. docs/scale-out.md.\n"
+     "\n"
+     "exit codes: 0 every folder checked (whatever its result), 2 error\n"},
+    {"merge", "merge FILE...", "merge sharded JSONL results",
+     "usage: plumb merge FILE...\n"
+     "\n"
+     "The lines of the JSONL files (each starting {\"index\":K,) sorted by K: the output of the\n"
+     "unsharded run. An index given twice or a line without one is an error. docs/scale-out.md.\n"
+     "\n"
+     "exit codes: 0 merged, 2 error\n"},
     {"reduce", "reduce MODEL --data DIR (--until ... | --predicate CMD) -o OUT",
      "the smallest model that still fails",
      "usage: plumb reduce MODEL --data DIR [--expected PATH] -o OUT\n"

@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "tools/commands.h"
 #include "tools/help.h"
@@ -25,6 +28,9 @@ __attribute__((weak)) int cmd_check(const Args&) { return not_built("check"); }
 __attribute__((weak)) int cmd_conformance(const Args&) { return not_built("conformance"); }
 __attribute__((weak)) int cmd_coverage(const Args&) { return not_built("coverage"); }
 __attribute__((weak)) int cmd_reduce(const Args&) { return not_built("reduce"); }
+__attribute__((weak)) int cmd_gen(const Args&) { return not_built("gen"); }
+__attribute__((weak)) int cmd_check_many(const Args&) { return not_built("check-many"); }
+__attribute__((weak)) int cmd_merge(const Args&) { return not_built("merge"); }
 __attribute__((weak)) int cmd_diff(const Args&) { return not_built("diff"); }
 
 // The ONNX frontend's hooks (tools/onnx_hooks.h); tools/onnx/onnx_hooks.cpp replaces these.
@@ -52,10 +58,23 @@ bool wants_help(const Args& args) {
   return false;
 }
 
+// plumb check runs a model many times (native, precise, each stochastic sample, isolated), each
+// run with a fresh arena and tensors of tens of MB. glibc serves blocks that large with mmap and
+// returns them on free, so every run faults its pages in again (resnet18@224 with every
+// intermediate: 650k page faults, 1.7 s of system time on 11 s). Keeping them in the heap instead
+// reuses the pages: 160k faults, 0.5 s; peak memory +5%. Only the allocator's policy changes.
+void keep_freed_memory() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);  // past it (a tensor of 1 GiB) mmap again
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
 }  // namespace plumb::cli
 
 int main(int argc, char** argv) {
   using namespace plumb::cli;
+  keep_freed_memory();
   if (argc < 2) return usage_error("no command given");
   const std::string cmd = argv[1];
   Args args(argv + 2, argv + argc);
@@ -88,6 +107,9 @@ int main(int argc, char** argv) {
   }
   if (cmd == "coverage") return cmd_coverage(args);
   if (cmd == "reduce") return cmd_reduce(args);
+  if (cmd == "gen") return cmd_gen(args);
+  if (cmd == "check-many") return cmd_check_many(args);
+  if (cmd == "merge") return cmd_merge(args);
   if (cmd == "bench") return cmd_bench(args);
   if (cmd == "diff") return cmd_diff(args);
   return usage_error("unknown command '" + cmd + "'");

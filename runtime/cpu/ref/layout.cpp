@@ -388,10 +388,13 @@ Status kernel<ir::Op::Slice>(KernelCtx& cx) {
   int64_t base = 0;
   std::vector<int64_t> step(rank);
   for (int64_t d = 0; d < rank; ++d) {
-    const __int128 first = start[d];
-    const __int128 last = first + __int128(size[d] - 1) * stride[d];
+    // Checked int64 arithmetic (no __int128 on 32-bit targets): a last index past int64 is out of range.
+    const int64_t first = start[d];
+    int64_t last = 0;
+    const bool past =
+        __builtin_mul_overflow(size[d] - 1, stride[d], &last) || __builtin_add_overflow(first, last, &last);
     // slice.R3
-    if (first < 0 || first >= operand.shape[d] || last < 0 || last >= operand.shape[d])
+    if (past || first < 0 || first >= operand.shape[d] || last < 0 || last >= operand.shape[d])
       return runtime_error(
           "slice.R3",
           strfmt("dim %lld: start %lld, size %lld, stride %lld reach outside [0, %lld)", (long long)d,
