@@ -86,6 +86,12 @@ Status set_input_shape(plumb_model* m, size_t k, const int64_t* dims, size_t ran
   return Status::ok();
 }
 
+// A code of spec/dtypes.def. The unsigned compare also refuses negative codes, and draws no
+// always-false warning where the enum is one unsigned byte (Arm EABI's short enums, Cortex-M).
+bool known_dtype(plumb_dtype dtype) {
+  return static_cast<unsigned>(dtype) < static_cast<unsigned>(plumb::ir::kNumDTypes);
+}
+
 }  // namespace
 
 void TensorInfo::set(const ir::Type& type) {
@@ -132,12 +138,12 @@ plumb_status plumb_model_set_input_shape(plumb_model* model, size_t k, const int
 }
 
 size_t plumb_dtype_size(plumb_dtype dtype) {
-  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= plumb::ir::kNumDTypes) return 0;
+  if (!plumb::capi::known_dtype(dtype)) return 0;
   return static_cast<size_t>(plumb::rt::runtime_elem_bytes(static_cast<plumb::ir::DType>(dtype)));
 }
 
 const char* plumb_dtype_name(plumb_dtype dtype) {
-  if (static_cast<int>(dtype) < 0 || static_cast<int>(dtype) >= plumb::ir::kNumDTypes) return nullptr;
+  if (!plumb::capi::known_dtype(dtype)) return nullptr;
   return plumb::ir::dtype_name(static_cast<plumb::ir::DType>(dtype)).data();
 }
 

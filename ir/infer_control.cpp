@@ -15,7 +15,8 @@ const Type* value_type(const Graph& g, ValueId v) {
 }
 
 Status out_of_range(const char* what, ValueId v) {
-  return invalid_model("graph.V5", strfmt("%s %%%u is not in the value table", what, v));
+  return invalid_model("graph.V5",
+                       strfmt("%s %%%u is not in the value table", what, static_cast<unsigned>(v)));
 }
 
 // The least type that both `a` and `b` refine: equal static dims (and equal named symbolic dims)

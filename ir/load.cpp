@@ -2,10 +2,18 @@
 // claims is checked against the buffer or a limit before it is used or allocated for.
 #include "ir/load.h"
 
+// PLUMB_POSIX_FILES (CMake option, OFF on bare metal, which defines it 0 for this file): load_file
+// and external weights read and map files with POSIX calls; without them a model loads from memory
+// only, and both say so (kUnsupported).
+#ifndef PLUMB_POSIX_FILES
+#define PLUMB_POSIX_FILES 1
+#endif
+#if PLUMB_POSIX_FILES
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <cerrno>
 #include <climits>
@@ -105,8 +113,9 @@ class Decoder {
         return file_error("file.F5", place, "an unranked tensor type has dims");
       if (shape) {
         if (shape->size() > static_cast<uint64_t>(kMaxRank))
-          return file_error("file.F5", place,
-                            strfmt("rank %u is above %lld", shape->size(), (long long)kMaxRank));
+          return file_error(
+              "file.F5", place,
+              strfmt("rank %u is above %lld", static_cast<unsigned>(shape->size()), (long long)kMaxRank));
         PLUMB_RETURN_IF_ERROR(charge(uint64_t{shape->size()} * 4, place));
         out.shape.reserve(shape->size());
         for (const fb::Dim* d : *shape) {
@@ -139,8 +148,8 @@ class Decoder {
     for (uint32_t id : *v) {
       if (id >= num_values_)
         return file_error("file.F6", place,
-                          strfmt("%s value id %u is not in the value table (%llu values)", what, id,
-                                 static_cast<unsigned long long>(num_values_)));
+                          strfmt("%s value id %u is not in the value table (%llu values)", what,
+                                 static_cast<unsigned>(id), static_cast<unsigned long long>(num_values_)));
       out.push_back(id);
     }
     return Status::ok();
@@ -245,9 +254,10 @@ class Decoder {
       case fb::AttrValue::ConstAttr: {
         const uint32_t index = a->value_as_ConstAttr()->index();
         if (index >= num_constants_)
-          return file_error("file.F7", place,
-                            strfmt("constant #%u does not exist (%llu constants)", index,
-                                   static_cast<unsigned long long>(num_constants_)));
+          return file_error(
+              "file.F7", place,
+              strfmt("constant #%u does not exist (%llu constants)", static_cast<unsigned>(index),
+                     static_cast<unsigned long long>(num_constants_)));
         out = ConstRef{index};
         break;
       }
@@ -276,9 +286,11 @@ class Decoder {
 struct Mapping {
   void* addr = nullptr;
   size_t size = 0;
+#if PLUMB_POSIX_FILES
   ~Mapping() {
     if (addr) munmap(addr, size);
   }
+#endif
 };
 
 // The external weights file named `name` in `base_dir`: a relative path with no '..' that resolves
@@ -299,6 +311,11 @@ Expected<std::shared_ptr<Mapping>> map_external(const std::string& base_dir, con
   if (base_dir.empty())
     return file_error("file.F8", place,
                       "external weights need the .plumb file's folder (load it with load_file)");
+#if !PLUMB_POSIX_FILES
+  return Status(ErrorCode::kUnsupported,
+                "this build reads no files (PLUMB_POSIX_FILES=OFF): external weights cannot be loaded",
+                "file.F8", place);
+#else
   char dir_real[PATH_MAX], file_real[PATH_MAX];
   if (!realpath(base_dir.c_str(), dir_real))
     return file_error("file.F8", place, "cannot resolve the model's folder");
@@ -327,6 +344,7 @@ Expected<std::shared_ptr<Mapping>> map_external(const std::string& base_dir, con
   }
   close(fd);
   return m;
+#endif
 }
 
 // `owner` keeps the n bytes at b alive (null: the caller does); inline constants point into them.
@@ -346,7 +364,8 @@ Expected<Graph> decode_memory(const uint8_t* b, uint64_t n, const std::shared_pt
   if (auto v = peek_core_version(b, n)) {
     if (*v > kCoreVersion)
       return file_error("file.F3", "header",
-                        strfmt("core version %u is newer than this runtime's %u", *v, kCoreVersion));
+                        strfmt("core version %u is newer than this runtime's %u", static_cast<unsigned>(*v),
+                               static_cast<unsigned>(kCoreVersion)));
   }
   // file.F4: the flatbuffers verifier
   {
@@ -458,6 +477,12 @@ Expected<Graph> load_memory(const uint8_t* data, uint64_t size, std::shared_ptr<
 }
 
 Expected<Graph> load_file(const std::string& path) {
+#if !PLUMB_POSIX_FILES
+  (void)path;
+  return unsupported(
+      "this build reads no files (PLUMB_POSIX_FILES=OFF, bare metal): load the model's bytes from memory "
+      "(load_memory; C API: plumb_model_load_memory)");
+#else
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return invalid_input("cannot open: " + std::string(std::strerror(errno)));
   struct stat st;
@@ -486,6 +511,7 @@ Expected<Graph> load_file(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
   return load_buffer(std::move(buf), dir);
+#endif
 }
 
 }  // namespace plumb::ir

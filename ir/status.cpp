@@ -1,6 +1,7 @@
 #include "ir/status.h"
 
 #include <cstdarg>
+#include <cstring>
 
 namespace plumb {
 
@@ -32,7 +33,40 @@ std::string Status::to_string() const {
   return s;
 }
 
+#if PLUMB_PRINTF_NO_Z
+namespace {
+
+// Newlib as Debian builds it for arm-none-eabi (no --enable-newlib-io-c99-formats) has no 'z'
+// length modifier: its printf reads "%zu" as "zu" and the arguments after it shifted. The format
+// is rewritten with the modifier of the type size_t is (none for unsigned int, 'l' for unsigned
+// long), which reads the same bits.
+std::string without_z(const char* fmt) {
+  static_assert(sizeof(size_t) == sizeof(unsigned) || sizeof(size_t) == sizeof(unsigned long));
+  std::string out;
+  for (const char* p = fmt; *p; ++p) {
+    out += *p;
+    if (*p != '%') continue;
+    if (p[1] == '%') {
+      out += *++p;
+      continue;
+    }
+    while (p[1] && std::strchr("-+ #0123456789.*", p[1])) out += *++p;  // flags, width, precision
+    if (p[1] == 'z') {
+      ++p;
+      if (sizeof(size_t) != sizeof(unsigned)) out += 'l';
+    }
+  }
+  return out;
+}
+
+}  // namespace
+#endif
+
 std::string strfmt(const char* fmt, ...) {
+#if PLUMB_PRINTF_NO_Z
+  const std::string rewritten = without_z(fmt);
+  fmt = rewritten.c_str();
+#endif
   va_list ap;
   va_start(ap, fmt);
   va_list ap2;

@@ -34,7 +34,8 @@ std::string shortest(double v, Same same) {
 std::string format_f64_attr(double d) {
   uint64_t bits;
   std::memcpy(&bits, &d, 8);
-  if (std::isnan(d)) return bits == 0x7ff8000000000000ull ? "nan" : strfmt("0x%016" PRIx64, bits);
+  if (std::isnan(d))
+    return bits == 0x7ff8000000000000ull ? "nan" : strfmt("0x%016llx", static_cast<unsigned long long>(bits));
   if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
   std::string s = shortest(d, [&](double p) {
     uint64_t pb;
@@ -54,7 +55,7 @@ std::string format_float_elem(DType dt, uint64_t bits) {
   if (std::isnan(v)) {
     auto canon = canonical_nan_bits(dt);
     if (canon && *canon == bits) return "nan";
-    return strfmt("0x%0*" PRIx64, (width + 3) / 4, bits);
+    return strfmt("0x%0*llx", (width + 3) / 4, static_cast<unsigned long long>(bits));
   }
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   if (dt == DType::F64) {
@@ -77,7 +78,7 @@ class Printer {
   Printer(const Graph& g, const PrintOptions& opt) : g_(g), opt_(opt), names_(g.values.size()) {}
 
   std::string run() {
-    out_ = strfmt("plumb %u\n", g_.core_version);
+    out_ = strfmt("plumb %u\n", static_cast<unsigned>(g_.core_version));
     if (!g_.producer.empty()) out_ += "producer " + quote(g_.producer) + "\n";
     out_ += "func @main(";
     for (size_t i = 0; i < g_.body.params.size(); ++i) {

@@ -124,7 +124,8 @@ Status Verifier::visit_node(const Node& n, int depth, std::vector<ValueId>& scop
   // graph.V9: the op code is one of ops.def (node_place needs a valid op)
   if (static_cast<int>(n.op) >= kNumOps)
     return fail("graph.V9", "node #" + std::to_string(index),
-                strfmt("op code %d is not a core op of version %u", static_cast<int>(n.op), kCoreVersion));
+                strfmt("op code %d is not a core op of version %u", static_cast<int>(n.op),
+                       static_cast<unsigned>(kCoreVersion)));
   const std::string place = node_place(n, index);
   for (size_t i = 0; i < n.inputs.size(); ++i)
     PLUMB_RETURN_IF_ERROR(use(n.inputs[i], "operand " + std::to_string(i), place));
@@ -177,7 +178,8 @@ Status Verifier::run() {
   // graph.V1: the core version is one this runtime implements
   if (g_.core_version > kCoreVersion)
     return fail("graph.V1", "header",
-                strfmt("core version %u is newer than this runtime's %u", g_.core_version, kCoreVersion));
+                strfmt("core version %u is newer than this runtime's %u",
+                       static_cast<unsigned>(g_.core_version), static_cast<unsigned>(kCoreVersion)));
   // graph.V2: every value's type is well-formed and within the size limits
   if (g_.values.size() >= kNoValue) return fail("graph.V2", "value table", "too many values");
   for (size_t v = 0; v < g_.values.size(); ++v) {

@@ -277,7 +277,8 @@ Status Executor::run_copy(const Step& st, BufferTable& b, Stream* stream) {
   RtValue& dev = b.device_values[st.value];
   if (!host.is_tensor() || !dev.is_tensor() || host.tensor().shape != dev.tensor().shape ||
       host.tensor().dtype != dev.tensor().dtype)
-    return internal_error(strfmt("copy of %%%u: the host and device buffers differ", st.value));
+    return internal_error(
+        strfmt("copy of %%%u: the host and device buffers differ", static_cast<unsigned>(st.value)));
   const int64_t bytes = host.tensor().nbytes();
   if (bytes == 0) return Status::ok();
   if (st.to == Device::kDevice)

@@ -13,10 +13,11 @@ bool host_value(const ir::Type& t) { return !t.is_tensor() || t.dtype == ir::DTy
 std::string refusal(const ir::Graph& g, const std::vector<int64_t>& preorder, const Claim& c, uint32_t end) {
   const auto& nodes = g.body.nodes;
   if (c.span.begin >= c.span.end || c.span.end > nodes.size())
-    return strfmt("span [%u, %u) is not a node range of the body (%zu nodes)", c.span.begin, c.span.end,
-                  nodes.size());
+    return strfmt("span [%u, %u) is not a node range of the body (%zu nodes)",
+                  static_cast<unsigned>(c.span.begin), static_cast<unsigned>(c.span.end), nodes.size());
   if (c.span.begin < end)
-    return strfmt("span [%u, %u) overlaps or precedes an earlier claim", c.span.begin, c.span.end);
+    return strfmt("span [%u, %u) overlaps or precedes an earlier claim", static_cast<unsigned>(c.span.begin),
+                  static_cast<unsigned>(c.span.end));
   for (uint32_t i = c.span.begin; i < c.span.end; ++i) {
     const Support h = host_only(g, nodes[i]);
     if (!h.yes) return ir::node_place(nodes[i], preorder[i]) + ": " + h.why_not;

@@ -253,7 +253,7 @@ std::string describe_schedule(const ir::Graph& g, const Plan& plan, const Partit
     switch (st.kind) {
       case StepKind::kCopy: {
         const ValuePlan& vp = plan.values[st.value];
-        out += strfmt("copy %%%u %s %s", st.value, ir::type_to_string(vp.type).c_str(),
+        out += strfmt("copy %%%u %s %s", static_cast<unsigned>(st.value), ir::type_to_string(vp.type).c_str(),
                       st.to == Device::kDevice ? "host -> device" : "device -> host");
         break;
       }

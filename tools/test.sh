@@ -43,15 +43,15 @@ phase_done "default ctest"
 # check_real_match's 28 models with every intermediate, at several minutes for its unrolled LSTM;
 # cli.dynamic_models runs a dynamic LSTM here), the fault cases of the real models, ssdlite (its 4740
 # core nodes take over 20 minutes of CPU per check in this build; run once by hand), the Python tests
-# and the aarch64 example under qemu, and cli.reduce (real-model reductions: plumb_hunt_tests runs
-# the same code on small models here). The oneDNN cpu backend is left out of this build: oneDNN's
+# and the aarch64 and Cortex-M examples under qemu, and cli.reduce (real-model reductions:
+# plumb_hunt_tests runs the same code on small models here). The oneDNN cpu backend is left out of this build: oneDNN's
 # JIT code under ASan has not been tried yet (its tests run in the default build). The tiny
 # configuration is built by the size table below.
 cmake --preset asan -DPLUMB_PYTHON=OFF -DPLUMB_WITH_ONEDNN=OFF -DPLUMB_WERROR=ON >/dev/null
 cmake --build --preset asan -j "$JOBS"
 phase_done "asan build"
 PLUMB_REAL_CASES='^match/full$' PLUMB_REAL_TIMEOUT=1800 ctest --preset asan -j "$JOBS" --timeout 3600 \
-  -E '^(conformance\.|backends\.same_as_ref|ref_bits\.same_as_baseline|cli\.check_export_models|python\.|package\.|embed\.aarch64_qemu|cli\.dynamic_ssdlite|cli\.check_real_(faults|subtle|wrong_outputs)|cli\.reduce)'
+  -E '^(conformance\.|backends\.same_as_ref|ref_bits\.same_as_baseline|cli\.check_export_models|python\.|package\.|embed\.(aarch64|cortexm)_qemu|cli\.dynamic_ssdlite|cli\.check_real_(faults|subtle|wrong_outputs)|cli\.reduce)'
 phase_done "asan ctest"
 
 # The tiny runtime's size table (MinSizeRel, -fno-exceptions -fno-rtti, --gc-sections): loader +

@@ -10,11 +10,14 @@ set(CMAKE_CXX_COMPILER arm-none-eabi-g++)
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 set(PLUMB_ARM_CPU_FLAGS "-mcpu=cortex-m3 -mthumb" CACHE STRING "the target core's flags")
 set(CMAKE_C_FLAGS_INIT "${PLUMB_ARM_CPU_FLAGS}")
-set(CMAKE_CXX_FLAGS_INIT "${PLUMB_ARM_CPU_FLAGS}")
+# -Wno-psabi: GCC notes on every std::vector iterator passed by value that its ABI changed in GCC
+# 7.1 (a note about mixing objects from GCC < 7, which this build does not).
+set(CMAKE_CXX_FLAGS_INIT "${PLUMB_ARM_CPU_FLAGS} -Wno-psabi")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "${PLUMB_ARM_CPU_FLAGS} --specs=rdimon.specs")
+# Debian's newlib is built without C99 printf formats: no %zu (ir/status.cpp's strfmt rewrites it).
+set(PLUMB_PRINTF_NO_Z ON CACHE BOOL "the C library's printf has no 'z' length modifier")
 # flatbuffers comes from the host (see aarch64-linux-gnu.cmake).
 execute_process(COMMAND gcc -print-multiarch OUTPUT_VARIABLE PLUMB_HOST_MULTIARCH OUTPUT_STRIP_TRAILING_WHITESPACE)
 set(FlatBuffers_DIR /usr/lib/${PLUMB_HOST_MULTIARCH}/cmake/flatbuffers CACHE PATH "the host's flatbuffers")
-# Status (issue 18): this configures the tiny preset's libraries; their build stops at
-# sys/mman.h and the other POSIX file calls of ir/load.cpp (the file mapping of load_file and
-# external weights; bare metal loads from memory only): a switch for them is still to come.
+# CMAKE_SYSTEM_NAME Generic turns PLUMB_POSIX_FILES off (CMakeLists.txt): models load from memory
+# only. examples/embed_cortexm builds the example for it (tests/embed/cortexm_qemu.sh).
