@@ -110,7 +110,8 @@ const char* plumb_last_error(const plumb_model* model);
  * while the model lives when `data` is PLUMB_MODEL_ALIGN-aligned (constants are used in place);
  * otherwise they are copied. A model with external weights is refused (use load_file). */
 plumb_status plumb_model_load_memory(plumb_model* model, const void* data, size_t size);
-/* Reads and verifies a .plumb file (external weights are looked up next to it). */
+/* Reads and verifies a .plumb file (external weights are looked up next to it). A build without
+ * files (PLUMB_POSIX_FILES=OFF, the default on bare metal) returns PLUMB_UNSUPPORTED. */
 plumb_status plumb_model_load_file(plumb_model* model, const char* path);
 
 size_t plumb_model_num_inputs(const plumb_model* model);

@@ -64,6 +64,7 @@ int main(void) {
 
   if (plumb_model_load_memory(m, plumb_model_bytes, plumb_model_bytes_size) != PLUMB_OK)
     return fail(m, "the embedded model");
+  const size_t heap_loaded = mallinfo().uordblks;
   if (plumb_model_num_inputs(m) != 1) {
     printf("plumb_cortexm_example: the model has %u inputs, the example embeds 1\n",
            (unsigned)plumb_model_num_inputs(m));
@@ -101,8 +102,8 @@ int main(void) {
   const uint32_t ticks = start - TIMER0_VALUE;
   const unsigned long run_mallocs = mallocs - mallocs_before;
   if (run_status != PLUMB_OK) return fail(m, "run");
-  printf("# heap: %u bytes in use after planning (the loaded model), %u bytes taken from the system\n",
-         (unsigned)heap.uordblks, (unsigned)heap.arena);
+  printf("# heap: %u bytes in use after loading, %u after planning, %u taken from the system\n",
+         (unsigned)heap_loaded, (unsigned)heap.uordblks, (unsigned)heap.arena);
   printf("# run: %lu C library allocations, %lu timer ticks\n", run_mallocs, (unsigned long)ticks);
   for (size_t k = 0; k < num_outputs; ++k) print_output(m, k, k < 8 ? bound[k] : NULL);
   plumb_model_destroy(m);
