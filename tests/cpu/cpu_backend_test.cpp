@@ -104,21 +104,34 @@ ir::Graph matmul_graph(bool constant_rhs, bool transposed = false) {
   return g;
 }
 
-// x [1, 8, 9, 9] -> max pool 3x3, stride 2, pads 1 (resnet's) -> y.
-ir::Graph maxpool_graph() {
+// x -> max pool -> y, with the same padding at both ends of each dim.
+ir::Graph maxpool_graph(std::vector<ir::Dim> shape, std::vector<int64_t> window, std::vector<int64_t> strides,
+                        std::vector<int64_t> dilations, std::vector<int64_t> pads) {
   ir::Graph g;
   Builder b(g);
-  auto x = b.input(Type::tensor(DType::F32, {1, 8, 9, 9}), "x");
+  auto x = b.input(Type::tensor(DType::F32, std::move(shape)), "x");
   ir::PoolAttrs a;
   a.kind = ir::PoolKind::Max;
-  a.window = {1, 1, 3, 3};
-  a.strides = {1, 1, 2, 2};
-  a.dilations = {1, 1, 1, 1};
-  a.pads_low = {0, 0, 1, 1};
-  a.pads_high = {0, 0, 1, 1};
+  a.window = std::move(window);
+  a.strides = std::move(strides);
+  a.dilations = std::move(dilations);
+  a.pads_low = pads;
+  a.pads_high = std::move(pads);
   b.output(b.pool(a, x)[0], "y");
   EXPECT_TRUE(b.ok()) << b.status().to_string();
   return g;
+}
+
+// x [1, 8, 9, 9] -> max pool 3x3, stride 2, pads 1 (resnet's) -> y.
+ir::Graph maxpool_graph() {
+  return maxpool_graph({1, 8, 9, 9}, {1, 1, 3, 3}, {1, 1, 2, 2}, {1, 1, 1, 1}, {0, 0, 1, 1});
+}
+
+// x [1, 1, H, 4] -> max pool 2x3, dilations 2x1, pads 1 on H. With H = 1 each H window's two taps
+// (rows -1 and 1) step over the one real row: every result is a window wholly in the padding
+// (plumb gen's campaign: oneDNN gave -FLT_MAX there, the core -inf). With H = 2 the taps reach row 1.
+ir::Graph dilated_maxpool_graph(int64_t height) {
+  return maxpool_graph({1, 1, height, 4}, {1, 1, 2, 3}, {1, 1, 1, 1}, {1, 1, 2, 1}, {0, 0, 1, 0});
 }
 
 std::vector<std::string> claimed(const ir::Graph& g, NumericMode mode = NumericMode::kNative) {
@@ -263,6 +276,22 @@ TEST(CpuNumerics, MatmulAgreesWithRef) {
   expect_close_to_ref(matmul_graph(true), 40, 20);
   expect_close_to_ref(matmul_graph(false), 40, 21);
   expect_close_to_ref(matmul_graph(true, true), 40, 22);
+}
+
+TEST(CpuFusion, MaxPoolWhoseDilatedWindowStepsOverTheOperandRunsOnRef) {
+  EXPECT_TRUE(claimed(dilated_maxpool_graph(1)).empty());
+  EXPECT_NE(declines(dilated_maxpool_graph(1)).find("entirely in the padding"), std::string::npos)
+      << declines(dilated_maxpool_graph(1));
+  EXPECT_EQ(claimed(dilated_maxpool_graph(2)), std::vector<std::string>{"maxpool"});
+  const ir::Graph g = dilated_maxpool_graph(1);
+  const std::vector<Tensor> in = inputs_of(g, 41);
+  const auto want = run(g, "ref", in);
+  const auto got = run(g, "cpu", in);
+  ASSERT_EQ(got.size(), 1u);
+  const Tensor& y = got[0].tensor();
+  ASSERT_EQ(y.nbytes(), want[0].tensor().nbytes());
+  EXPECT_EQ(std::memcmp(y.data, want[0].tensor().data, static_cast<size_t>(y.nbytes())), 0);
+  EXPECT_EQ(y.as<float>()[0], -INFINITY);
 }
 
 // Max pool is exact: bit for bit ref's, also with a NaN and with -0 and +0 in a window (those
