@@ -5,6 +5,7 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -58,7 +59,8 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
   }
   if (enabled.empty()) return invalid_input("no op to build");
   if (options.max_nodes < 1) return invalid_input("--max-nodes must be at least 1");
-  // Families first, then an op of the family: each family equally likely whatever its size.
+  // A family first, then an op of it: a family of n ops drawn with weight sqrt(n), so that
+  // one-op families (Conv, Cast) do not crowd out the nine Reduce* ops, nor these the rest.
   std::vector<std::string> families;
   std::map<std::string, std::vector<const gen::OpRecipe*>> by_family;
   for (const auto& r : gen::op_recipes()) {
@@ -66,6 +68,10 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
     if (by_family[r.family].empty()) families.push_back(r.family);
     by_family[r.family].push_back(&r);
   }
+  std::vector<int> weights;  // cumulative
+  for (const auto& f : families)
+    weights.push_back((weights.empty() ? 0 : weights.back()) +
+                      static_cast<int>(100 * std::sqrt(static_cast<double>(by_family[f].size()))));
 
   gen::Rng seeder{options.seed};
   gen::Rng rng{seeder.next() ^ gen::Rng{index}.next()};
@@ -94,8 +100,10 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
   b.input(dims);
   const int target = 1 + rng.below(options.max_nodes);
   for (int tries = 0; b.nodes() < target && tries < 20 * target; ++tries) {
-    const auto& family =
-        by_family[families[static_cast<size_t>(rng.below(static_cast<int>(families.size())))]];
+    const int w = rng.below(weights.back());
+    const size_t f =
+        static_cast<size_t>(std::upper_bound(weights.begin(), weights.end(), w) - weights.begin());
+    const auto& family = by_family[families[f]];
     const gen::OpRecipe* r = family[static_cast<size_t>(rng.below(static_cast<int>(family.size())))];
     r->build(b, r->op);
   }

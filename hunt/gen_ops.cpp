@@ -610,6 +610,55 @@ bool unsqueeze(Builder& b, const std::string&) {
   return true;
 }
 
+// x.view(x.size(0), ..., -1) as torch exports it: Shape, then the kept dims gathered (one scalar
+// Gather and Unsqueeze per dim, or one Gather of a 1-D index list), a Concat with [-1], a Reshape.
+bool shape_reshape(Builder& b, const std::string&) {
+  const Value x = any_value(b, 2);
+  const int r = rank(x);
+  const int keep = b.rng.in(1, r - 1);
+  const std::string shape = b.fresh("v");
+  b.node("Shape", {x.name}, {shape});
+  std::vector<std::string> parts;
+  if (b.rng.chance(50)) {
+    for (int i = 0; i < keep; ++i) {
+      const std::string dim = b.fresh("v"), part = b.fresh("v");
+      b.node("Gather", {shape, b.const_i64({i}, true)}, {dim});
+      std::vector<std::string> ins = {dim};
+      ::onnx::NodeProto* node = nullptr;
+      set_axes(b, "Unsqueeze", ins, &node, {0}, part);
+      parts.push_back(part);
+    }
+  } else {
+    std::vector<int64_t> idx;
+    for (int i = 0; i < keep; ++i) idx.push_back(i);
+    parts.push_back(b.fresh("v"));
+    b.node("Gather", {shape, b.const_i64(idx)}, {parts.back()});
+  }
+  parts.push_back(b.const_i64({-1}));
+  const std::string target = b.fresh("v");
+  set_int(b.node("Concat", parts, {target}), "axis", 0);
+  Dims dims(x.dims.begin(), x.dims.begin() + keep);
+  dims.push_back(num_elements(Dims(x.dims.begin() + keep, x.dims.end())));
+  const Value out = b.push(dims, x.bound, x.exact);
+  b.node("Reshape", {x.name, target}, {out.name});
+  return true;
+}
+
+// Expand to a shape that broadcasts with the input's (1s widened, dims prepended, 1s in the shape
+// where the input has more).
+bool expand(Builder& b, const std::string&) {
+  const Value x = any_value(b);
+  Dims shape;
+  for (int k = b.rng.chance(30) ? b.rng.in(1, 2) : 0; k > 0; --k) shape.push_back(b.rng.in(1, 3));
+  for (int64_t d : x.dims)
+    shape.push_back(d == 1 && b.rng.chance(50) ? b.rng.in(2, 3) : (b.rng.chance(20) ? 1 : d));
+  const auto dims = broadcast(x.dims, shape);
+  if (!dims || num_elements(*dims) > kMaxElements) return false;
+  const Value out = b.push(*dims, x.bound, x.exact);
+  b.node("Expand", {x.name, b.const_i64(shape)}, {out.name});
+  return true;
+}
+
 bool concat(Builder& b, const std::string&) {
   auto v = pick(b, [](const Value& x) { return rank(x) >= 1 && num_elements(x.dims) <= kMaxElements / 3; });
   if (!v) return false;
@@ -896,6 +945,8 @@ const std::vector<OpRecipe>& op_recipes() {
       {"Flatten", "shape", flatten},
       {"Squeeze", "shape", squeeze},
       {"Unsqueeze", "shape", unsqueeze},
+      {"Shape", "shape", shape_reshape},
+      {"Expand", "shape", expand},
       {"Concat", "gather", concat},
       {"Split", "gather", split},
       {"Slice", "gather", slice},

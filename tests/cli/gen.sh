@@ -3,7 +3,7 @@
 # processes must be the same folders, byte for byte; another seed gives other models. Every model
 # passes onnx.checker (full check), `plumb check` against its own folder, and its outputs match an
 # independent float64 numpy evaluation of the graph (lib/gen_oracle.py knows each op gen builds);
-# 60 models of opset 17 hold every op gen builds. --ops builds only the ops asked for. check-many
+# 120 models of opset 17 hold every op gen builds. --ops builds only the ops asked for. check-many
 # of the folders as 3 parallel shards, merged, equals its unsharded run.
 # Usage errors: exit 2, one line. Exit 77 in a build without the ONNX tools.
 set -uo pipefail
@@ -35,14 +35,14 @@ for d in "$tmp"/all/model_*; do
   "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1 || fail "plumb check $d exited $?"
 done
 
-# Every op gen builds appears in 60 models of opset 17 (LayerNormalization's first); those and the
+# Every op gen builds appears in 120 models of opset 17 (LayerNormalization's first); those and the
 # 12 above pass the checker and match the numpy oracle.
 all_ops=Abs,Neg,Relu,Sigmoid,Tanh,Add,Sub,Mul,Max,Min,MatMul,Gemm,Conv,BatchNormalization
 all_ops+=,LayerNormalization,MaxPool,AveragePool,GlobalAveragePool,GlobalMaxPool,ReduceSum,ReduceMean
 all_ops+=,ReduceMax,ReduceMin,ReduceProd,ReduceL1,ReduceL2,ReduceSumSquare,ReduceLogSumExp,Softmax
 all_ops+=,LogSoftmax,Reshape,Transpose,Flatten,Squeeze,Unsqueeze,Concat,Split,Slice,Gather,Where,Equal
-all_ops+=,Greater,GreaterOrEqual,Less,LessOrEqual,Cast
-"$plumb" gen -o "$tmp/ops" --seed 3 --count 60 --opset 17 --max-nodes 12 || fail "opset 17 gen exited $?"
+all_ops+=,Greater,GreaterOrEqual,Less,LessOrEqual,Cast,Shape,Expand
+"$plumb" gen -o "$tmp/ops" --seed 3 --count 120 --opset 17 --max-nodes 12 || fail "opset 17 gen exited $?"
 /usr/bin/python3 "$src/tests/cli/lib/gen_oracle.py" --ops "$all_ops" "$tmp"/all/model_* "$tmp"/ops/model_* ||
   fail "checker, numpy oracle or op coverage"
 for d in "$tmp"/ops/model_00000*; do

@@ -178,6 +178,10 @@ def evaluate(node, ins):
     if op == 'Reshape':
         shape = [x.shape[i] if d == 0 else int(d) for i, d in enumerate(ins[1])]
         return [x.reshape(shape)]
+    if op == 'Shape':
+        return [np.array(x.shape, dtype=np.int64)]
+    if op == 'Expand':
+        return [np.broadcast_to(x, np.broadcast_shapes(x.shape, tuple(int(d) for d in ins[1])))]
     if op == 'Transpose':
         return [np.transpose(x, a.get('perm'))]
     if op == 'Flatten':
