@@ -459,6 +459,8 @@ bool reduce(Builder& b, const std::string& op) {
       out_dims.push_back(x.dims[static_cast<size_t>(i)]);
     }
   }
+  // A product of many factors in [-1, 1] underflows towards 0: no significant digit left.
+  if (op == "ReduceProd" && n > 8) return false;
   double bound = x.bound;
   if (op == "ReduceSum" || op == "ReduceL1") bound = x.bound * n;
   if (op == "ReduceL2") bound = x.bound * std::sqrt(n);
