@@ -86,7 +86,11 @@ std::string Builder::const_f32(const std::vector<int64_t>& dims, const std::vect
 
 std::string Builder::const_f32_random(const std::vector<int64_t>& dims, float lo, float hi) {
   std::vector<float> v(static_cast<size_t>(num_elements(dims)));
-  for (float& x : v) x = lo + (hi - lo) * (rng.unit() + 1.0f) / 2.0f;
+  // (unit + 1) / 2 has 24 bits, so the double product is exact and the sum is rounded once, the
+  // same with or without a fused multiply-add (the bytes of a run must not depend on the target).
+  for (float& x : v)
+    x = static_cast<float>(static_cast<double>(lo) +
+                           static_cast<double>(hi - lo) * ((static_cast<double>(rng.unit()) + 1.0) / 2.0));
   return const_f32(dims, v);
 }
 

@@ -32,6 +32,14 @@ using Pred = std::function<bool(const Value&)>;
 
 int rank(const Value& v) { return static_cast<int>(v.dims.size()); }
 
+// An upper bound on ln(n) computed without libm (whose log may differ in the last bit between
+// platforms, and the bytes of a run must not): ln(2) times the bits n needs.
+double ln_bound(double n) {
+  int bits = 0;
+  while (std::ldexp(1.0, bits) < n) ++bits;
+  return 0.6931471805599453 * bits;
+}
+
 // A value of the pool that `pred` accepts: the latest one most of the time, else any.
 std::optional<Value> pick(Builder& b, const Pred& pred) {
   if (!b.pool.empty() && pred(b.pool.back()) && b.rng.chance(70)) return b.pool.back();
@@ -465,7 +473,7 @@ bool reduce(Builder& b, const std::string& op) {
   if (op == "ReduceSum" || op == "ReduceL1") bound = x.bound * n;
   if (op == "ReduceL2") bound = x.bound * std::sqrt(n);
   if (op == "ReduceSumSquare") bound = x.bound * x.bound * n;
-  if (op == "ReduceLogSumExp") bound = x.bound + std::log(n) + 1;
+  if (op == "ReduceLogSumExp") bound = x.bound + ln_bound(n) + 1;
   const bool exact = (op == "ReduceMax" || op == "ReduceMin") && x.exact;
   const Value out = b.push(out_dims, bound, exact);
   std::vector<std::string> ins = {x.name};
@@ -483,7 +491,7 @@ bool softmax(Builder& b, const std::string& op) {
   const int axis = b.rng.in(-r, r - 1);
   const int a = axis < 0 ? axis + r : axis;
   const double n = static_cast<double>(x.dims[static_cast<size_t>(a)]);
-  const Value out = b.push(x.dims, op == "Softmax" ? 1.0 : 2 * x.bound + std::log(n) + 1, false);
+  const Value out = b.push(x.dims, op == "Softmax" ? 1.0 : 2 * x.bound + ln_bound(n) + 1, false);
   auto* node = b.node(op, {x.name}, {out.name});
   if (axis != -1 || b.rng.chance(30)) set_int(node, "axis", axis);
   return true;
