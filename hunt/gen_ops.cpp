@@ -312,17 +312,19 @@ void set_padding(Builder& b, ::onnx::NodeProto* node, bool same, const std::vect
     set_ints(node, "pads", pads);
 }
 
+// Groups of a convolution over c channels: 1, c (depthwise) or another divisor of c.
+int64_t pick_group(Rng& rng, int64_t c) {
+  if (c == 1 || !rng.chance(45)) return 1;
+  std::vector<int64_t> divisors;
+  for (int64_t g = 2; g <= c; ++g)
+    if (c % g == 0) divisors.push_back(g);
+  return rng.chance(50) ? c : divisors[static_cast<size_t>(rng.below(static_cast<int>(divisors.size())))];
+}
+
 bool conv(Builder& b, const std::string&) {
   const Value x = of_rank(b, 3, 4, image_dims(b.rng));
   const int64_t c = x.dims[1];
-  int64_t group = 1;
-  if (c > 1 && b.rng.chance(45)) {
-    std::vector<int64_t> divisors;
-    for (int64_t g = 2; g <= c; ++g)
-      if (c % g == 0) divisors.push_back(g);
-    group =
-        b.rng.chance(50) ? c : divisors[static_cast<size_t>(b.rng.below(static_cast<int>(divisors.size())))];
-  }
+  const int64_t group = pick_group(b.rng, c);
   const int64_t m = group * b.rng.in(1, std::max<int>(1, static_cast<int>(8 / group)));
   const bool same = b.rng.chance(12);
   Dims wdims = {m, c / group}, out_dims = {x.dims[0], m};
@@ -355,6 +357,48 @@ bool conv(Builder& b, const std::string&) {
     const Value r = b.push(out.dims, out.bound, false);
     b.node("Relu", {out.name}, {r.name});
   }
+  return true;
+}
+
+// ConvTranspose with explicit pads and output_padding (auto_pad SAME and output_shape, where
+// ONNX's text and onnxruntime have parted over which side gets the odd pad, are left out).
+bool conv_transpose(Builder& b, const std::string&) {
+  const Value x = of_rank(b, 3, 4, image_dims(b.rng));
+  const int64_t c = x.dims[1];
+  const int64_t group = pick_group(b.rng, c);
+  const int64_t m = group * b.rng.in(1, std::max<int>(1, static_cast<int>(8 / group)));
+  Dims wdims = {c, m / group}, out_dims = {x.dims[0], m};
+  std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end, output_padding;
+  int64_t fan_in = c / group;
+  for (size_t i = 2; i < x.dims.size(); ++i) {
+    const int64_t k = b.rng.in(1, 3), s = b.rng.chance(40) ? 2 : 1, d = b.rng.chance(20) ? 2 : 1;
+    const int64_t op = s > 1 && b.rng.chance(30) ? 1 : 0;
+    const int64_t full = s * (x.dims[i] - 1) + op + (k - 1) * d + 1;
+    int64_t pb = 0, pe = 0;
+    if (b.rng.chance(50))
+      pb = b.rng.in(0, static_cast<int>((k - 1) * d)), pe = b.rng.in(0, static_cast<int>((k - 1) * d));
+    if (full - pb - pe < 1) pb = pe = 0;
+    wdims.push_back(k), kernel.push_back(k), strides.push_back(s), dilations.push_back(d);
+    pads_begin.push_back(pb), pads_end.push_back(pe), output_padding.push_back(op);
+    out_dims.push_back(full - pb - pe);
+    fan_in *= k;
+  }
+  if (num_elements(out_dims) > kMaxElements) return false;
+  const float scale = 1.0f / static_cast<float>(fan_in);
+  std::vector<std::string> ins = {x.name, b.const_f32_random(wdims, -scale, scale)};
+  const bool bias = b.rng.chance(60);
+  if (bias) ins.push_back(b.const_f32_random({m}, -0.1f, 0.1f));
+  const Value out = b.push(out_dims, x.bound + (bias ? 0.1 : 0.0), false);
+  auto* node = b.node("ConvTranspose", ins, {out.name});
+  if (b.rng.chance(70)) set_ints(node, "kernel_shape", kernel);
+  if (group != 1) set_int(node, "group", group);
+  auto any = [](const std::vector<int64_t>& v, int64_t usual) {
+    return std::any_of(v.begin(), v.end(), [&](int64_t e) { return e != usual; });
+  };
+  if (any(strides, 1) || b.rng.chance(30)) set_ints(node, "strides", strides);
+  if (any(dilations, 1)) set_ints(node, "dilations", dilations);
+  if (any(output_padding, 0)) set_ints(node, "output_padding", output_padding);
+  set_padding(b, node, false, pads_begin, pads_end);
   return true;
 }
 
@@ -933,6 +977,7 @@ const std::vector<OpRecipe>& op_recipes() {
       {"MatMul", "matmul", matmul},
       {"Gemm", "matmul", gemm},
       {"Conv", "conv", conv},
+      {"ConvTranspose", "conv", conv_transpose},
       {"BatchNormalization", "norm", batch_normalization},
       {"LayerNormalization", "norm", layer_normalization},
       {"MaxPool", "pool", pool},

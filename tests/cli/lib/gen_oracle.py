@@ -79,6 +79,27 @@ def conv(x, w, b=None, **a):
     return y
 
 
+def conv_transpose(x, w, b=None, **a):
+    ks = list(w.shape[2:])
+    nd = len(ks)
+    s, d = a.get('strides', [1] * nd), a.get('dilations', [1] * nd)
+    pads, op = a.get('pads', [0] * 2 * nd), a.get('output_padding', [0] * nd)
+    group = a.get('group', 1)
+    cpg, mpg = x.shape[1] // group, w.shape[1]
+    full = [s[i] * (x.shape[2 + i] - 1) + op[i] + (ks[i] - 1) * d[i] + 1 for i in range(nd)]
+    y = np.zeros((x.shape[0], mpg * group) + tuple(full))
+    for off in itertools.product(*[range(k) for k in ks]):
+        sl = tuple(slice(off[i] * d[i], off[i] * d[i] + s[i] * (x.shape[2 + i] - 1) + 1, s[i]) for i in range(nd))
+        for g in range(group):
+            ws = w[(slice(g * cpg, (g + 1) * cpg), slice(None)) + off]
+            y[(slice(None), slice(g * mpg, (g + 1) * mpg)) + sl] += np.einsum(
+                'nc...,cm->nm...', x[:, g * cpg:(g + 1) * cpg], ws)
+    y = y[(slice(None), slice(None)) + tuple(slice(pads[i], full[i] - pads[i + nd]) for i in range(nd))]
+    if b is not None:
+        y += b.reshape((1, -1) + (1,) * nd)
+    return y
+
+
 def pool(x, op, **a):
     ks = a['kernel_shape']
     begin, end, out, strides, dil = window_setup(x, a, ks)
@@ -153,6 +174,8 @@ def evaluate(node, ins):
         return [y + a.get('beta', 1.0) * ins[2] if len(ins) > 2 else y]
     if op == 'Conv':
         return [conv(*ins, **a)]
+    if op == 'ConvTranspose':
+        return [conv_transpose(*ins, **a)]
     if op in ('MaxPool', 'AveragePool'):
         return [pool(x, op, **a)]
     if op == 'GlobalAveragePool':
