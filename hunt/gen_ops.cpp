@@ -121,6 +121,15 @@ Dims broadcast_partner(Rng& rng, const Dims& dims) {
 // The value written for axis `a` of a rank-r tensor: negative (a - r) some of the time.
 int64_t axis_text(Rng& rng, int a, int r) { return rng.chance(30) ? a - r : a; }
 
+// The axes of `op`: an input or an attribute, as its schema has them at the opset.
+void set_axes(Builder& b, const std::string& op, std::vector<std::string>& ins, ::onnx::NodeProto** node,
+              const std::vector<int64_t>& axes, const std::string& out) {
+  const bool as_input = b.has_input(op, "axes");
+  if (as_input) ins.push_back(b.const_i64(axes));
+  *node = b.node(op, ins, {out});
+  if (!as_input) set_ints(*node, "axes", axes);
+}
+
 // ---- elementwise ----
 
 bool unary(Builder& b, const std::string& op) {
@@ -458,28 +467,129 @@ bool global_pool(Builder& b, const std::string& op) {
   return true;
 }
 
+// x plus a ramp over the dims from axis a on, of step 2 * bound + 1: the elements a normalization
+// takes the variance of then differ by at least 1 whatever x holds, so that variance is no
+// cancellation of nearly equal numbers.
+Value spread(Builder& b, const Value& x, int a) {
+  const Dims nd(x.dims.begin() + a, x.dims.end());
+  const int64_t s = num_elements(nd);
+  const double step = std::ceil(2 * x.bound + 1);
+  std::vector<float> ramp(static_cast<size_t>(s));
+  for (int64_t j = 0; j < s; ++j)
+    ramp[static_cast<size_t>(j)] =
+        static_cast<float>(step * (static_cast<double>(j) - (static_cast<double>(s) - 1) / 2));
+  const Value out = b.push(x.dims, x.bound + step * static_cast<double>(s), false);
+  b.node("Add", {x.name, b.const_f32(nd, ramp)}, {out.name});
+  return out;
+}
+
 bool layer_normalization(Builder& b, const std::string&) {
   const Value x = any_value(b, 1);
   const int r = rank(x);
   const int axis = b.rng.in(-r, r - 1);
   const int a = axis < 0 ? axis + r : axis;
   const Dims nd(x.dims.begin() + a, x.dims.end());
-  const int64_t s = num_elements(nd);
-  // A ramp of step 2 * bound + 1 makes the normalized elements distinct by at least 1 whatever x
-  // holds: their variance is no cancellation of nearly equal numbers.
-  const double step = std::ceil(2 * x.bound + 1);
-  std::vector<float> ramp(static_cast<size_t>(s));
-  for (int64_t j = 0; j < s; ++j)
-    ramp[static_cast<size_t>(j)] =
-        static_cast<float>(step * (static_cast<double>(j) - (static_cast<double>(s) - 1) / 2));
-  const Value spread = b.push(x.dims, x.bound + step * static_cast<double>(s), false);
-  b.node("Add", {x.name, b.const_f32(nd, ramp)}, {spread.name});
-  std::vector<std::string> ins = {spread.name, b.const_f32_random(nd, 0.5f, 1.5f)};
+  const Value in = spread(b, x, a);
+  std::vector<std::string> ins = {in.name, b.const_f32_random(nd, 0.5f, 1.5f)};
   if (b.rng.chance(50)) ins.push_back(b.const_f32_random(nd, -0.5f, 0.5f));
-  const Value out = b.push(x.dims, std::sqrt(static_cast<double>(s)) * 1.5 + 1, false);
+  const Value out = b.push(x.dims, std::sqrt(static_cast<double>(num_elements(nd))) * 1.5 + 1, false);
   auto* node = b.node("LayerNormalization", ins, {out.name});
   if (axis != -1 || b.rng.chance(30)) set_int(node, "axis", axis);
   if (b.rng.chance(30)) set_float(node, "epsilon", 1e-3f);
+  return true;
+}
+
+// LayerNormalization over the last axis as exports before opset 17 spell it: ReduceMean, Sub,
+// Pow 2, ReduceMean, Add epsilon, Sqrt, Div, Mul scale, Add bias.
+bool layer_norm_decomposed(Builder& b, const std::string&) {
+  const Value x = any_value(b, 1);
+  const int r = rank(x);
+  const Value in = spread(b, x, r - 1);
+  const int64_t n = x.dims.back();
+  auto mean = [&](const std::string& v) {
+    const std::string out = b.fresh("v");
+    std::vector<std::string> ins = {v};
+    ::onnx::NodeProto* node = nullptr;
+    set_axes(b, "ReduceMean", ins, &node, {b.rng.chance(50) ? -1 : r - 1}, out);
+    return out;
+  };
+  const std::string mu = mean(in.name), centered = b.fresh("v"), square = b.fresh("v");
+  b.node("Sub", {in.name, mu}, {centered});
+  b.node("Pow", {centered, b.const_f32({}, {2.0f})}, {square});
+  const std::string var = mean(square), padded = b.fresh("v"), root = b.fresh("v"), unit = b.fresh("v");
+  b.node("Add", {var, b.const_f32({}, {1e-5f})}, {padded});
+  b.node("Sqrt", {padded}, {root});
+  b.node("Div", {centered, root}, {unit});
+  const std::string scaled = b.fresh("v");
+  b.node("Mul", {unit, b.const_f32_random({n}, 0.5f, 1.5f)}, {scaled});
+  const Value out = b.push(x.dims, std::sqrt(static_cast<double>(n)) * 1.5 + 1, false);
+  b.node("Add", {scaled, b.const_f32_random({n}, -0.5f, 0.5f)}, {out.name});
+  return true;
+}
+
+// ---- activations as exports spell them ----
+
+// Clip (ReLU6 and friends): min and max as constant inputs, either one omitted some of the time.
+bool clip(Builder& b, const std::string&) {
+  const Value x = any_value(b);
+  const float lo = b.rng.chance(50) ? 0.0f : -static_cast<float>(b.rng.in(1, 4)) / 4;
+  const float hi = static_cast<float>(b.rng.in(1, 8)) / 4;
+  const int form = b.rng.below(4);  // 0: both, 1: min only, 2: max only (min ""), 3: none
+  std::vector<std::string> ins = {x.name};
+  if (form == 0 || form == 1) ins.push_back(b.const_f32({}, {lo}));
+  if (form == 2) ins.push_back("");
+  if (form == 0 || form == 2) ins.push_back(b.const_f32({}, {hi}));
+  const Value out = b.push(x.dims, x.bound, x.exact);
+  b.node("Clip", ins, {out.name});
+  return true;
+}
+
+// GELU as torch exports it before opset 20: x * 0.5 * (1 + Erf(x / sqrt(2))).
+bool gelu(Builder& b, const std::string&) {
+  const Value x = any_value(b);
+  const std::string scaled = b.fresh("v"), erf = b.fresh("v"), shifted = b.fresh("v"), prod = b.fresh("v");
+  b.node("Div", {x.name, b.const_f32({}, {1.41421354f})}, {scaled});
+  b.node("Erf", {scaled}, {erf});
+  b.node("Add", {erf, b.const_f32({}, {1.0f})}, {shifted});
+  b.node("Mul", {x.name, shifted}, {prod});
+  const Value out = b.push(x.dims, x.bound, false);
+  b.node("Mul", {prod, b.const_f32({}, {0.5f})}, {out.name});
+  return true;
+}
+
+// Pad: constant (with a value or 0, some pads negative: a crop), reflect, edge.
+bool pad(Builder& b, const std::string&) {
+  auto v = pick(b, [](const Value& x) { return rank(x) >= 1 && num_elements(x.dims) <= kMaxElements / 8; });
+  if (!v) return false;
+  const Value x = ready(b, *v);
+  const int r = rank(x);
+  static const char* const kModes[] = {"constant", "reflect", "edge"};
+  const std::string mode = kModes[b.rng.below(3)];
+  std::vector<int64_t> pads(static_cast<size_t>(2 * r), 0);
+  Dims dims = x.dims;
+  for (int i = 0; i < r; ++i) {
+    if (!b.rng.chance(50)) continue;
+    const int64_t d = x.dims[static_cast<size_t>(i)];
+    const int64_t most = mode == "reflect" ? std::min<int64_t>(2, d - 1) : 2;
+    for (int side = 0; side < 2; ++side) {
+      int64_t p = b.rng.in(0, static_cast<int>(most));
+      if (mode == "constant" && d > 1 && b.rng.chance(15)) p = -1;
+      pads[static_cast<size_t>(side * r + i)] = p;
+      dims[static_cast<size_t>(i)] += p;
+    }
+    if (dims[static_cast<size_t>(i)] < 1) return false;
+  }
+  if (num_elements(dims) > kMaxElements) return false;
+  std::vector<std::string> ins = {x.name, b.const_i64(pads)};
+  double bound = x.bound;
+  if (mode == "constant" && b.rng.chance(50)) {
+    const float c = b.rng.unit();
+    ins.push_back(b.const_f32({}, {c}));
+    bound = std::max(bound, 1.0);
+  }
+  const Value out = b.push(dims, bound, x.exact);
+  auto* node = b.node("Pad", ins, {out.name});
+  if (mode != "constant" || b.rng.chance(30)) set_string(node, "mode", mode);
   return true;
 }
 
@@ -591,14 +701,6 @@ bool flatten(Builder& b, const std::string&) {
   auto* node = b.node("Flatten", {x.name}, {out.name});
   if (given) set_int(node, "axis", axis);
   return true;
-}
-
-void set_axes(Builder& b, const std::string& op, std::vector<std::string>& ins, ::onnx::NodeProto** node,
-              const std::vector<int64_t>& axes, const std::string& out) {
-  const bool as_input = b.has_input(op, "axes");
-  if (as_input) ins.push_back(b.const_i64(axes));
-  *node = b.node(op, ins, {out});
-  if (!as_input) set_ints(*node, "axes", axes);
 }
 
 bool squeeze(Builder& b, const std::string&) {
@@ -980,6 +1082,10 @@ const std::vector<OpRecipe>& op_recipes() {
       {"ConvTranspose", "conv", conv_transpose},
       {"BatchNormalization", "norm", batch_normalization},
       {"LayerNormalization", "norm", layer_normalization},
+      {"Sqrt", "norm", layer_norm_decomposed},
+      {"Clip", "activation", clip},
+      {"Erf", "activation", gelu},
+      {"Pad", "activation", pad},
       {"MaxPool", "pool", pool},
       {"AveragePool", "pool", pool},
       {"GlobalAveragePool", "pool", global_pool},

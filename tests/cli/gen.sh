@@ -41,7 +41,7 @@ all_ops=Abs,Neg,Relu,Sigmoid,Tanh,Add,Sub,Mul,Max,Min,MatMul,Gemm,Conv,BatchNorm
 all_ops+=,LayerNormalization,MaxPool,AveragePool,GlobalAveragePool,GlobalMaxPool,ReduceSum,ReduceMean
 all_ops+=,ReduceMax,ReduceMin,ReduceProd,ReduceL1,ReduceL2,ReduceSumSquare,ReduceLogSumExp,Softmax
 all_ops+=,LogSoftmax,Reshape,Transpose,Flatten,Squeeze,Unsqueeze,Concat,Split,Slice,Gather,Where,Equal
-all_ops+=,Greater,GreaterOrEqual,Less,LessOrEqual,Cast,Shape,Expand,ConvTranspose
+all_ops+=,Greater,GreaterOrEqual,Less,LessOrEqual,Cast,Shape,Expand,ConvTranspose,Sqrt,Pow,Div,Clip,Erf,Pad
 "$plumb" gen -o "$tmp/ops" --seed 3 --count 120 --opset 17 --max-nodes 12 || fail "opset 17 gen exited $?"
 /usr/bin/python3 "$src/tests/cli/lib/gen_oracle.py" --ops "$all_ops" "$tmp"/all/model_* "$tmp"/ops/model_* ||
   fail "checker, numpy oracle or op coverage"

@@ -10,6 +10,7 @@ Exit 1 (with one line per problem) when a model fails the checker or an output d
 than 1e-4 + 1e-4 * |expected|.
 """
 import itertools
+import math
 import sys
 
 import numpy as np
@@ -160,13 +161,27 @@ def evaluate(node, ins):
     x = ins[0]
     unary = {'Abs': np.abs, 'Neg': np.negative, 'Relu': lambda v: np.maximum(v, 0), 'Tanh': np.tanh,
              'Sigmoid': lambda v: 1 / (1 + np.exp(-v))}
-    binary = {'Add': np.add, 'Sub': np.subtract, 'Mul': np.multiply, 'Max': np.maximum, 'Min': np.minimum,
+    unary.update({'Sqrt': np.sqrt, 'Erf': np.vectorize(math.erf, otypes=[np.float64])})
+    binary = {'Div': np.divide, 'Pow': np.power, 'Add': np.add, 'Sub': np.subtract, 'Mul': np.multiply, 'Max': np.maximum, 'Min': np.minimum,
               'Equal': np.equal, 'Greater': np.greater, 'GreaterOrEqual': np.greater_equal, 'Less': np.less,
               'LessOrEqual': np.less_equal, 'MatMul': np.matmul}
     if op in unary:
         return [unary[op](x)]
     if op in binary:
         return [binary[op](x, ins[1])]
+    if op == 'Clip':
+        lo = ins[1] if len(ins) > 1 and ins[1] is not None else -np.inf
+        hi = ins[2] if len(ins) > 2 and ins[2] is not None else np.inf
+        return [np.clip(x, lo, hi)]
+    if op == 'Pad':
+        r = x.ndim
+        p = [int(v) for v in ins[1]]
+        mode = a.get('mode', b'constant').decode()
+        # negative pads crop: pad the positive part, then slice the negative part away
+        y = np.pad(x, [(max(p[i], 0), max(p[i + r], 0)) for i in range(r)],
+                   **({'mode': 'constant', 'constant_values': ins[2] if len(ins) > 2 else 0.0}
+                      if mode == 'constant' else {'mode': mode}))
+        return [y[tuple(slice(-min(p[i], 0), y.shape[i] + min(p[i + r], 0)) for i in range(r))]]
     if op == 'Gemm':
         aa = x.T if a.get('transA', 0) else x
         bb = ins[1].T if a.get('transB', 0) else ins[1]
