@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Differential campaign over `plumb gen` models (issue 22): each model folder (the ONNX test
-layout, output_0.pb being plumb ref's outputs) is checked with onnx.checker (full check), run on
-onnxruntime-node (tests/models/ort_outputs.js: CPU, one thread, graph optimizations off) and
-compared with ref's outputs. Classes:
+layout, output_<k>.pb being plumb ref's outputs) is checked with onnx.checker (full check), run
+on onnxruntime-node (bench/gen_ort_batch.js, 100 models per node process: CPU, one thread, graph
+optimizations off) and compared with ref's outputs. Classes:
   agree           every output within atol 1e-5 + rtol 1e-5 of ref's
   differ          ort ran but an output differs (shape, dtype or values): reduced with
                   `plumb reduce --predicate` to a small repro under OUT/repros/<model>
@@ -24,7 +24,8 @@ import onnx
 from onnx import numpy_helper as nh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ORT_JS = os.path.join(HERE, '..', 'tests', 'models', 'ort_outputs.js')
+ORT_BATCH_JS = os.path.join(HERE, 'gen_ort_batch.js')
+CHUNK = 100  # models per node process
 ORT_TYPES = {np.dtype('float32'): 'float32', np.dtype('float64'): 'float64', np.dtype('int64'): 'int64',
              np.dtype('int32'): 'int32', np.dtype('int8'): 'int8', np.dtype('uint8'): 'uint8',
              np.dtype('bool'): 'bool'}
@@ -45,21 +46,39 @@ def data_files(folder, kind):
     return out
 
 
-def run_ort(folder, work, node_modules):
+def prepare(folder, work):
+    """The onnxruntime job of a model folder: its inputs written as raw files under `work`."""
     model = onnx.load(folder + '/model.onnx')
     os.makedirs(work, exist_ok=True)
+    if os.path.exists(work + '/outputs.json'):
+        os.remove(work + '/outputs.json')
     feeds = []
     for k, (inp, value) in enumerate(zip(model.graph.input, data_files(folder, 'input'))):
         f = f'{work}/in{k}.bin'
         value.tofile(f)
         feeds.append({'name': inp.name, 'type': ORT_TYPES[value.dtype], 'dims': list(value.shape), 'file': f})
-    with open(work + '/inputs.json', 'w') as f:
-        json.dump(feeds, f)
+    return {'model': os.path.abspath(folder + '/model.onnx'), 'out': work, 'inputs': feeds}
+
+
+def run_ort_batch(jobs, node_modules):
+    """Runs the jobs in one node process (bench/gen_ort_batch.js); a crash is every job's error."""
+    if not jobs:
+        return
+    listing = jobs[0]['out'] + '/jobs.json'
+    with open(listing, 'w') as f:
+        json.dump(jobs, f)
     env = dict(os.environ, NODE_PATH=node_modules)
-    r = subprocess.run(['node', ORT_JS, work + '/inputs.json', folder + '/model.onnx', work],
-                       env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(['node', ORT_BATCH_JS, listing], env=env, capture_output=True, text=True,
+                       timeout=60 + 10 * len(jobs))
     if r.returncode != 0:
-        return {'error': r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f'node exited {r.returncode}'}
+        message = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f'node exited {r.returncode}'
+        for job in jobs:
+            if not os.path.exists(job['out'] + '/outputs.json'):
+                with open(job['out'] + '/outputs.json', 'w') as f:
+                    json.dump({'error': message}, f)
+
+
+def read_ort(work):
     with open(work + '/outputs.json') as f:
         manifest = json.load(f)
     if isinstance(manifest, dict):
@@ -68,30 +87,43 @@ def run_ort(folder, work, node_modules):
                         .reshape(o['dims']) for o in manifest]}
 
 
-def classify(plumb, folder, out, node_modules):
+def run_ort(folder, work, node_modules):
+    run_ort_batch([prepare(folder, work)], node_modules)
+    return read_ort(work)
+
+
+def check(folder):
+    """The row of a model before onnxruntime runs it: its ops and onnx.checker's verdict."""
     name = os.path.basename(folder)
-    row = {'model': name, 'ops': sorted({n.op_type for n in onnx.load(folder + '/model.onnx').graph.node})}
+    model = onnx.load(folder + '/model.onnx')
+    row = {'model': name, 'ops': sorted({n.op_type for n in model.graph.node}), 'nodes': len(model.graph.node)}
     try:
-        onnx.checker.check_model(onnx.load(folder + '/model.onnx'), full_check=True)
+        onnx.checker.check_model(model, full_check=True)
         row['checker'] = True
     except Exception as e:  # noqa: BLE001 - any checker failure is a finding
         row.update(checker=False, cls='checker-error', message=str(e).splitlines()[0])
-        return row
-    ort = run_ort(folder, f'{out}/work/{name}', node_modules)
+    return row
+
+
+def classify(plumb, folder, row, out, node_modules):
+    name = row['model']
+    ort = read_ort(f'{out}/work/{name}')
     if 'error' in ort:
         row.update(ort=False, cls='ort-error', message=ort['error'])
         return row
     row['ort'] = True
     want = data_files(folder, 'output')
-    worst = 0.0
+    worst, diff = 0.0, 0.0
     for got, exp in zip(ort['outputs'], want):
         if got.shape != exp.shape or got.dtype != exp.dtype:
             row.update(cls='differ', message=f'ort {got.dtype}{list(got.shape)} vs ref {exp.dtype}{list(exp.shape)}')
             return row
         if got.dtype.kind == 'f':
             g, e = got.astype(np.float64), exp.astype(np.float64)
-            excess = np.abs(g - e) - (1e-5 + 1e-5 * np.abs(e))
+            with np.errstate(invalid='ignore'):
+                excess = np.abs(g - e) - (1e-5 + 1e-5 * np.abs(e))
             worst = max(worst, float(np.max(excess, initial=-1.0)))
+            diff = max(diff, float(np.nanmax(np.abs(g - e), initial=0.0)) if np.all(np.isfinite(e)) else diff)
             if np.any(np.isnan(g) != np.isnan(e)):
                 worst = float('inf')
         elif not np.array_equal(got, exp):
@@ -104,7 +136,7 @@ def classify(plumb, folder, out, node_modules):
                             '--predicate', pred, '-o', repro], capture_output=True, text=True)
         row['reduce'] = (r.stdout or r.stderr).strip().splitlines()[0] if (r.stdout or r.stderr).strip() else ''
         return row
-    row['cls'] = 'agree'
+    row.update(cls='agree', max_abs_diff=diff)
     return row
 
 
@@ -129,16 +161,22 @@ def differs(model, data, node_modules):
 def main(argv):
     if argv[:1] == ['--differs']:
         return differs(*argv[1:4])
-    jobs = 2
+    jobs_n = 2
     if '-j' in argv:
         i = argv.index('-j')
-        jobs = int(argv[i + 1])
+        jobs_n = int(argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
     plumb, gen_dir, out, node_modules = argv
     os.makedirs(out, exist_ok=True)
     folders = sorted(glob.glob(gen_dir + '/model_*'))
-    with ThreadPoolExecutor(jobs) as pool:
-        rows = list(pool.map(lambda f: classify(plumb, f, out, node_modules), folders))
+    rows = [check(f) for f in folders]
+    runnable = [(f, r) for f, r in zip(folders, rows) if r['checker']]
+    jobs = [prepare(f, f'{out}/work/{r["model"]}') for f, r in runnable]
+    chunks = [jobs[k:k + CHUNK] for k in range(0, len(jobs), CHUNK)]
+    with ThreadPoolExecutor(jobs_n) as pool:
+        list(pool.map(lambda c: run_ort_batch(c, node_modules), chunks))
+    with ThreadPoolExecutor(jobs_n) as pool:
+        list(pool.map(lambda fr: classify(plumb, fr[0], fr[1], out, node_modules), runnable))
     with open(out + '/results.jsonl', 'w') as f:
         for row in rows:
             f.write(json.dumps(row, sort_keys=True) + '\n')
@@ -147,7 +185,9 @@ def main(argv):
     for row in rows:
         classes[row['cls']] = classes.get(row['cls'], 0) + 1
     ops = sorted({op for row in rows for op in row['ops']})
-    print(json.dumps({'models': n, 'checker_pass_pct': 100.0 * sum(r.get('checker', False) for r in rows) / max(n, 1),
+    agree = [r['max_abs_diff'] for r in rows if r['cls'] == 'agree']
+    print(json.dumps({'models': n, 'nodes': sum(r['nodes'] for r in rows),
+                      'agree_max_abs_diff': max(agree, default=0.0), 'checker_pass_pct': 100.0 * sum(r.get('checker', False) for r in rows) / max(n, 1),
                       'ort_run_pct': 100.0 * sum(r.get('ort', False) for r in rows) / max(n, 1),
                       'classes': classes, 'ops_covered': ops}, sort_keys=True))
     return 0

@@ -6,6 +6,7 @@
 # (default /tmp/ort-peer, as bench/peer_ort.sh), never into the repository.
 #
 #   bench/gen_campaign.sh PLUMB OUT [COUNT=1000] [SEED=1] [SHARDS=2]
+# GEN_ARGS (e.g. "--opset 17 --max-nodes 12") goes to every plumb gen.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 plumb=$1 out=$2 count=${3:-1000} seed=${4:-1} shards=${5:-2}
@@ -18,7 +19,8 @@ rm -rf "$out/models"
 mkdir -p "$out"
 pids=()
 for ((i = 0; i < shards; ++i)); do
-  "$plumb" gen -o "$out/models" --seed "$seed" --count "$count" --shard "$i/$shards" &
+  # shellcheck disable=SC2086
+  "$plumb" gen -o "$out/models" --seed "$seed" --count "$count" --shard "$i/$shards" ${GEN_ARGS:-} &
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done

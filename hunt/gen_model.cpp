@@ -2,70 +2,83 @@
 
 #include <onnx/onnx_pb.h>
 
-#include <cstring>
-#include <filesystem>
+#include <onnx/defs/schema.h>
 
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "hunt/gen_graph.h"
 #include "hunt/onnx_proto.h"
 #include "hunt/reduce_values.h"
+#include "lowering/onnx/registry.h"
 
 namespace plumb::hunt {
 
 namespace {
 
-// splitmix64: a fixed, platform-independent stream (std:: distributions are not specified
-// bit-exactly, and the bytes of a run must not depend on the standard library).
-struct Rng {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  int below(int n) { return static_cast<int>(next() % static_cast<uint64_t>(n)); }
-  // A float in [-1, 1) with 24 significant bits: exact in float32.
-  float unit() { return static_cast<float>(static_cast<double>(next() >> 40) / (1 << 23) - 1.0); }
-};
-
-bool is_binary(const std::string& op) {
-  return op == "Add" || op == "Sub" || op == "Mul" || op == "Max" || op == "Min";
-}
-
-void set_float_tensor_type(::onnx::ValueInfoProto* vi, const std::string& name,
-                           const std::vector<int64_t>& dims) {
-  vi->set_name(name);
-  auto* t = vi->mutable_type()->mutable_tensor_type();
-  t->set_elem_type(::onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+bool lowered(const std::string& op, int opset) {
+  return lower::default_registry().find("", op, opset) != nullptr;
 }
 
 }  // namespace
 
 const std::vector<std::string>& gen_supported_ops() {
-  static const std::vector<std::string> ops = {"Abs", "Add",  "Max", "Min",     "Mul",
-                                               "Neg", "Relu", "Sub", "Sigmoid", "Tanh"};
+  static const std::vector<std::string> ops = [] {
+    std::vector<std::string> out;
+    for (const auto& r : gen::op_recipes()) out.push_back(r.op);
+    std::sort(out.begin(), out.end());
+    return out;
+  }();
   return ops;
 }
 
 Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t index,
                                         ::onnx::ModelProto* model) {
-  std::vector<std::string> ops = options.ops.empty() ? gen_supported_ops() : options.ops;
-  for (const auto& op : ops) {
-    bool known = false;
-    for (const auto& s : gen_supported_ops()) known = known || s == op;
-    if (!known) return invalid_input("plumb gen does not build " + op + " yet");
+  // The ops to build: those asked for (all when none), each of which must exist at the opset in
+  // libonnx's schemas and have a lowering rule there.
+  std::set<std::string> enabled;
+  for (const auto& r : gen::op_recipes()) {
+    const bool asked =
+        options.ops.empty() || std::find(options.ops.begin(), options.ops.end(), r.op) != options.ops.end();
+    if (!asked) continue;
+    const bool exists = ::onnx::OpSchemaRegistry::Schema(r.op, options.opset, "") != nullptr;
+    if (exists && lowered(r.op, options.opset)) {
+      enabled.insert(r.op);
+    } else if (!options.ops.empty()) {
+      return invalid_input(std::string(r.op) + (exists ? " has no lowering rule" : " does not exist") +
+                           " at opset " + std::to_string(options.opset));
+    }
   }
+  for (const auto& op : options.ops) {
+    const auto& all = gen_supported_ops();
+    if (std::find(all.begin(), all.end(), op) == all.end())
+      return invalid_input("plumb gen does not build " + op);
+  }
+  if (enabled.empty()) return invalid_input("no op to build");
   if (options.max_nodes < 1) return invalid_input("--max-nodes must be at least 1");
-  Rng seeder{options.seed};
-  Rng rng{seeder.next() ^ Rng{index}.next()};
+  // A family first, then an op of it: a family of n ops drawn with weight sqrt(n), so that
+  // one-op families (Conv, Cast) do not crowd out the nine Reduce* ops, nor these the rest.
+  std::vector<std::string> families;
+  std::map<std::string, std::vector<const gen::OpRecipe*>> by_family;
+  for (const auto& r : gen::op_recipes()) {
+    if (!enabled.count(r.op)) continue;
+    if (by_family[r.family].empty()) families.push_back(r.family);
+    by_family[r.family].push_back(&r);
+  }
+  std::vector<int> weights;  // cumulative
+  for (const auto& f : families)
+    weights.push_back((weights.empty() ? 0 : weights.back()) +
+                      static_cast<int>(100 * std::sqrt(static_cast<double>(by_family[f].size()))));
 
+  gen::Rng seeder{options.seed};
+  gen::Rng rng{seeder.next() ^ gen::Rng{index}.next()};
   GeneratedModel out;
   char name[32];
   std::snprintf(name, sizeof name, "model_%06llu", static_cast<unsigned long long>(index));
   out.name = name;
-
-  std::vector<int64_t> dims(1 + rng.below(3));
-  for (auto& d : dims) d = 1 + rng.below(4);
 
   model->Clear();
   model->set_ir_version(8);
@@ -76,34 +89,36 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
   auto* g = model->mutable_graph();
   g->set_name(out.name);
 
-  std::vector<std::string> pool;
-  for (int k = 0; k < 2; ++k) {
-    const std::string in = "x" + std::to_string(k);
-    set_float_tensor_type(g->add_input(), in, dims);
-    pool.push_back(in);
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    std::vector<uint8_t> bytes(static_cast<size_t>(n) * sizeof(float));
-    for (int64_t e = 0; e < n; ++e) {
-      const float v = rng.unit();
-      std::memcpy(bytes.data() + e * sizeof(float), &v, sizeof v);
-    }
-    out.inputs.push_back(onnx::Tensor::owned(in, ir::DType::F32, dims, std::move(bytes)));
+  gen::Builder b(rng, g, options.opset, enabled);
+  std::vector<int64_t> dims;
+  if (rng.chance(35)) {
+    dims = {rng.in(1, 2), rng.in(1, 4), rng.in(3, 7), rng.in(3, 7)};  // an image batch
+  } else {
+    dims.resize(static_cast<size_t>(rng.in(1, 4)));
+    for (auto& d : dims) d = rng.in(1, 5);
   }
-  const int nodes = 1 + rng.below(options.max_nodes);
-  for (int k = 0; k < nodes; ++k) {
-    const std::string& op = ops[static_cast<size_t>(rng.below(static_cast<int>(ops.size())))];
-    auto* node = g->add_node();
-    node->set_op_type(op);
-    node->set_name("n" + std::to_string(k));
-    // The last value joins every chain, so that the output depends on the latest node.
-    node->add_input(pool.back());
-    if (is_binary(op)) node->add_input(pool[static_cast<size_t>(rng.below(static_cast<int>(pool.size())))]);
-    const std::string y = k + 1 == nodes ? "y" : "v" + std::to_string(k);
-    node->add_output(y);
-    pool.push_back(y);
+  b.input(dims);
+  const int target = 1 + rng.below(options.max_nodes);
+  for (int tries = 0; b.nodes() < target && tries < 20 * target; ++tries) {
+    const int w = rng.below(weights.back());
+    const size_t f =
+        static_cast<size_t>(std::upper_bound(weights.begin(), weights.end(), w) - weights.begin());
+    const auto& family = by_family[families[f]];
+    const gen::OpRecipe* r = family[static_cast<size_t>(rng.below(static_cast<int>(family.size())))];
+    r->build(b, r->op);
   }
-  set_float_tensor_type(g->add_output(), "y", dims);
+  if (b.nodes() == 0) return internal_error(out.name + ": no op applied");
+  // Every value no node reads (the last one, the parts of a Split left aside) is a graph output.
+  for (const auto& v : b.pool) {
+    if (b.consumed.count(v.name) || v.name[0] == 'x') continue;
+    auto* vi = g->add_output();
+    vi->set_name(v.name);
+    auto* t = vi->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(::onnx::TensorProto::FLOAT);
+    auto* shape = t->mutable_shape();
+    for (int64_t d : v.dims) shape->add_dim()->set_dim_value(d);
+  }
+  out.inputs = std::move(b.input_data);
   return out;
 }
 
@@ -132,12 +147,18 @@ Status write_generated_model(const std::string& dir, const GenOptions& options, 
   if (!values) return values.status();
   if (!values->computed_unavailable.empty())
     return internal_error(folder + ": ref does not run the generated model: " + values->computed_unavailable);
-  auto y = values->computed.find("y");
-  if (y == values->computed.end()) return internal_error(folder + ": ref computed no value for output y");
-  onnx::DataValue v = y->second;
-  v.name = "y";
-  v.tensor.name = "y";
-  return onnx::write_data_file(data + "/output_0.pb", v);
+  for (int k = 0; k < model.graph().output_size(); ++k) {
+    const std::string& name = model.graph().output(k).name();
+    auto y = values->computed.find(name);
+    if (y == values->computed.end())
+      return internal_error(folder + ": ref computed no value for output " + name);
+    onnx::DataValue v = y->second;
+    v.name = name;
+    v.tensor.name = name;
+    if (Status st = onnx::write_data_file(data + "/output_" + std::to_string(k) + ".pb", v); !st.is_ok())
+      return st;
+  }
+  return Status::ok();
 }
 
 }  // namespace plumb::hunt

@@ -1,8 +1,9 @@
-// plumb gen (issue 22): random valid ONNX models, deterministic for a seed. This first cut
-// builds float32 chains of elementwise ops (unary and same-shape binary) whose values stay in a
-// well-conditioned range by construction (no Exp/Log/Div/Pow: nothing that overflows or loses
-// digits on inputs in [-1, 1)). Model k of a run depends only on (seed, k), so a shard i/n writes
-// exactly the folders k = i, i+n, ... of the unsharded run, byte for byte.
+// plumb gen (issue 22): random valid ONNX models, deterministic for a seed. Graphs of float32
+// values built by op recipes (hunt/gen_ops.cpp: elementwise, matrix products, convolution and
+// normalization, pooling, reductions, softmax, shape and data movement, Where and comparisons,
+// Cast between float types) whose values stay well-conditioned by construction. Model k of a run
+// depends only on (seed, k), so a shard i/n writes exactly the folders k = i, i+n, ... of the
+// unsharded run, byte for byte.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,8 @@ namespace plumb::hunt {
 
 struct GenOptions {
   uint64_t seed = 0;
-  int max_nodes = 8;             // nodes per model, at least 1
-  std::vector<std::string> ops;  // empty = every op gen_supported_ops() lists
+  int max_nodes = 8;             // node count drawn in [1, max_nodes]; the last step may pass it
+  std::vector<std::string> ops;  // empty = every op gen_supported_ops() lists that exists at opset
   int opset = 13;                // default_opset_import; IR 8 (Debian's libonnx 1.12 checker)
 };
 
@@ -37,7 +38,8 @@ struct GeneratedModel {
 Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t index, ::onnx::ModelProto* model);
 
 // Writes model `index` as DIR/<name>/model.onnx and test_data_set_0/input_<k>.pb, then runs it on
-// ref and writes output_<k>.pb. Errors name the folder.
+// ref and writes output_<k>.pb (one per graph output: every value no node reads). Errors name the
+// folder.
 Status write_generated_model(const std::string& dir, const GenOptions& options, uint64_t index);
 
 }  // namespace plumb::hunt

@@ -35,7 +35,7 @@ Expected<onnx::DataValue> read_input(const std::string& file, const ::onnx::Valu
   return onnx::read_data_file(file, kind_of(decl.type()));
 }
 
-// ref's value of every top-level ONNX tensor the lowered graph computes.
+// ref's value of every top-level ONNX tensor the lowered graph computes, and of every graph output.
 Expected<std::map<std::string, onnx::DataValue>> run_on_ref(const std::string& model_path,
                                                             const std::string& data_dir, int threads) {
   const check::InputFiles files{data_dir, {}};
@@ -61,6 +61,14 @@ Expected<std::map<std::string, onnx::DataValue>> run_on_ref(const std::string& m
   for (size_t k = 0; k < named.size(); ++k) {
     const std::string& name = lm.graph.values[named[k]].onnx_name;
     PLUMB_ASSIGN_OR_RETURN(onnx::DataValue d, check::to_data_value(out[base + k], name));
+    values.emplace(name, std::move(d));
+  }
+  // A graph output that the lowering made an alias of another value (Clip without bounds, an
+  // Identity) has no node of its own: its value is the graph result of its position.
+  for (size_t k = 0; k < base && k < lm.graph.output_names.size(); ++k) {
+    const std::string& name = lm.graph.output_names[k];
+    if (name.empty() || values.count(name)) continue;
+    PLUMB_ASSIGN_OR_RETURN(onnx::DataValue d, check::to_data_value(out[k], name));
     values.emplace(name, std::move(d));
   }
   return values;

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "check/onnx/run_check.h"
+#include "hunt/reduce_values.h"
 #include "tests/hunt/test_models.h"
 #include "tests/hunt/wrong_backend.h"
 
@@ -194,6 +196,35 @@ TEST(Reduce, MissingInputsAreAnErrorNamingTheFolder) {
   auto res = reduce_model(r);
   ASSERT_FALSE(res);
   EXPECT_NE(res.status().to_string().find("input_0.pb"), std::string::npos) << res.status().to_string();
+}
+
+// A graph output that the lowering makes an alias of another value (a Clip without bounds has no
+// node of its own) still has its computed value (plumb gen found it missing: "ref computed no
+// value for output").
+TEST(Reduce, AGraphOutputAliasedByTheLoweringHasItsComputedValue) {
+  ModelBuilder b(13);
+  b.input("x", {1, 2});
+  b.node("Relu", {"x"}, {"r"}, "relu");
+  b.node("Clip", {"r"}, {"y"}, "clip");
+  b.output("y", {1, 2});
+  const std::string dir = fresh_dir("alias_output");
+  ASSERT_TRUE(write_model_proto(dir + "/model.onnx", b.model()).is_ok());
+  std::filesystem::create_directories(dir + "/data");
+  ASSERT_TRUE(onnx::write_data_file(dir + "/data/input_0.pb", f32_value("x", {1, 2}, {-1, 2})).is_ok());
+  ValueSources src;
+  src.model_path = dir + "/model.onnx";
+  src.data_dir = dir + "/data";
+  src.expected_path = "-";
+  auto t = read_value_table(b.model(), src);
+  ASSERT_TRUE(t) << t.status().to_string();
+  ASSERT_TRUE(t->computed_unavailable.empty()) << t->computed_unavailable;
+  auto y = t->computed.find("y");
+  ASSERT_NE(y, t->computed.end());
+  float got[2];
+  ASSERT_EQ(y->second.tensor.size, sizeof got);
+  std::memcpy(got, y->second.tensor.data, sizeof got);
+  EXPECT_EQ(got[0], 0.0f);
+  EXPECT_EQ(got[1], 2.0f);
 }
 
 }  // namespace

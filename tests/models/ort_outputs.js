@@ -19,24 +19,35 @@ const ARRAYS = {
   int8: Int8Array, uint8: Uint8Array, bool: Uint8Array,
 };
 
-(async () => {
-  const [inputsJson, ...jobs] = process.argv.slice(2);
+// The feeds of an INPUTS.json list: [{"name", "type", "dims", "file"}].
+function readFeeds(inputs) {
   const feeds = {};
-  for (const inp of JSON.parse(fs.readFileSync(inputsJson, 'utf8'))) {
+  for (const inp of inputs) {
     const bytes = fs.readFileSync(inp.file);
     const Arr = ARRAYS[inp.type];
     if (!Arr) throw new Error(`${inp.name}: input type ${inp.type} not handled`);
     const data = new Arr(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
     feeds[inp.name] = new ort.Tensor(inp.type, data, inp.dims);
   }
-  for (let j = 0; j + 1 < jobs.length; j += 2) {
-    try {
-      await run(jobs[j], jobs[j + 1], feeds);
-    } catch (e) {  // e.g. a fault that makes the model invalid: the generator leaves it out
-      fs.writeFileSync(path.join(jobs[j + 1], 'outputs.json'), JSON.stringify({error: e.message}));
+  return feeds;
+}
+
+// bench/gen_ort_batch.js runs its models with the same settings through these.
+module.exports = {readFeeds, run};
+
+if (require.main === module) {
+  (async () => {
+    const [inputsJson, ...jobs] = process.argv.slice(2);
+    const feeds = readFeeds(JSON.parse(fs.readFileSync(inputsJson, 'utf8')));
+    for (let j = 0; j + 1 < jobs.length; j += 2) {
+      try {
+        await run(jobs[j], jobs[j + 1], feeds);
+      } catch (e) {  // e.g. a fault that makes the model invalid: the generator leaves it out
+        fs.writeFileSync(path.join(jobs[j + 1], 'outputs.json'), JSON.stringify({error: e.message}));
+      }
     }
-  }
-})().catch((e) => { console.error(e.message); process.exit(1); });
+  })().catch((e) => { console.error(e.message); process.exit(1); });
+}
 
 async function run(model, outDir, feeds) {
   const session = await ort.InferenceSession.create(model, {

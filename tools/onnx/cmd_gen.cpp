@@ -52,7 +52,7 @@ int cmd_gen(const Args& args) {
     } else if (a == "--ops") {
       opt.ops = split_commas(args[++i]);
     } else if (a == "--opset") {
-      // 13..17: the opsets Debian's libonnx 1.12 knows whose elementwise ops gen builds.
+      // 13..17: Debian's libonnx 1.12 knows opsets up to 17; 13 is where axes became inputs.
       st = parse_u64(a, args[++i], 13, 17, v);
       opt.opset = static_cast<int>(v);
     } else if (a == "--max-nodes") {
