@@ -535,7 +535,12 @@ Expected<::onnx::ModelProto> parse_proto(const std::string& bytes, const LoadOpt
     return invalid_model("", strfmt("model is %zu bytes, more than the limit of %llu", bytes.size(),
                                     (unsigned long long)options.max_model_bytes));
   ::onnx::ModelProto proto;
-  if (!proto.ParseFromString(bytes)) return invalid_model("", "malformed ModelProto (protobuf parse failed)");
+  // protobuf says only that it failed: bad bytes, or messages nested past its limit of 100 (one
+  // If / Loop level is three: node, attribute, graph), which the hostile models' 100,000 levels hit.
+  if (!proto.ParseFromString(bytes))
+    return invalid_model("",
+                         "malformed ModelProto (protobuf parse failed: corrupt, or nested deeper than 100 "
+                         "messages, i.e. subgraphs past about 31 levels)");
   return proto;
 }
 

@@ -7,6 +7,7 @@
 # needs the address space, ASan's own allocation and RSS limits) and a time cap. Each must end with
 # its exit code (2: bad input) and, for an error, exactly one line on stderr that names the file
 # and the place (the case's pattern). Skipped (77) without /usr/bin/python3 and its onnx package.
+# The cases and the findings they led to: docs/fuzzing.md, "Hostile models".
 # Usage: hostile.sh PATH/TO/plumb SOURCE_DIR
 set -u
 plumb="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
