@@ -174,6 +174,17 @@ def dims_and_sizes():
         p = save(m, name, "model.onnx")
         np.save(os.path.join(OUT, name, "input_0.npy"), np.zeros([2], np.float32))
         case(name, 2, rf"{p}.*({pat})", f"run {p} --data {name}")
+    # inputs (--data) whose headers claim 2^62 elements, and an element count past int64
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="relu")], [f32("x", None)], [f32("y", None)])
+    for name, data, pat in (
+            ("npy_input_2p62", npy_header("<f4", (1 << 62,)) + b"\0" * 8, "not a valid .npy file: dimension too large"),
+            ("npy_input_overflow", npy_header("<f4", (1 << 40, 1 << 40, 1 << 40)) + b"\0" * 8,
+             "not a valid .npy file: dimension too large"),
+            ("pb_input_2p62", raw_init("x", [1 << 62], b"\0" * 8).SerializeToString(),
+             "tensor 'x': element count overflows")):
+        p = save(m, name, "model.onnx")
+        f = write(data, name, "input_0." + ("pb" if name.startswith("pb") else "npy"))
+        case(name, 2, rf"{f}: {pat}", f"run {p} --data {name}")
     # a ConstantOfShape whose shape asks for 2^62 and 2^31 x 2^31 x 2^31 elements (made at run time)
     for name, shape in (("constant_of_shape_2p62", [1 << 62]),
                         ("constant_of_shape_overflow", [1 << 31, 1 << 31, 1 << 31])):
