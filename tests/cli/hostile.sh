@@ -35,9 +35,11 @@ failed=0
 cd "$tmp" || exit 1
 while IFS=$'\t' read -r name want pattern args; do
   [[ $asan_skip == *" $name "* ]] && { echo "skip $name (ASan)"; continue; }
+  start=$(date +%s%N)
   # shellcheck disable=SC2086  # args is a space-separated argument list without spaces inside
   (ulimit -v "$limit_kb" && exec timeout -k 5 60 "$plumb" $args) >"$name.out" 2>"$name.err"
   rc=$?
+  ms=$((($(date +%s%N) - start) / 1000000))
   lines=$(wc -l <"$name.err")
   why=""
   if [ "$rc" -ne "$want" ]; then
@@ -52,7 +54,7 @@ while IFS=$'\t' read -r name want pattern args; do
     head -c 2000 "$name.err" >&2
     failed=$((failed + 1))
   else
-    echo "ok   $name: $(head -c 300 "$name.err")"
+    echo "ok   $name (${ms} ms): $(head -c 300 "$name.err")"
   fi
 done <cases.tsv
 [ "$failed" -eq 0 ] || { echo "FAIL: $failed hostile case(s)" >&2; exit 1; }
