@@ -89,5 +89,12 @@ TEST(HostileNode, SizesAndRanksThatOnceCrashedAreErrors) {
       "empty spatial dim");
 }
 
+// fuzz_onnx_model's first finding (tests/fuzz/regressions/onnx_model_isinf_int32.onnx): IsInf on
+// an integer input converted +inf to int64 for its comparison (undefined; UBSan).
+TEST(HostileNode, IsInfOnIntegersIsAnError) {
+  expect_node_error({"IsInf", {{{2}, {1, 2}, DType::I32}}, {}, 1},
+                    "IsInf takes a floating-point input, got i32");
+}
+
 }  // namespace
 }  // namespace plumb::testing
