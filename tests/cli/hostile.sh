@@ -18,6 +18,15 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 "$py" "$src/tests/hostile/make_models.py" "$tmp" || { echo "FAIL: make_models.py" >&2; exit 1; }
+# The fuzzers' ONNX findings (tests/fuzz/regressions/*.onnx) run the same way.
+mkdir -p "$tmp/regressions"
+for f in "$src"/tests/fuzz/regressions/*.onnx; do
+  [ -e "$f" ] || continue
+  b=$(basename "$f" .onnx)
+  cp "$f" "$tmp/regressions/$b.onnx"
+  printf 'fuzz_%s\t2\tregressions/%s.onnx: \t%s\n' "$b" "$b" "convert regressions/$b.onnx -o regressions/$b.plumb" \
+    >>"$tmp/cases.tsv"
+done
 
 # Caps: 3 GiB of address space (a tiny model's run needs a few hundred MB; every case that asks for
 # more must be refused before it allocates), 60 s per case (the slowest takes ~2 s in a Release build).
