@@ -96,5 +96,13 @@ TEST(HostileNode, IsInfOnIntegersIsAnError) {
                     "IsInf takes a floating-point input, got i32");
 }
 
+// Its second (onnx_model_reshape_overflow.onnx): a Reshape with a -1 whose other dims multiply past
+// int64 (signed overflow; UBSan).
+TEST(HostileNode, ReshapeDimsPastInt64AreAnError) {
+  const double big = static_cast<double>(int64_t{1} << 48), bigger = static_cast<double>(int64_t{1} << 56);
+  expect_node_error({"Reshape", {{{2}, {1, 2}}, {{3}, {-1, big, bigger}, DType::I64, true}}, {}, 1},
+                    "shape's dims multiply past int64");
+}
+
 }  // namespace
 }  // namespace plumb::testing
