@@ -104,5 +104,11 @@ TEST(HostileNode, ReshapeDimsPastInt64AreAnError) {
                     "shape's dims multiply past int64");
 }
 
+// Its third (onnx_model_reduce_axis_of_scalar.onnx): ReduceSum over axis 1 of a scalar went on
+// after the axis error and read dim 1 of a rank-0 shape.
+TEST(HostileNode, ReduceAxisOfAScalarIsAnError) {
+  expect_node_error({"ReduceSum", {{{}, {1}}, {{1}, {1}, DType::I64, true}}, {}, 1}, "out of range");
+}
+
 }  // namespace
 }  // namespace plumb::testing
