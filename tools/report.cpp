@@ -2,16 +2,31 @@
 #include <cstdio>
 #include <string>
 
+#include "ir/utf8.h"
 #include "tools/commands.h"
 
 namespace plumb::cli {
 
 namespace {
-// Keeps the report on one line whatever a message holds.
-std::string one_line(std::string s) {
-  for (char& c : s)
-    if (c == '\n' || c == '\r') c = ' ';
-  return s;
+// Keeps the report on one line whatever a message holds: line breaks become spaces, other control
+// bytes and bytes that are not UTF-8 (a hostile model's names) \xNN.
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t len = ir::utf8_length(s, i);
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if (len == 0 || (c < 0x20 && c != '\t') || c == 0x7F) {
+      out += strfmt("\\x%02X", c);
+    } else {
+      out.append(s, i, len);
+      i += len;
+      continue;
+    }
+    ++i;
+  }
+  return out;
 }
 }  // namespace
 

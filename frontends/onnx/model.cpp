@@ -4,9 +4,12 @@
 #include <sys/stat.h>
 
 #include <climits>
+#include <set>
+#include <tuple>
 
 #include <google/protobuf/unknown_field_set.h>
 
+#include "ir/utf8.h"
 #include "onnx/onnx_pb.h"
 
 namespace plumb::onnx {
@@ -100,6 +103,7 @@ Expected<std::optional<ir::Type>> convert_type(const ::onnx::TypeProto& tp, int 
 
 Expected<OnnxValueInfo> convert_value_info(const ::onnx::ValueInfoProto& vi) {
   OnnxValueInfo out;
+  if (!ir::is_valid_utf8(vi.name())) return bad("", "name is not valid UTF-8");
   out.name = vi.name();
   if (vi.has_type()) {
     auto t = convert_type(vi.type(), 0, &out.sparse);
@@ -116,6 +120,8 @@ Expected<std::vector<OnnxNode>> convert_nodes(
 
 Expected<OnnxAttribute> convert_attribute(const ::onnx::AttributeProto& a, Ctx& ctx, int depth) {
   OnnxAttribute out;
+  if (!ir::is_valid_utf8(a.name()) || !ir::is_valid_utf8(a.ref_attr_name()))
+    return bad("", "attribute name is not valid UTF-8");
   out.name = a.name();
   out.ref_attr_name = a.ref_attr_name();
   int type = a.type();
@@ -207,7 +213,22 @@ Expected<OnnxAttribute> convert_attribute(const ::onnx::AttributeProto& a, Ctx& 
   return out;
 }
 
+// The node's names (its own, op_type, domain, inputs, outputs): "" when all are UTF-8, or which one
+// is not.
+std::string non_utf8_name(const ::onnx::NodeProto& n) {
+  if (!ir::is_valid_utf8(n.name())) return "name";
+  if (!ir::is_valid_utf8(n.op_type())) return "op_type";
+  if (!ir::is_valid_utf8(n.domain())) return "domain";
+  for (int i = 0; i < n.input_size(); ++i)
+    if (!ir::is_valid_utf8(n.input(i))) return strfmt("input %d", i);
+  for (int i = 0; i < n.output_size(); ++i)
+    if (!ir::is_valid_utf8(n.output(i))) return strfmt("output %d", i);
+  return {};
+}
+
 Expected<OnnxNode> convert_node(const ::onnx::NodeProto& n, Ctx& ctx, int depth) {
+  const std::string non_utf8 = non_utf8_name(n);
+  if (!non_utf8.empty()) return bad("", "the node's " + non_utf8 + " is not valid UTF-8");
   OnnxNode out;
   out.name = n.name();
   out.op_type = n.op_type();
@@ -233,7 +254,10 @@ Expected<std::vector<OnnxNode>> convert_nodes(
   for (int i = 0; i < nodes.size(); ++i) {
     auto n = convert_node(nodes.Get(i), ctx, depth);
     if (!n) {
-      std::string where = nodes.Get(i).name().empty()
+      const bool printable =
+          ir::is_valid_utf8(nodes.Get(i).name()) && ir::is_valid_utf8(nodes.Get(i).op_type());
+      std::string where = !printable ? strfmt("node #%d", i)
+                          : nodes.Get(i).name().empty()
                               ? strfmt("node #%d (%s)", i, nodes.Get(i).op_type().c_str())
                               : "node '" + nodes.Get(i).name() + "' (" + nodes.Get(i).op_type() + ")";
       return n.status().with_place(where);
@@ -241,6 +265,39 @@ Expected<std::vector<OnnxNode>> convert_nodes(
     out.push_back(std::move(*n));
   }
   return out;
+}
+
+// ONNX's single assignment: a graph's inputs, initializers and node outputs each define a name
+// once (an initializer may repeat an input's name: IR < 4 lists initializers as inputs too), and
+// none is empty. A repeated definition was once taken silently, the later one winning.
+Status check_names(const std::vector<OnnxNode>& nodes, std::map<std::string, std::string> defined,
+                   const std::string& place) {
+  for (const OnnxNode& n : nodes)
+    for (const std::string& o : n.outputs) {
+      if (o.empty()) continue;  // an omitted optional output
+      auto [it, fresh] = defined.emplace(o, n.place());
+      if (!fresh)
+        return bad(place + ": " + n.place(), "output '" + o + "' is already defined by " + it->second);
+    }
+  return Status::ok();
+}
+
+Status check_definitions(const OnnxGraph& g, const std::string& gplace) {
+  std::map<std::string, std::string> defined;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const std::string& name = g.inputs[i].name;
+    if (name.empty()) return bad(gplace, strfmt("input #%zu has an empty name", i));
+    if (!defined.emplace(name, "graph input '" + name + "'").second)
+      return bad(gplace, "input '" + name + "' is declared twice");
+  }
+  std::set<std::string> initializers;
+  for (size_t i = 0; i < g.initializers.size(); ++i) {
+    const std::string& name = g.initializers[i].name;
+    if (name.empty()) return bad(gplace, strfmt("initializer #%zu has an empty name", i));
+    if (!initializers.insert(name).second) return bad(gplace, "initializer '" + name + "' is given twice");
+    defined.emplace(name, "initializer '" + name + "'");
+  }
+  return check_names(g.nodes, std::move(defined), gplace);
 }
 
 Expected<OnnxGraph> convert_graph(const ::onnx::GraphProto& g, Ctx& ctx, int depth) {
@@ -274,6 +331,8 @@ Expected<OnnxGraph> convert_graph(const ::onnx::GraphProto& g, Ctx& ctx, int dep
     out.value_info.push_back(std::move(*x));
   }
   PLUMB_ASSIGN_OR_RETURN(out.nodes, convert_nodes(g.node(), ctx, depth));
+  // (the main graph's initializers are converted apart; convert_model checks it once they are in)
+  if (depth > 0) PLUMB_RETURN_IF_ERROR(check_definitions(out, gplace));
   return out;
 }
 
@@ -318,6 +377,9 @@ Expected<OnnxFunction> convert_function(const ::onnx::FunctionProto& f, Ctx& ctx
   auto nodes = convert_nodes(f.node(), ctx, 0);
   if (!nodes) return nodes.status().with_place(place);
   out.nodes = std::move(*nodes);
+  std::map<std::string, std::string> defined;
+  for (const std::string& in : out.inputs) defined.emplace(in, "function input '" + in + "'");
+  PLUMB_RETURN_IF_ERROR(check_names(out.nodes, std::move(defined), place));
   return out;
 }
 
@@ -473,7 +535,12 @@ Expected<::onnx::ModelProto> parse_proto(const std::string& bytes, const LoadOpt
     return invalid_model("", strfmt("model is %zu bytes, more than the limit of %llu", bytes.size(),
                                     (unsigned long long)options.max_model_bytes));
   ::onnx::ModelProto proto;
-  if (!proto.ParseFromString(bytes)) return invalid_model("", "malformed ModelProto (protobuf parse failed)");
+  // protobuf says only that it failed: bad bytes, or messages nested past its limit of 100 (one
+  // If / Loop level is three: node, attribute, graph), which the hostile models' 100,000 levels hit.
+  if (!proto.ParseFromString(bytes))
+    return invalid_model("",
+                         "malformed ModelProto (protobuf parse failed: corrupt, or nested deeper than 100 "
+                         "messages, i.e. subgraphs past about 31 levels)");
   return proto;
 }
 
@@ -518,9 +585,12 @@ Expected<OnnxModel> convert_model(::onnx::ModelProto& proto, const std::string& 
   PLUMB_ASSIGN_OR_RETURN(m.graph, convert_graph(proto.graph(), ctx, 0));
   m.graph.initializers.insert(m.graph.initializers.begin(), std::make_move_iterator(dense.begin()),
                               std::make_move_iterator(dense.end()));
+  PLUMB_RETURN_IF_ERROR(check_definitions(m.graph, gplace));
+  // (a set, not m.function(): a linear search per function took minutes for 100,000 of them)
+  std::set<std::tuple<std::string, std::string, std::string>> defined;
   for (const auto& f : proto.functions()) {
     PLUMB_ASSIGN_OR_RETURN(auto fn, convert_function(f, ctx));
-    if (m.function(fn.domain, fn.name, fn.overload) != nullptr)
+    if (!defined.emplace(fn.domain, fn.name, fn.overload).second)
       return invalid_model("", "function '" + f.domain() + "." + f.name() + "' is defined twice");
     m.functions.push_back(std::move(fn));
   }

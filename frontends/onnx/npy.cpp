@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <fstream>
+#include <new>
 
 #include <google/protobuf/io/gzip_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -214,8 +215,19 @@ std::string stem_of(const std::string& path) {
 
 // Inflates a raw-deflate zip entry through protobuf's zlib-backed GzipInputStream, by wrapping it
 // in a minimal gzip member whose trailer carries the entry's CRC-32 and size (zlib checks both).
+// Deflate expands at most 1032:1 (a 258-byte match per 2 bits), so a larger claim is false and is
+// refused before inflating anything: an entry claiming 100 GiB needs a 100 MB stream (issue 23). A
+// claim within the ratio is inflated up to the claim, and running out of memory on the way is an
+// error naming the entry.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+
 Expected<std::string> inflate_entry(const std::string& raw, uint32_t crc, uint64_t usize,
                                     const std::string& what) {
+  if (usize > raw.size() * kMaxDeflateRatio + 1024)
+    return invalid_input(
+        strfmt("npz: entry '%s' claims %llu bytes inflated from %zu: more than deflate can "
+               "expand (%llu:1)",
+               what.c_str(), (unsigned long long)usize, raw.size(), (unsigned long long)kMaxDeflateRatio));
   std::string gz("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);
   gz += raw;
   put_le(gz, crc, 4);
@@ -227,10 +239,15 @@ Expected<std::string> inflate_entry(const std::string& raw, uint32_t crc, uint64
   std::string out;
   const void* chunk = nullptr;
   int n = 0;
-  while (z.Next(&chunk, &n)) {
-    if (out.size() + static_cast<uint64_t>(n) > usize)
-      return invalid_input("npz: entry '" + what + "' inflates past its declared size");
-    out.append(static_cast<const char*>(chunk), static_cast<size_t>(n));
+  try {
+    while (z.Next(&chunk, &n)) {
+      if (out.size() + static_cast<uint64_t>(n) > usize)
+        return invalid_input("npz: entry '" + what + "' inflates past its declared size");
+      out.append(static_cast<const char*>(chunk), static_cast<size_t>(n));
+    }
+  } catch (const std::bad_alloc&) {
+    return invalid_input(strfmt("npz: entry '%s' inflates to %llu bytes: out of memory after %zu",
+                                what.c_str(), (unsigned long long)usize, out.size()));
   }
   if (z.ZlibErrorCode() < 0 || out.size() != usize)
     return invalid_input("npz: entry '" + what + "' is corrupt (inflate failed or CRC/size mismatch)");

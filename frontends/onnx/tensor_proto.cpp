@@ -16,6 +16,7 @@
 
 #include <google/protobuf/unknown_field_set.h>
 
+#include "ir/utf8.h"
 #include "onnx/onnx-data_pb.h"
 #include "onnx/onnx_pb.h"
 
@@ -277,6 +278,7 @@ Expected<int64_t> checked_num_elements(const std::vector<int64_t>& dims, const s
 }
 
 Expected<Tensor> tensor_from_proto(const ::onnx::TensorProto& p, ExternalDataContext* external) {
+  if (!ir::is_valid_utf8(p.name())) return bad("tensor", "name is not valid UTF-8");
   const std::string what = tensor_what(p);
   const int code = p.data_type();
   if (code == 14 || code == 15)
@@ -297,8 +299,10 @@ Expected<Tensor> tensor_from_proto(const ::onnx::TensorProto& p, ExternalDataCon
                               ir::shape_to_string(ir::static_shape(dims)).c_str(), (long long)n,
                               p.string_data_size()));
     std::vector<std::string> vals(p.string_data().begin(), p.string_data().end());
-    for (const auto& s : vals)
-      if (s.size() > UINT32_MAX) return bad(what, "string element longer than 4 GiB");
+    for (size_t i = 0; i < vals.size(); ++i) {
+      if (vals[i].size() > UINT32_MAX) return bad(what, "string element longer than 4 GiB");
+      if (!ir::is_valid_utf8(vals[i])) return bad(what, strfmt("string element %zu is not valid UTF-8", i));
+    }
     return Tensor::from_strings(p.name(), std::move(dims), vals);
   }
 

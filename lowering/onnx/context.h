@@ -24,6 +24,9 @@ class LowerCtx {
   }
 
   ir::Builder& b;
+  // The model-local functions being expanded, outermost first (the driver's; a function that
+  // calls itself, directly or through others, and a chain of calls too deep are errors).
+  std::vector<const onnx::OnnxFunction*> calls;
 
   const onnx::OnnxModel& model() const { return model_; }
   // The opset of the node being lowered (its domain's import), set by the driver.

@@ -24,8 +24,33 @@ int64_t opset_of(const std::map<std::string, int64_t>& opsets, const std::string
 
 // A model-local function call: lower the body in a new scope where the function's formal inputs
 // name the caller's values and attribute references resolve to the caller's attributes.
-Status expand_function(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::OnnxFunction& fn, int depth) {
-  if (depth > 32) return unsupported("model-local functions nested deeper than 32 calls");
+Status expand_body(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::OnnxFunction& fn);
+
+// Calls nest at most this deep (the depth was once passed per node list and so never grew past 1:
+// a function calling itself recursed until the stack overflowed; issue 23's hostile models).
+constexpr size_t kMaxCallDepth = 32;
+
+std::string function_name(const onnx::OnnxFunction& fn) {
+  return (fn.domain.empty() ? std::string() : fn.domain + ".") + fn.name;
+}
+
+Status expand_function(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::OnnxFunction& fn) {
+  for (const onnx::OnnxFunction* outer : cx.calls)
+    if (outer == &fn) {
+      std::string chain;
+      for (const onnx::OnnxFunction* f : cx.calls) chain += (chain.empty() ? "" : " -> ") + function_name(*f);
+      return invalid_model(
+          "", "function " + function_name(fn) + " calls itself (" + chain + " -> " + function_name(fn) + ")");
+    }
+  if (cx.calls.size() >= kMaxCallDepth)
+    return unsupported(strfmt("model-local function calls nested deeper than %zu", kMaxCallDepth));
+  cx.calls.push_back(&fn);
+  Status s = expand_body(cx, call, fn);
+  cx.calls.pop_back();
+  return s;
+}
+
+Status expand_body(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::OnnxFunction& fn) {
   std::vector<ir::ValueId> args;
   for (size_t i = 0; i < fn.inputs.size(); ++i)
     args.push_back(cx.has_input(call, i) ? cx.input(call, i) : ir::kNoValue);
@@ -73,12 +98,11 @@ Status expand_function(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::Onn
   return s;
 }
 
-Status lower_one(LowerCtx& cx, const onnx::OnnxNode& n, const std::map<std::string, int64_t>& opsets,
-                 int depth) {
+Status lower_one(LowerCtx& cx, const onnx::OnnxNode& n, const std::map<std::string, int64_t>& opsets) {
   const int64_t opset = opset_of(opsets, n.domain);
   const std::string place = node_place(n, opset);
   if (const onnx::OnnxFunction* fn = cx.model().function(n.domain, n.op_type, n.overload)) {
-    Status s = expand_function(cx, n, *fn, depth + 1);
+    Status s = expand_function(cx, n, *fn);
     return s.with_place(place);
   }
   if (opset == 0)
@@ -128,7 +152,7 @@ ir::Type specialized_type(const ir::Type& declared, const onnx::Tensor* offered)
 
 Status lower_nodes(LowerCtx& cx, const std::vector<onnx::OnnxNode>& nodes,
                    const std::map<std::string, int64_t>& opsets) {
-  for (const onnx::OnnxNode& n : nodes) PLUMB_RETURN_IF_ERROR(lower_one(cx, n, opsets, 0));
+  for (const onnx::OnnxNode& n : nodes) PLUMB_RETURN_IF_ERROR(lower_one(cx, n, opsets));
   return Status::ok();
 }
 

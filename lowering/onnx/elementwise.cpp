@@ -144,6 +144,10 @@ Status lower_is_inf(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t neg, n.attr_int("detect_negative", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t pos, n.attr_int("detect_positive", 1));
   ValueId x = cx.input(n, 0);
+  PLUMB_RETURN_IF_ERROR(cx.error());
+  if (!ir::is_float(cx.type(x).dtype))
+    return cx.invalid("IsInf takes a floating-point input, got " +
+                      std::string(ir::dtype_name(cx.type(x).dtype)));
   const double inf = std::numeric_limits<double>::infinity();
   ValueId is_pos = cx.b.compare(ir::CompareKind::Eq, x, splat(cx, inf, x));
   ValueId is_neg = cx.b.compare(ir::CompareKind::Eq, x, splat(cx, -inf, x));

@@ -93,6 +93,9 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
       for (int64_t i = 0; i < r; ++i) axes.push_back(i);
   } else {
     for (int64_t a : *axes_opt) axes.push_back(normalize_axis(cx, a, r));
+    // An axis out of range is recorded; stop before static_count reads its dim (fuzz_onnx_model:
+    // ReduceSum over axis 1 of a scalar).
+    PLUMB_RETURN_IF_ERROR(cx.error());
     std::sort(axes.begin(), axes.end());
     if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
       return cx.invalid("repeated reduction axis");

@@ -132,8 +132,8 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
       const int64_t s = d.from >= 0 ? xt.shape[d.from].size : d.size;
       if (s < 0)
         static_known = false;
-      else
-        known *= s;
+      else if (__builtin_mul_overflow(known, s, &known))  // fuzz_onnx_model: dims of 2^48 x 2^56
+        return cx.invalid("shape's dims multiply past int64");
     }
     const int64_t total = ir::shape_num_elements(xt.shape);
     if (static_known && total >= 0) {

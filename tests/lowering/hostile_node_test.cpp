@@ -89,5 +89,26 @@ TEST(HostileNode, SizesAndRanksThatOnceCrashedAreErrors) {
       "empty spatial dim");
 }
 
+// fuzz_onnx_model's first finding (tests/fuzz/regressions/onnx_model_isinf_int32.onnx): IsInf on
+// an integer input converted +inf to int64 for its comparison (undefined; UBSan).
+TEST(HostileNode, IsInfOnIntegersIsAnError) {
+  expect_node_error({"IsInf", {{{2}, {1, 2}, DType::I32}}, {}, 1},
+                    "IsInf takes a floating-point input, got i32");
+}
+
+// Its second (onnx_model_reshape_overflow.onnx): a Reshape with a -1 whose other dims multiply past
+// int64 (signed overflow; UBSan).
+TEST(HostileNode, ReshapeDimsPastInt64AreAnError) {
+  const double big = static_cast<double>(int64_t{1} << 48), bigger = static_cast<double>(int64_t{1} << 56);
+  expect_node_error({"Reshape", {{{2}, {1, 2}}, {{3}, {-1, big, bigger}, DType::I64, true}}, {}, 1},
+                    "shape's dims multiply past int64");
+}
+
+// Its third (onnx_model_reduce_axis_of_scalar.onnx): ReduceSum over axis 1 of a scalar went on
+// after the axis error and read dim 1 of a rank-0 shape.
+TEST(HostileNode, ReduceAxisOfAScalarIsAnError) {
+  expect_node_error({"ReduceSum", {{{}, {1}}, {{1}, {1}, DType::I64, true}}, {}, 1}, "out of range");
+}
+
 }  // namespace
 }  // namespace plumb::testing

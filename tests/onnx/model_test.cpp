@@ -221,6 +221,77 @@ TEST(OnnxModel, InitializerDimsDataMismatchNamesTheTensor) {
   EXPECT_NE(m.status().to_string().find("initializer 'w'"), std::string::npos) << m.status().to_string();
 }
 
+// Issue 23's hostile models (tests/cli/hostile.sh): a name defined twice was once taken silently, the
+// later definition winning; now each is an error naming the graph and the name.
+std::string definition_error(const ::onnx::ModelProto& pm) {
+  auto m = parse_model(serialize(pm));
+  if (m) return "loaded";
+  EXPECT_EQ(m.status().code(), ErrorCode::kInvalidModel);
+  return m.status().to_string();
+}
+
+TEST(OnnxModelHostile, NamesAreDefinedOnce) {
+  auto pm = tiny_model();
+  *pm.mutable_graph()->add_node() = pm.graph().node(0);  // a second Relu writing y
+  EXPECT_EQ(definition_error(pm),
+            "graph 'g': node 'relu' (Relu): output 'y' is already defined by node 'relu' (Relu)");
+
+  pm = tiny_model();
+  *pm.mutable_graph()->add_input() = pm.graph().input(0);
+  EXPECT_EQ(definition_error(pm), "graph 'g': input 'x' is declared twice");
+
+  pm = tiny_model();
+  pm.mutable_graph()->mutable_node(0)->set_output(0, "x");
+  EXPECT_EQ(definition_error(pm),
+            "graph 'g': node 'relu' (Relu): output 'x' is already defined by graph input 'x'");
+
+  pm = tiny_model();
+  pm.mutable_graph()->mutable_input(0)->set_name("");
+  EXPECT_EQ(definition_error(pm), "graph 'g': input #0 has an empty name");
+
+  pm = tiny_model();
+  for (int i = 0; i < 2; ++i) {
+    auto* w = pm.mutable_graph()->add_initializer();
+    w->set_name("w");
+    w->set_data_type(1);
+    w->add_float_data(1.0f);
+  }
+  EXPECT_EQ(definition_error(pm), "graph 'g': initializer 'w' is given twice");
+
+  // IR < 4 lists an initializer among the inputs too: still one definition.
+  pm = tiny_model(3, 9);
+  auto* w = pm.mutable_graph()->add_initializer();
+  w->set_name("x");
+  w->set_data_type(1);
+  w->add_dims(1);
+  w->add_float_data(1.0f);
+  EXPECT_EQ(definition_error(pm), "loaded");
+}
+
+TEST(OnnxModelHostile, NamesAndStringsAreUtf8) {
+  auto pm = tiny_model();
+  pm.mutable_graph()->mutable_node(0)->set_name("\xff\xfe");
+  EXPECT_EQ(definition_error(pm), "node #0: the node's name is not valid UTF-8");
+
+  pm = tiny_model();
+  pm.mutable_graph()->mutable_node(0)->set_output(0, "y\xc0\xaf");  // an overlong '/'
+  EXPECT_EQ(definition_error(pm), "node 'relu' (Relu): the node's output 0 is not valid UTF-8");
+
+  pm = tiny_model();
+  pm.mutable_graph()->mutable_input(0)->set_name("x\xed\xa0\x80");  // a surrogate
+  EXPECT_NE(definition_error(pm).find("name is not valid UTF-8"), std::string::npos);
+
+  pm = tiny_model();
+  auto* s = pm.mutable_graph()->add_initializer();
+  s->set_name("s");
+  s->set_data_type(8);  // string
+  s->add_dims(2);
+  s->add_string_data("caf\xc3\xa9");  // valid: U+00E9
+  s->add_string_data("caf\xc3");      // cut short
+  EXPECT_EQ(definition_error(pm),
+            "graph 'g': initializer 's': tensor 's': string element 1 is not valid UTF-8");
+}
+
 // Appends a length-delimited field to a serialized message (fields newer than libonnx 1.12).
 void append_len_field(std::string& msg, int number, const std::string& payload) {
   uint64_t tag = (static_cast<uint64_t>(number) << 3) | 2;

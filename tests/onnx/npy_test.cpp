@@ -131,21 +131,21 @@ void put(std::string& b, uint64_t v, int n) {
   for (int i = 0; i < n; ++i) b.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
-// A one-entry zip whose entry is deflated (numpy.savez_compressed), built with zlib's deflate.
-TEST(Npz, ReadsDeflatedEntry) {
-  const std::string body =
-      npy("{'descr': '<u2', 'fortran_order': False, 'shape': (4,), }", std::string("\1\0\2\0\3\0\4\0", 8));
+// A one-entry .npz ("v.npy") holding `body` deflated (numpy.savez_compressed, zlib's deflate); its headers
+// claim `claimed` bytes inflated
+// (-1: the true size). *cd is where the central directory starts.
+std::string deflated_npz(const std::string& body, int64_t claimed, size_t* cd_at) {
   std::string gz;
   {
     google::protobuf::io::StringOutputStream so(&gz);
     google::protobuf::io::GzipOutputStream zo(&so);
     void* buf;
     int n;
-    ASSERT_TRUE(zo.Next(&buf, &n));
-    ASSERT_GE(n, static_cast<int>(body.size()));
+    EXPECT_TRUE(zo.Next(&buf, &n));
+    EXPECT_GE(n, static_cast<int>(body.size()));
     std::memcpy(buf, body.data(), body.size());
     zo.BackUp(n - static_cast<int>(body.size()));
-    ASSERT_TRUE(zo.Close());
+    EXPECT_TRUE(zo.Close());
   }
   const std::string raw = gz.substr(10, gz.size() - 18);  // strip the gzip header and trailer
   const uint32_t crc = crc32(body.data(), body.size());
@@ -158,7 +158,7 @@ TEST(Npz, ReadsDeflatedEntry) {
   put(z, 0, 4);
   put(z, crc, 4);
   put(z, raw.size(), 4);
-  put(z, body.size(), 4);
+  put(z, claimed < 0 ? body.size() : static_cast<uint64_t>(claimed), 4);
   put(z, name.size(), 2);
   put(z, 0, 2);
   z += name + raw;
@@ -171,7 +171,7 @@ TEST(Npz, ReadsDeflatedEntry) {
   put(z, 0, 4);
   put(z, crc, 4);
   put(z, raw.size(), 4);
-  put(z, body.size(), 4);
+  put(z, claimed < 0 ? body.size() : static_cast<uint64_t>(claimed), 4);
   put(z, name.size(), 2);
   put(z, 0, 6);
   put(z, 0, 2);
@@ -186,6 +186,15 @@ TEST(Npz, ReadsDeflatedEntry) {
   put(z, cd_size, 4);
   put(z, cd, 4);
   put(z, 0, 2);
+  *cd_at = cd;
+  return z;
+}
+
+TEST(Npz, ReadsDeflatedEntry) {
+  const std::string body =
+      npy("{'descr': '<u2', 'fortran_order': False, 'shape': (4,), }", std::string("\1\0\2\0\3\0\4\0", 8));
+  size_t cd = 0;
+  const std::string z = deflated_npz(body, -1, &cd);
   auto r = parse_npz(z);
   ASSERT_TRUE(r) << r.status().to_string();
   ASSERT_EQ(r->size(), 1u);
@@ -196,6 +205,21 @@ TEST(Npz, ReadsDeflatedEntry) {
   std::string bad = z;
   bad[cd + 16] ^= 1;
   EXPECT_FALSE(parse_npz(bad));
+}
+
+// Issue 23's hostile .npz: an entry of a few bytes that claims 4 GiB - 16 inflated is refused before
+// anything is inflated (deflate expands at most 1032:1); a claim within the ratio that the stream
+// does not reach is a corrupt entry.
+TEST(Npz, ClaimPastDeflatesRatioIsRefused) {
+  const std::string body = npy("{'descr': '<u1', 'fortran_order': False, 'shape': (4,), }", "abcd");
+  size_t cd = 0;
+  auto r = parse_npz(deflated_npz(body, 0xFFFFFFF0, &cd));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.status().to_string().find("claims 4294967280 bytes inflated from"), std::string::npos)
+      << r.status().to_string();
+  r = parse_npz(deflated_npz(body, 4096, &cd));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.status().to_string().find("is corrupt"), std::string::npos) << r.status().to_string();
 }
 
 }  // namespace

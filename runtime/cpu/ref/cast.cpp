@@ -369,7 +369,8 @@ Status kernel<ir::Op::Cast>(KernelCtx& cx) {
             simd::map(x + lo, y + lo, hi - lo, [](S v) { return static_cast<D>(v); });
           });
         } else if constexpr (std::is_same_v<S, bool> && std::is_floating_point_v<D>) {  // 1 or +0
-          simd::map(simd::bytes(x), y, n, [](uint8_t v) { return static_cast<D>(v); });
+          // (not simd::bytes(x), which takes only bool*: clang instantiates this branch for every S)
+          simd::map(reinterpret_cast<const uint8_t*>(x), y, n, [](uint8_t v) { return static_cast<D>(v); });
         } else {
           for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR((convert<S, D>(x[i], dst_bits, opts, &y[i])));
         }
