@@ -25,7 +25,6 @@ bool unary(Builder& b, const std::string& op) {
   return true;
 }
 
-
 bool binary(Builder& b, const std::string& op) {
   const Value v = any_value(b);
   const Value w = partner(b, v);
