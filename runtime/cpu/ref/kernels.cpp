@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/scratch.h"
 
 namespace plumb::rt::ref {
 namespace {
@@ -39,6 +40,25 @@ Status run_kernel(KernelCtx& cx) {
     // clang-format on
   }
   return internal_error("ref: unknown op code");
+}
+
+// The kernels with temporaries say how much scratch they take; a kernel this build leaves out takes
+// none (the node fails with not_built).
+int64_t scratch_bytes(const ScratchQuery& q) {
+  if (q.inputs.empty() || q.outputs.empty()) return 0;
+  for (const ir::Type* t : q.inputs)
+    if (!t || !t->is_tensor() || !t->ranked || !ir::shape_is_static(t->shape)) return 0;
+  for (const ir::Type* t : q.outputs)
+    if (!t || !t->is_tensor() || !t->ranked || !ir::shape_is_static(t->shape)) return 0;
+  switch (q.node.op) {
+    case ir::Op::Conv: return built("conv") ? conv_scratch_bytes(q) : 0;
+    case ir::Op::MatMul: return built("matmul") ? matmul_scratch_bytes(q) : 0;
+    case ir::Op::Pool: return built("pool") ? pool_scratch_bytes(q) : 0;
+    case ir::Op::Reduce: return built("reduce") ? reduce_scratch_bytes(q) : 0;
+    case ir::Op::Gather: return built("gather") ? gather_scratch_bytes(q) : 0;
+    case ir::Op::Pad: return built("pad") ? pad_scratch_bytes(q) : 0;
+    default: return 0;
+  }
 }
 
 }  // namespace plumb::rt::ref
