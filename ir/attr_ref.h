@@ -15,8 +15,9 @@ namespace plumb::ir {
 // reference into the node's own storage (valid as long as the node); a scalar, enum or dtype is
 // its value. On an unverified node a missing or mistyped attribute reads as the field's default.
 template <typename T>
-constexpr bool attr_by_ref_v = std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>> ||
-                               std::is_same_v<T, std::string> || std::is_same_v<T, Type>;
+constexpr bool attr_by_ref_v =
+    std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>> ||
+    std::is_same_v<T, std::string> || std::is_same_v<T, Type>;
 template <Op O, typename T>
 std::conditional_t<attr_by_ref_v<T>, const T&, T> attr(const Node& n, T Attrs<O>::*member) {
   const Attr* found = nullptr;

@@ -132,7 +132,8 @@ Counted run_counted(const std::vector<uint8_t>& bytes, const std::vector<rt::Ten
     const void* data = nullptr;
     size_t bytes = 0;
     c.status = plumb_model_output_data(m, k, &data, &bytes);
-    if (c.status == PLUMB_OK) outputs[k].assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
+    if (c.status == PLUMB_OK)
+      outputs[k].assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
   }
   error = plumb_last_error(m);
   plumb_model_destroy(m);

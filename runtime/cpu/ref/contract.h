@@ -248,8 +248,7 @@ void contract(const Contraction<A>* jobs, size_t njobs, int64_t* first, int thre
   [[maybe_unused]] const bool avx2 = simd::has_avx2();
   parallel_for(threads, items, min_items, [&](int64_t begin, int64_t end) {
 #if PLUMB_REF_AVX2
-    if (avx2)
-      return contract_detail::run_items_avx2<A, Rows>(jobs, first, njobs, begin, end);
+    if (avx2) return contract_detail::run_items_avx2<A, Rows>(jobs, first, njobs, begin, end);
 #endif
     contract_detail::run_items_portable<A, Rows>(jobs, first, njobs, begin, end);
   });

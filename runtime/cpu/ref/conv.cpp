@@ -25,17 +25,18 @@ namespace plumb::rt::ref {
 namespace {
 
 struct ConvGeometry {
-  int64_t ns = 0;  // spatial dims
+  int64_t ns = 0;   // spatial dims
   Dims in, k, out;  // spatial sizes of input, kernel, result
-  const int64_t *stride = nullptr, *dil = nullptr, *ldil = nullptr, *pad_lo = nullptr;  // the node's attributes
-  Dims in_strides;  // row-major strides of one input plane
+  const int64_t *stride = nullptr, *dil = nullptr, *ldil = nullptr,
+                *pad_lo = nullptr;  // the node's attributes
+  Dims in_strides;                  // row-major strides of one input plane
   int64_t in_plane = 1, k_plane = 1, out_plane = 1;
   int64_t batch = 0, c_all = 0, o_all = 0, groups = 1;
 };
 
 // The geometry of conv node `n` with these operand and result shapes (ranks checked by the caller).
-ConvGeometry conv_geometry(const ir::Node& n, const std::vector<int64_t>& input, const std::vector<int64_t>& weight,
-                           const std::vector<int64_t>& result) {
+ConvGeometry conv_geometry(const ir::Node& n, const std::vector<int64_t>& input,
+                           const std::vector<int64_t>& weight, const std::vector<int64_t>& result) {
   ConvGeometry g;
   g.ns = static_cast<int64_t>(input.size()) - 2;
   g.in.assign(input.data() + 2, input.data() + input.size());
@@ -304,40 +305,39 @@ void conv_tiled(const A* in, const A* wt, A* out, const ConvGeometry& g, int thr
   for (int64_t nn = 0; nn < batch; ++nn) {
     // im2col, packed into rhs panels, 16 rows (channel, tap) at a time, so that each panel gets
     // 16 consecutive rows of its [k][kCols] in one go; the rows are independent.
-    parallel_for_ranges(threads, im2col_items(g), im2col_min_items(g),
-                 [&](int64_t range, int64_t r0, int64_t r1) {
-                   A* rows = pointwise ? nullptr : buf.rows + range * kChunk * n;
-                   Dims tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
-                   for (int64_t r = r0; r < r1; r += kChunk) {
-                     const int64_t count = std::min(kChunk, r1 - r);
-                     for (int64_t i = 0; i < count; ++i) {
-                       const int64_t grp = (r + i) / k, kk = (r + i) % k, c = kk / g.k_plane;
-                       int64_t t = kk % g.k_plane;
-                       for (int64_t d = g.ns - 1; d >= 0; --d) {  // tap index t, row-major
-                         tap[static_cast<size_t>(d)] = t % g.k[static_cast<size_t>(d)];
-                         t /= g.k[static_cast<size_t>(d)];
-                       }
-                       if (!pointwise)
-                         gather_tap<A>(g, tap, in + (nn * c_all + grp * cg + c) * g.in_plane, rows + i * n,
-                                       e);
-                     }
-                     for (int64_t q = 0; q < S::col_panels(n); ++q) {
-                       const int64_t j0 = q * S::kCols, cols = std::min<int64_t>(S::kCols, n - j0);
-                       for (int64_t i = 0; i < count; ++i) {
-                         const int64_t grp = (r + i) / k, kk = (r + i) % k;
-                         A* dst = rhs_packed + grp * rhs_size + (q * k + kk) * S::kCols;
-                         // A pointwise conv's im2col row is the input plane itself.
-                         const A* src = pointwise ? in + (nn * c_all + grp * cg + kk) * g.in_plane + j0
-                                                  : rows + i * n + j0;
-                         if (cols == S::kCols) {
-                           for (int c = 0; c < S::kCols; ++c) dst[c] = src[c];
-                         } else {
-                           for (int c = 0; c < S::kCols; ++c) dst[c] = c < cols ? src[c] : A(0);
-                         }
-                       }
-                     }
-                   }
-                 });
+    parallel_for_ranges(
+        threads, im2col_items(g), im2col_min_items(g), [&](int64_t range, int64_t r0, int64_t r1) {
+          A* rows = pointwise ? nullptr : buf.rows + range * kChunk * n;
+          Dims tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
+          for (int64_t r = r0; r < r1; r += kChunk) {
+            const int64_t count = std::min(kChunk, r1 - r);
+            for (int64_t i = 0; i < count; ++i) {
+              const int64_t grp = (r + i) / k, kk = (r + i) % k, c = kk / g.k_plane;
+              int64_t t = kk % g.k_plane;
+              for (int64_t d = g.ns - 1; d >= 0; --d) {  // tap index t, row-major
+                tap[static_cast<size_t>(d)] = t % g.k[static_cast<size_t>(d)];
+                t /= g.k[static_cast<size_t>(d)];
+              }
+              if (!pointwise)
+                gather_tap<A>(g, tap, in + (nn * c_all + grp * cg + c) * g.in_plane, rows + i * n, e);
+            }
+            for (int64_t q = 0; q < S::col_panels(n); ++q) {
+              const int64_t j0 = q * S::kCols, cols = std::min<int64_t>(S::kCols, n - j0);
+              for (int64_t i = 0; i < count; ++i) {
+                const int64_t grp = (r + i) / k, kk = (r + i) % k;
+                A* dst = rhs_packed + grp * rhs_size + (q * k + kk) * S::kCols;
+                // A pointwise conv's im2col row is the input plane itself.
+                const A* src =
+                    pointwise ? in + (nn * c_all + grp * cg + kk) * g.in_plane + j0 : rows + i * n + j0;
+                if (cols == S::kCols) {
+                  for (int c = 0; c < S::kCols; ++c) dst[c] = src[c];
+                } else {
+                  for (int c = 0; c < S::kCols; ++c) dst[c] = c < cols ? src[c] : A(0);
+                }
+              }
+            }
+          }
+        });
     for (int64_t grp = 0; grp < groups; ++grp)
       buf.jobs[grp] = Contraction<A>{
           og, n, k, wt + grp * og * k, k, rhs_packed + grp * rhs_size, out + (nn * o_all + grp * og) * n, n};

@@ -8,12 +8,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "ir/attr_ref.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/cpu/ref/round_wrap.h"
 #include "runtime/cpu/ref/scratch.h"
-#include "ir/attr_ref.h"
 
 namespace plumb::rt::ref {
 
@@ -64,7 +64,8 @@ int64_t block_count(ir::GatherKind kind, const Dims& operand_shape, const Dims& 
   if (kind == ir::GatherKind::Elements) return num_elements(indices_shape);
   if (kind == ir::GatherKind::Axis) {
     int64_t outer = 1;
-    for (int64_t d = 0; d < axis && d < static_cast<int64_t>(operand_shape.size()); ++d) outer *= operand_shape[d];
+    for (int64_t d = 0; d < axis && d < static_cast<int64_t>(operand_shape.size()); ++d)
+      outer *= operand_shape[d];
     return outer * num_elements(indices_shape);
   }
   if (indices_shape.empty()) return 0;
@@ -205,8 +206,9 @@ Status kernel<ir::Op::Scatter>(KernelCtx& cx) {
   const Tensor& updates = cx.inputs[2]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
   const auto reduction = ir::attrs<ir::Op::Scatter>(cx.node).reduction;
-  const auto kind = ir::attrs<ir::Op::Scatter>(cx.node).kind == ir::GatherKind::Elements ? ir::GatherKind::Elements
-                                                                                          : ir::GatherKind::Nd;
+  const auto kind = ir::attrs<ir::Op::Scatter>(cx.node).kind == ir::GatherKind::Elements
+                        ? ir::GatherKind::Elements
+                        : ir::GatherKind::Nd;
   Scratch scratch(cx);
   Blocks bl;
   bl.offsets = scratch.take<int64_t>(block_count(kind, operand.shape, indices.shape, 0));

@@ -57,6 +57,9 @@ class Dims {
   size_t n_ = 0;
 };
 
+// A heap copy (for code outside the run: tests, the baselines).
+inline std::vector<int64_t> to_vector(const Dims& d) { return std::vector<int64_t>(d.begin(), d.end()); }
+
 // True when `v` holds the same dims as `d`.
 inline bool same_dims(const std::vector<int64_t>& v, const Dims& d) {
   if (v.size() != d.size()) return false;
@@ -103,7 +106,9 @@ class IndexIter {
 };
 
 // Row-major offset of `index` in a tensor with `strides`.
-inline int64_t offset_of(const Dims& index, const Dims& strides) {
+// (Any two indexable lists: Dims, or a test's std::vector.)
+template <typename Index, typename Strides>
+int64_t offset_of(const Index& index, const Strides& strides) {
   int64_t off = 0;
   for (size_t d = 0; d < index.size(); ++d) off += index[d] * strides[d];
   return off;

@@ -7,13 +7,13 @@
 #include <string>
 #include <type_traits>
 
+#include "ir/attr_ref.h"
 #include "ir/infer.h"
 #include "runtime/cpu/ref/constant_data.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/cpu/ref/scratch.h"
-#include "ir/attr_ref.h"
 #include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {

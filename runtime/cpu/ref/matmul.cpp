@@ -31,8 +31,8 @@ struct MatmulBuffers {
 };
 
 template <typename A, int Rows, typename Taker>
-MatmulBuffers<A> matmul_buffers(Taker& s, ir::DType lhs, ir::DType rhs, ir::DType result, int64_t batch, int64_t m,
-                                int64_t k, int64_t n) {
+MatmulBuffers<A> matmul_buffers(Taker& s, ir::DType lhs, ir::DType rhs, ir::DType result, int64_t batch,
+                                int64_t m, int64_t k, int64_t n) {
   using S = TileShape<A, Rows>;
   MatmulBuffers<A> b;
   if (!is_acc_dtype<A>(lhs)) b.lhs = s.template take<A>(batch * m * k);

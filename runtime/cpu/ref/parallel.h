@@ -60,7 +60,8 @@ void parallel_for_ranges(int threads, int64_t items, int64_t min_items, Body&& b
 // body(begin, end): parallel_for_ranges without the range number.
 template <typename Body>
 void parallel_for(int threads, int64_t items, int64_t min_items, Body&& body) {
-  parallel_for_ranges(threads, items, min_items, [&](int64_t, int64_t begin, int64_t end) { body(begin, end); });
+  parallel_for_ranges(threads, items, min_items,
+                      [&](int64_t, int64_t begin, int64_t end) { body(begin, end); });
 }
 
 }  // namespace plumb::rt::ref

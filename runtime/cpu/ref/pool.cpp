@@ -32,8 +32,12 @@ struct PoolGeometry {
   int64_t* all_offsets = nullptr;
   int64_t* all_first = nullptr;
   Dims offsets_at, first_at;
-  const int64_t* offsets(size_t d) const { return all_offsets + offsets_at[d]; }  // the real taps' offsets, all e
-  const int64_t* first(size_t d) const { return all_first + first_at[d]; }  // [e]: start of e's taps; [E] = end
+  const int64_t* offsets(size_t d) const {
+    return all_offsets + offsets_at[d];
+  }  // the real taps' offsets, all e
+  const int64_t* first(size_t d) const {
+    return all_first + first_at[d];
+  }  // [e]: start of e's taps; [E] = end
 };
 
 // The real taps of result index e along dim d: w in [w_lo, w_hi] (none when w_hi < w_lo).

@@ -7,14 +7,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "ir/attr_ref.h"
 #include "runtime/cpu/ref/contract.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
-#include "runtime/cpu/ref/scratch.h"
-#include "ir/attr_ref.h"
 #include "runtime/cpu/ref/nan_choice.h"
 #include "runtime/cpu/ref/round_wrap.h"
+#include "runtime/cpu/ref/scratch.h"
 #include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
@@ -236,7 +236,8 @@ int64_t reduce_scratch_bytes(const ScratchQuery& q) {
   int64_t bytes = 0;
   visit_dtype(operand.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (!std::is_same_v<T, std::string>) bytes = scratch_piece<acc_t<T>>(num_elements(static_dims(result)));
+    if constexpr (!std::is_same_v<T, std::string>)
+      bytes = scratch_piece<acc_t<T>>(num_elements(static_dims(result)));
   });
   return bytes;
 }
