@@ -50,13 +50,26 @@ int64_t scratch_bytes(const ScratchQuery& q) {
     if (!t || !t->is_tensor() || !t->ranked || !ir::shape_is_static(t->shape)) return 0;
   for (const ir::Type* t : q.outputs)
     if (!t || !t->is_tensor() || !t->ranked || !ir::shape_is_static(t->shape)) return 0;
+  // `if constexpr`, as run_kernel: a kernel this build leaves out must not be referenced at all.
   switch (q.node.op) {
-    case ir::Op::Conv: return built("conv") ? conv_scratch_bytes(q) : 0;
-    case ir::Op::MatMul: return built("matmul") ? matmul_scratch_bytes(q) : 0;
-    case ir::Op::Pool: return built("pool") ? pool_scratch_bytes(q) : 0;
-    case ir::Op::Reduce: return built("reduce") ? reduce_scratch_bytes(q) : 0;
-    case ir::Op::Gather: return built("gather") ? gather_scratch_bytes(q) : 0;
-    case ir::Op::Pad: return built("pad") ? pad_scratch_bytes(q) : 0;
+    case ir::Op::Conv:
+      if constexpr (built("conv")) return conv_scratch_bytes(q);
+      return 0;
+    case ir::Op::MatMul:
+      if constexpr (built("matmul")) return matmul_scratch_bytes(q);
+      return 0;
+    case ir::Op::Pool:
+      if constexpr (built("pool")) return pool_scratch_bytes(q);
+      return 0;
+    case ir::Op::Reduce:
+      if constexpr (built("reduce")) return reduce_scratch_bytes(q);
+      return 0;
+    case ir::Op::Gather:
+      if constexpr (built("gather")) return gather_scratch_bytes(q);
+      return 0;
+    case ir::Op::Pad:
+      if constexpr (built("pad")) return pad_scratch_bytes(q);
+      return 0;
     default: return 0;
   }
 }
