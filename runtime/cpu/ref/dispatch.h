@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "ir/dtype.h"
+#include "ir/status.h"
 #include "runtime/cpu/ref/float_formats.h"
 
 namespace plumb::rt {
@@ -120,17 +122,47 @@ struct DTypeTag {
 // visit_dtype(dt, [&](auto tag) { using T = typename decltype(tag)::type; ... });
 // Every dtype instantiates the lambda: use `if constexpr` to reject combinations the spec's dtype
 // table excludes (the verifier has already refused them, so those branches return Internal).
+//
+// A tiny build with PLUMB_REF_OPS compiles the ref kernels (PLUMB_REF_KERNEL_TU) for the dtypes its
+// op list names only: another dtype instantiates nothing, and its case returns "not built" (an
+// Unsupported Status, or nothing); ref::run_kernel refuses such a node before its kernel runs.
+#if PLUMB_REF_KERNEL_TU
+constexpr std::string_view kRefDTypes[] = {
+#include "runtime/ref_dtypes.inc"
+};
+constexpr bool dtype_built(std::string_view mnemonic) {
+  for (std::string_view dt : kRefDTypes)
+    if (dt == "*" || dt == mnemonic) return true;
+  return false;
+}
+#else
+constexpr bool dtype_built(std::string_view) { return true; }
+#endif
+
+template <typename R>
+R dtype_not_built(ir::DType dt) {
+  if constexpr (std::is_same_v<R, Status>)
+    return unsupported(std::string("this build of the ref runtime has no kernels for dtype ") +
+                       std::string(ir::dtype_name(dt)) + " (PLUMB_REF_OPS leaves it out)");
+  else if constexpr (!std::is_void_v<R>)
+    return R{};
+}
+
 template <typename F>
 decltype(auto) visit_dtype(ir::DType dt, F&& f) {
+  using R = decltype(f(DTypeTag<ir::DType::F32>{}));
   switch (dt) {
 // clang-format off
 #define PLUMB_DTYPE(Enum, mnemonic, bits, onnx_code, category) \
   case ir::DType::Enum:                                      \
-    return f(DTypeTag<ir::DType::Enum>{});
+    if constexpr (dtype_built(mnemonic))                     \
+      return f(DTypeTag<ir::DType::Enum>{});                 \
+    else                                                     \
+      return dtype_not_built<R>(dt);
 #include "spec/dtypes.def"
     // clang-format on
   }
-  return f(DTypeTag<ir::DType::F32>{});  // unreachable for a valid dtype
+  return dtype_not_built<R>(dt);  // unreachable for a valid dtype
 }
 
 // Narrow float storage types: the ones computed through double/float (spec/numerics.md).

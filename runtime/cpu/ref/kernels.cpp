@@ -3,6 +3,7 @@
 // drops them, and a node of such an op is Unsupported, naming the op.
 #include <string_view>
 
+#include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/cpu/ref/scratch.h"
 
@@ -25,9 +26,31 @@ Status not_built(const KernelCtx& cx) {
                      " kernel (PLUMB_REF_OPS leaves it out)");
 }
 
+// A tensor of a dtype the kernels were not compiled for (PLUMB_REF_OPS' dtypes, dispatch.h) is
+// refused before any kernel sees it: their visit_dtype cases for it do nothing.
+bool all_dtypes_built() {
+  bool all = true;
+#define PLUMB_DTYPE(Enum, mnemonic, bits, onnx_code, category) all = all && dtype_built(mnemonic);
+#include "spec/dtypes.def"
+  return all;
+}
+
+Status check_dtypes(const KernelCtx& cx) {
+  auto check = [](const RtValue* v) -> Status {
+    if (!v || !v->is_tensor()) return Status::ok();
+    const Tensor& t = v->tensor();
+    if (!t.data && t.shape.empty()) return Status::ok();  // an empty slot: the kernel makes it
+    return visit_dtype(t.dtype, [](auto) { return Status::ok(); });
+  };
+  for (const RtValue* v : cx.inputs) PLUMB_RETURN_IF_ERROR(check(v));
+  for (const RtValue* v : cx.outputs) PLUMB_RETURN_IF_ERROR(check(v));
+  return Status::ok();
+}
+
 }  // namespace
 
 Status run_kernel(KernelCtx& cx) {
+  if (!all_dtypes_built()) PLUMB_RETURN_IF_ERROR(check_dtypes(cx));
   switch (cx.node.op) {
 // clang-format off
 #define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance) \
