@@ -393,15 +393,17 @@ void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const
 // The accumulator type of a conv with these dtypes, as a tag for `f`.
 template <typename F>
 void with_acc(ir::DType input, ir::DType result, F&& f) {
+  // A PLUMB_REF_OPS build keeps the accumulator types that its conv dtypes select (dispatch.h).
   if (ir::is_float(result)) {
-    if (input == ir::DType::F64 || result == ir::DType::F64)
-      f(double{});
-    else
-      f(float{});
+    if (input == ir::DType::F64 || result == ir::DType::F64) {
+      if constexpr (op_acc_f64("conv")) f(double{});
+    } else {
+      if constexpr (op_acc_f32("conv")) f(float{});
+    }
   } else if (ir::dtype_bits(result) == 64) {
-    f(uint64_t{});
+    if constexpr (op_acc_u64("conv")) f(uint64_t{});
   } else {
-    f(uint32_t{});
+    if constexpr (op_acc_u32("conv")) f(uint32_t{});
   }
 }
 

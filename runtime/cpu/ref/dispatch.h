@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -135,9 +136,40 @@ constexpr bool dtype_built(std::string_view mnemonic) {
     if (dt == "*" || dt == mnemonic) return true;
   return false;
 }
+// The op list's (op, dtype) pairs: a kernel with code per accumulator type (conv, matmul) keeps
+// only the ones its op's dtypes can select; run_kernel refuses the other dtypes for that op.
+constexpr std::string_view kRefOpDTypes[] = {
+#include "runtime/ref_op_dtypes.inc"
+};
+constexpr bool op_dtype_built(std::string_view op, std::string_view mnemonic) {
+  for (std::string_view e : kRefOpDTypes)
+    if (e == "*" || (e.size() == op.size() + 1 + mnemonic.size() && e.substr(0, op.size()) == op &&
+                     e[op.size()] == ':' && e.substr(op.size() + 1) == mnemonic))
+      return true;
+  return false;
+}
 #else
 constexpr bool dtype_built(std::string_view) { return true; }
+constexpr bool op_dtype_built(std::string_view, std::string_view) { return true; }
 #endif
+
+// Whether an op's built dtypes include one that selects each accumulator type of a contraction
+// kernel by its result dtype: f64; another float; a 64-bit integer; another integer.
+constexpr bool op_acc_f64(std::string_view op) { return op_dtype_built(op, "f64"); }
+constexpr bool op_acc_f32(std::string_view op) {
+  for (std::string_view dt :
+       {"f32", "f16", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "f8e8m0", "f4e2m1"})
+    if (op_dtype_built(op, dt)) return true;
+  return false;
+}
+constexpr bool op_acc_u64(std::string_view op) {
+  return op_dtype_built(op, "i64") || op_dtype_built(op, "u64");
+}
+constexpr bool op_acc_u32(std::string_view op) {
+  for (std::string_view dt : {"i2", "u2", "i4", "u4", "i8", "u8", "i16", "u16", "i32", "u32", "bool"})
+    if (op_dtype_built(op, dt)) return true;
+  return false;
+}
 
 template <typename R>
 R dtype_not_built(ir::DType dt) {

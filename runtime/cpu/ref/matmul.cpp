@@ -88,15 +88,17 @@ void matmul_any(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t ba
 // The accumulator type of a matmul with these dtypes, as a tag for `f`.
 template <typename F>
 void with_acc(ir::DType lhs, ir::DType result, F&& f) {
+  // A PLUMB_REF_OPS build keeps the accumulator types that its matmul dtypes select (dispatch.h).
   if (ir::is_float(result)) {
-    if (lhs == ir::DType::F64 || result == ir::DType::F64)
-      f(double{});
-    else
-      f(float{});
+    if (lhs == ir::DType::F64 || result == ir::DType::F64) {
+      if constexpr (op_acc_f64("matmul")) f(double{});
+    } else {
+      if constexpr (op_acc_f32("matmul")) f(float{});
+    }
   } else if (ir::dtype_bits(result) == 64) {
-    f(uint64_t{});
+    if constexpr (op_acc_u64("matmul")) f(uint64_t{});
   } else {
-    f(uint32_t{});
+    if constexpr (op_acc_u32("matmul")) f(uint32_t{});
   }
 }
 
