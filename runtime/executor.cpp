@@ -191,9 +191,16 @@ void Executor::bind_calls(BufferTable& b) {
   const auto& nodes = g_.body.nodes;
   calls_.clear();
   calls_.reserve(nodes.size());
-  for (const ir::Node& n : nodes) {
+  uint8_t* ref_scratch =
+      schedule_.ref_scratch_bytes > 0 && b.arena ? b.arena.get() + schedule_.ref_scratch_offset : nullptr;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ir::Node& n = nodes[i];
     NodeCall kc{n, {}, {}, options_.mode};
     kc.threads = options_.threads;
+    if (ref_scratch && !plan_.node_dynamic[i]) {  // kNode steps run one at a time: they share it
+      kc.scratch = ref_scratch;
+      kc.scratch_bytes = schedule_.ref_scratch_bytes;
+    }
     for (ir::ValueId v : n.inputs) kc.inputs.push_back(&b.values[v]);
     for (ir::ValueId v : n.outputs) kc.outputs.push_back(&b.values[v]);
     calls_.push_back(std::move(kc));

@@ -21,8 +21,10 @@
 // - a region result or a dynamic result that aliases the arena is copied to the heap, so no
 //   value outlives its arena slot;
 // - binding an input copies its shape vector (no allocation once the slot has held a tensor of
-//   that rank); kernels may allocate internally (the ref kernels of elementwise ops do not:
-//   tests/ref/executor_alloc_test.cpp checks that a static graph's second run allocates nothing).
+//   that rank); a static node's ref kernel takes its temporaries from the schedule's scratch
+//   region of the host arena (NodeCall::scratch, runtime/cpu/ref/scratch.h), other nodes' kernels
+//   from the heap (tests/api_alloc checks that static plans of the whole-model tests allocate
+//   nothing after planning; tests/ref/executor_alloc_test.cpp a static graph's second run).
 //
 // NumericMode::kPrecise is a type mapping (make_precise_graph): every floating value of the
 // graph becomes f64; kernels just see f64 tensors. See runtime/session.h.

@@ -132,7 +132,8 @@ Status Session::plan_for_inputs() {
   PLUMB_ASSIGN_OR_RETURN(Plan plan, make_plan(exec_graph(), types, po));
   Planned p;
   p.plan = std::make_unique<Plan>(std::move(plan));
-  PLUMB_ASSIGN_OR_RETURN(Schedule sc, make_schedule(exec_graph(), *p.plan, *partition_, options_.max_bytes));
+  PLUMB_ASSIGN_OR_RETURN(Schedule sc, make_schedule(exec_graph(), *p.plan, *partition_, options_.max_bytes,
+                                                    std::max(1, options_.threads)));
   p.schedule = std::make_unique<Schedule>(std::move(sc));
   if (options_.on_schedule)
     options_.on_schedule(describe_schedule(exec_graph(), *p.plan, *partition_, *p.schedule));
