@@ -55,8 +55,9 @@ void MemoryBudget::release(int64_t bytes) { used_.fetch_sub(bytes, std::memory_o
 
 Status MemoryBudget::refuse(int64_t bytes, const char* what) {
   refusals_.fetch_add(1, std::memory_order_relaxed);
-  return invalid_input(strfmt("%s needs %lld bytes, %lld of the memory budget of %lld bytes are left", what,
-                              (long long)bytes, (long long)std::max<int64_t>(0, left()), (long long)limit_));
+  return invalid_input(strfmt("%s needs %lld byte%s, %lld of the memory budget of %lld bytes are left", what,
+                              (long long)bytes, bytes == 1 ? "" : "s",
+                              (long long)std::max<int64_t>(0, left()), (long long)limit_));
 }
 
 MemoryCharge& MemoryCharge::operator=(MemoryCharge&& o) noexcept {
