@@ -1,9 +1,10 @@
 // The session options the commands start from: the backend by name, among this library's and
 // this program's own (cli_backends), and PLUMB_VERBOSE (a comma-separated list): with
 // "dispatch", every schedule a session makes is printed to stderr (runtime/schedule.h
-// describe_schedule: each step, each fallback with its reason, each copy); and the --threads
-// option every command that runs graphs takes (SessionOptions::threads), with the other options
-// plumb run and plumb bench share.
+// describe_schedule: each step, each fallback with its reason, each copy), with "memory" the
+// peak of the command's memory budget (report_memory); the --threads option every command that
+// runs graphs takes (SessionOptions::threads), and --max-memory (SessionOptions::memory, one
+// budget per command), with the other options plumb run and plumb bench share.
 #pragma once
 
 #include <string>
