@@ -1,6 +1,7 @@
 #include "runtime/memory_budget.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -38,26 +39,34 @@ struct Charged {
 
 }  // namespace
 
+MemoryBudget::MemoryBudget(int64_t limit)
+    : limit_(limit < 0 ? 0
+                       : static_cast<std::intptr_t>(
+                             std::min<int64_t>(limit, std::numeric_limits<std::intptr_t>::max()))) {}
+
 bool MemoryBudget::try_reserve(int64_t bytes) {
-  if (bytes < 0) return false;
-  int64_t now = used_.load(std::memory_order_relaxed);
+  if (bytes < 0 || bytes > static_cast<int64_t>(limit_)) return false;
+  const auto want = static_cast<std::intptr_t>(bytes);
+  std::intptr_t now = used_.load(std::memory_order_relaxed);
   do {
-    if (bytes > limit_ - now) return false;
-  } while (!used_.compare_exchange_weak(now, now + bytes, std::memory_order_relaxed));
-  const int64_t after = now + bytes;
-  int64_t peak = peak_.load(std::memory_order_relaxed);
+    if (want > limit_ - now) return false;
+  } while (!used_.compare_exchange_weak(now, now + want, std::memory_order_relaxed));
+  const std::intptr_t after = now + want;
+  std::intptr_t peak = peak_.load(std::memory_order_relaxed);
   while (after > peak && !peak_.compare_exchange_weak(peak, after, std::memory_order_relaxed)) {
   }
   return true;
 }
 
-void MemoryBudget::release(int64_t bytes) { used_.fetch_sub(bytes, std::memory_order_relaxed); }
+void MemoryBudget::release(int64_t bytes) {
+  used_.fetch_sub(static_cast<std::intptr_t>(bytes), std::memory_order_relaxed);
+}
 
 Status MemoryBudget::refuse(int64_t bytes, const char* what) {
   refusals_.fetch_add(1, std::memory_order_relaxed);
   return invalid_input(strfmt("%s needs %lld byte%s, %lld of the memory budget of %lld bytes are left", what,
                               (long long)bytes, bytes == 1 ? "" : "s",
-                              (long long)std::max<int64_t>(0, left()), (long long)limit_));
+                              (long long)std::max<int64_t>(0, left()), (long long)limit()));
 }
 
 MemoryCharge& MemoryCharge::operator=(MemoryCharge&& o) noexcept {

@@ -14,10 +14,14 @@
 // small shape values the planner folds (ir::kMaxKnownValues elements each), a backend's device
 // arena (not host memory), and scratch a kernel allocates internally.
 //
-// Thread-safe: one budget may be shared by sessions on several threads (atomic counters).
+// Thread-safe: one budget may be shared by sessions on several threads (atomic counters). The
+// counters are pointer-sized, the widest atomics a 32-bit microcontroller has without a library
+// (Cortex-M3: no 64-bit atomics); a limit past what that holds is clamped to it, more than the
+// address space a 32-bit target can allocate anyway.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -30,13 +34,13 @@ namespace plumb::rt {
 
 class MemoryBudget {
  public:
-  explicit MemoryBudget(int64_t limit) : limit_(limit < 0 ? 0 : limit) {}
+  explicit MemoryBudget(int64_t limit);
   MemoryBudget(const MemoryBudget&) = delete;
   MemoryBudget& operator=(const MemoryBudget&) = delete;
 
-  int64_t limit() const { return limit_; }
+  int64_t limit() const { return static_cast<int64_t>(limit_); }
   int64_t used() const { return used_.load(std::memory_order_relaxed); }
-  int64_t left() const { return limit_ - used(); }
+  int64_t left() const { return limit() - used(); }
   // The most bytes held at once so far: the smallest limit the same work fits in.
   int64_t peak() const { return peak_.load(std::memory_order_relaxed); }
   // How many reservations were refused so far. A caller that tolerates a failed run (plumb
@@ -54,8 +58,8 @@ class MemoryBudget {
   Status refuse(int64_t bytes, const char* what);
 
  private:
-  const int64_t limit_;
-  std::atomic<int64_t> used_{0}, peak_{0}, refusals_{0};
+  const std::intptr_t limit_;
+  std::atomic<std::intptr_t> used_{0}, peak_{0}, refusals_{0};
 };
 
 // Bytes `bytes` of `budget` held until destroyed (movable, not copyable).
