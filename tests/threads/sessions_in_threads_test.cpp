@@ -6,10 +6,11 @@
 // single-threaded run's byte for byte (NaN payloads included). The shared graph must be unchanged
 // afterwards (ir::save_buffer before and after, byte for byte).
 //
-// Sessions run with SessionOptions::threads = 1 (the CLI's --threads 1): the question here is
-// whether sessions disturb each other, not the kernels' own threads (tests/ref_bits covers those).
-// The threads share the input values too (each session binds the same tensors): kernels never write
-// their operands, so that is allowed and is checked here as well.
+// Half the threads run in NumericMode::kPrecise (plumb check's mode), against a single-threaded
+// precise run. Sessions run with SessionOptions::threads = 1 (the CLI's --threads 1): the question
+// here is whether sessions disturb each other, not the kernels' own threads (tests/ref_bits covers
+// those). The threads share the input values too (each session binds the same tensors): kernels
+// never write their operands, so that is allowed and is checked here as well.
 //
 // Under ThreadSanitizer (tools/tsan.sh, the `tsan` preset) the same runs are checked for data races.
 #include <gtest/gtest.h>
@@ -36,7 +37,7 @@ namespace plumb {
 namespace {
 
 constexpr int kThreads = 8;
-constexpr int kIterations = 10;  // runs of every input size per thread: 2.7 s for all models but ssdlite
+constexpr int kIterations = 10;  // runs of every input size per thread
 
 // Its run is an error by design (tests/cli/check_undefined.sh: a ReduceMean over an empty set); the
 // threads must then give the same error, and only this model may give one.
@@ -178,7 +179,8 @@ Expected<Loaded> load_case(const ModelCase& c) {
       for (size_t k = 0; k < m.graph.body.params.size(); ++k) {
         const std::string file = check::data_input_file(dir, k);
         if (file.empty()) return invalid_input(dir + ": no file for input #" + std::to_string(k));
-        PLUMB_ASSIGN_OR_RETURN(rt::RtValue v, check::read_value(file, m.graph.type_of(m.graph.body.params[k]), fe));
+        PLUMB_ASSIGN_OR_RETURN(rt::RtValue v,
+                               check::read_value(file, m.graph.type_of(m.graph.body.params[k]), fe));
         inputs.push_back(std::move(v));
       }
     }
@@ -188,8 +190,15 @@ Expected<Loaded> load_case(const ModelCase& c) {
   return l;
 }
 
-rt::SessionOptions session_options() {
+// Both numeric modes: native (`plumb run`) and precise (the f64 graph each session derives from
+// the shared one; what `plumb check` runs).
+constexpr rt::NumericMode kModes[] = {rt::NumericMode::kNative, rt::NumericMode::kPrecise};
+constexpr const char* kModeNames[] = {"native", "precise"};
+constexpr size_t kNumModes = 2;
+
+rt::SessionOptions session_options(size_t mode) {
   rt::SessionOptions o;
+  o.mode = kModes[mode];
   o.threads = 1;
   return o;
 }
@@ -208,32 +217,38 @@ TEST_P(SessionsInThreads, OutputsEqualOneThreadsByteForByte) {
   const std::vector<uint8_t> graph_before = ir::save_buffer(*graph);
   ASSERT_FALSE(graph_before.empty()) << c.name;
 
-  // The single-threaded run: one session, each input size once.
-  std::vector<std::vector<uint8_t>> want(sets.size());
-  std::vector<std::string> want_error(sets.size());
-  {
-    auto s = rt::Session::create(graph, session_options());
-    ASSERT_TRUE(s.has_value()) << c.name << ": " << s.status().to_string();
+  // The single-threaded runs: per mode one session, each input size once.
+  std::vector<std::vector<uint8_t>> want[kNumModes];
+  std::vector<std::string> want_error[kNumModes];
+  for (size_t mode = 0; mode < kNumModes; ++mode) {
+    want[mode].resize(sets.size());
+    want_error[mode].resize(sets.size());
+    auto s = rt::Session::create(graph, session_options(mode));
+    ASSERT_TRUE(s.has_value()) << c.name << " (" << kModeNames[mode] << "): " << s.status().to_string();
     for (size_t i = 0; i < sets.size(); ++i) {
-      want[i] = run_bytes(**s, sets[i], want_error[i]);
+      want[mode][i] = run_bytes(**s, sets[i], want_error[mode][i]);
       // Every other whole-model test runs (its CLI test says so): an error here would leave the
       // threads comparing errors only.
       if (c.name == kRunIsAnError)
-        EXPECT_NE(want_error[i], "") << c.name << " on " << c.data_dirs[i] << " ran; its run is an error by design";
+        EXPECT_NE(want_error[mode][i], "")
+            << c.name << " on " << c.data_dirs[i] << " ran; it is an error by design";
       else
-        EXPECT_EQ(want_error[i], "") << c.name << " on " << c.data_dirs[i];
+        EXPECT_EQ(want_error[mode][i], "") << c.name << " (" << kModeNames[mode] << ") on " << c.data_dirs[i];
     }
   }
 
-  // kThreads sessions over the one graph, all at once. Thread t starts at input size t and moves
-  // on one size per run, so that different sizes (different plans) run at the same time.
+  // kThreads sessions over the one graph, all at once, half of them in each mode. Thread t starts
+  // at input size t and moves on one size per run, so that different sizes (different plans) run
+  // at the same time.
   std::vector<std::string> failures(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
-      auto s = rt::Session::create(graph, session_options());
+      const size_t mode = static_cast<size_t>(t) % kNumModes;
+      const std::string who = "thread " + std::to_string(t) + " (" + kModeNames[mode] + ")";
+      auto s = rt::Session::create(graph, session_options(mode));
       if (!s) {
-        failures[t] = "thread " + std::to_string(t) + ": " + s.status().to_string();
+        failures[t] = who + ": " + s.status().to_string();
         return;
       }
       for (int it = 0; it < kIterations; ++it) {
@@ -241,11 +256,11 @@ TEST_P(SessionsInThreads, OutputsEqualOneThreadsByteForByte) {
           const size_t i = (static_cast<size_t>(t) + r) % sets.size();
           std::string error;
           const std::vector<uint8_t> got = run_bytes(**s, sets[i], error);
-          if (error != want_error[i] || got != want[i]) {
-            failures[t] = "thread " + std::to_string(t) + ", iteration " + std::to_string(it) + ", " +
-                          c.data_dirs[i] + ": " +
-                          (error != want_error[i] ? "error '" + error + "', one thread's '" + want_error[i] + "'"
-                                                  : "outputs differ from one thread's");
+          const std::string& want_err = want_error[mode][i];
+          if (error != want_err || got != want[mode][i]) {
+            failures[t] = who + ", iteration " + std::to_string(it) + ", " + c.data_dirs[i] + ": " +
+                          (error != want_err ? "error '" + error + "', one thread's '" + want_err + "'"
+                                             : "outputs differ from one thread's");
             return;
           }
         }
