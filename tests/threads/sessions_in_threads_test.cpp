@@ -291,5 +291,12 @@ TEST(SessionsInThreadsList, FindsTheWholeModelTests) {
   EXPECT_GE(dynamic_sizes, 20u) << "tests/models/dynamic has fewer input sizes than expected";
 }
 
+// The shared overload names a missing graph instead of crashing on it.
+TEST(SessionsInThreadsList, NoGraphIsAnError) {
+  auto s = rt::Session::create(std::shared_ptr<const ir::Graph>(), session_options(0));
+  ASSERT_FALSE(s.has_value());
+  EXPECT_NE(s.status().to_string().find("no graph"), std::string::npos) << s.status().to_string();
+}
+
 }  // namespace
 }  // namespace plumb
