@@ -40,12 +40,18 @@ bool same_types(const Plan& plan, const std::vector<RtValue>& inputs) {
 }  // namespace
 
 Expected<std::unique_ptr<Session>> Session::create(ir::Graph graph, SessionOptions options) {
-  if (options.verify) PLUMB_RETURN_IF_ERROR(ir::verify(graph));
+  return create(std::make_shared<const ir::Graph>(std::move(graph)), std::move(options));
+}
+
+Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const ir::Graph> graph,
+                                                   SessionOptions options) {
+  if (!graph) return invalid_input("Session::create: no graph");
+  if (options.verify) PLUMB_RETURN_IF_ERROR(ir::verify(*graph));
   std::unique_ptr<Session> s(new Session());
   PLUMB_ASSIGN_OR_RETURN(s->backend_, make_backend(options.backend, options.extra_backends));
   s->graph_ = std::move(graph);
   if (options.mode == NumericMode::kPrecise) {
-    PLUMB_ASSIGN_OR_RETURN(ir::Graph p, make_precise_graph(s->graph_));
+    PLUMB_ASSIGN_OR_RETURN(ir::Graph p, make_precise_graph(*s->graph_));
     s->precise_ = std::make_unique<ir::Graph>(std::move(p));
   }
   PLUMB_ASSIGN_OR_RETURN(Partition part, partition_graph(s->exec_graph(), *s->backend_, options.mode,
@@ -59,17 +65,17 @@ Expected<std::unique_ptr<Session>> Session::create(ir::Graph graph, SessionOptio
 }
 
 std::string Session::input_name(size_t k) const {
-  return k < graph_.input_names.size() ? graph_.input_names[k] : std::string();
+  return k < graph_->input_names.size() ? graph_->input_names[k] : std::string();
 }
 std::string Session::output_name(size_t k) const {
-  return k < graph_.output_names.size() ? graph_.output_names[k] : std::string();
+  return k < graph_->output_names.size() ? graph_->output_names[k] : std::string();
 }
 
 Expected<size_t> Session::input_index(std::string_view name) const {
-  for (size_t k = 0; k < graph_.input_names.size() && k < num_inputs(); ++k)
-    if (graph_.input_names[k] == name) return k;
+  for (size_t k = 0; k < graph_->input_names.size() && k < num_inputs(); ++k)
+    if (graph_->input_names[k] == name) return k;
   std::string names;
-  for (size_t k = 0; k < graph_.input_names.size(); ++k) names += (k ? ", " : "") + graph_.input_names[k];
+  for (size_t k = 0; k < graph_->input_names.size(); ++k) names += (k ? ", " : "") + graph_->input_names[k];
   return invalid_input("the graph has no input named '" + std::string(name) + "' (inputs: " + names + ")");
 }
 
@@ -122,7 +128,7 @@ Status Session::plan_for_inputs() {
     }
   std::vector<ir::Type> types;
   for (const RtValue& v : inputs_) types.push_back(type_of(v));
-  PLUMB_RETURN_IF_ERROR(check_inputs(graph_, types));
+  PLUMB_RETURN_IF_ERROR(check_inputs(*graph_, types));
   // Make room first: the evicted entry's arenas are freed before the new ones are allocated.
   const size_t keep = static_cast<size_t>(std::max(1, options_.max_plans));
   while (plans_.size() >= keep) plans_.pop_back();

@@ -15,6 +15,12 @@
 // result, up to SessionOptions::max_plans (least recently used first out).
 // bench/replan_bench.cpp measures what a re-plan costs.
 //
+// Threads: one Session is used by one thread at a time. Sessions made from one shared graph
+// (create's shared_ptr overload) may run in different threads at the same time: a session never
+// writes to its graph or to the graph's constant bytes, and the library keeps no global mutable
+// state (tests/threads runs 8 sessions over each whole-model test at once; tools/tsan.sh runs it
+// under ThreadSanitizer).
+//
 // NumericMode::kPrecise evaluates every floating value of the graph as f64: floating inputs are
 // widened exactly, constants widened, casts between float types become f64 -> f64 (exact), a cast
 // from float to int converts from the f64 value, the `to` attributes of matmul/conv/cast and the
@@ -73,12 +79,16 @@ struct SessionOptions {
 class Session {
  public:
   static Expected<std::unique_ptr<Session>> create(ir::Graph graph, SessionOptions options = {});
+  // Over a graph shared with other sessions (and threads): it is read, never written, so one
+  // loaded model serves any number of sessions without a copy of its nodes or constants.
+  static Expected<std::unique_ptr<Session>> create(std::shared_ptr<const ir::Graph> graph,
+                                                   SessionOptions options = {});
 
-  size_t num_inputs() const { return graph_.body.params.size(); }
-  size_t num_outputs() const { return graph_.body.results.size(); }
+  size_t num_inputs() const { return graph_->body.params.size(); }
+  size_t num_outputs() const { return graph_->body.results.size(); }
   std::string input_name(size_t k) const;  // the graph's input name, or "" when it has none
   std::string output_name(size_t k) const;
-  const ir::Type& input_type(size_t k) const { return graph_.type_of(graph_.body.params[k]); }
+  const ir::Type& input_type(size_t k) const { return graph_->type_of(graph_->body.params[k]); }
   // The declared output type as this session returns it (f64 for floats in precise mode).
   const ir::Type& output_type(size_t k) const { return exec_graph().type_of(exec_graph().body.results[k]); }
   Expected<size_t> input_index(std::string_view name) const;
@@ -96,7 +106,7 @@ class Session {
   // outputs(), with the copies charged to SessionOptions::memory (a refusal names the output).
   Expected<std::vector<RtValue>> copy_outputs() const;
 
-  const ir::Graph& graph() const { return graph_; }
+  const ir::Graph& graph() const { return *graph_; }
   // The current plan and its schedule (null before the first run).
   const Plan* plan() const { return plans_.empty() ? nullptr : plans_.front().plan.get(); }
   const Schedule* schedule() const { return plans_.empty() ? nullptr : plans_.front().schedule.get(); }
@@ -107,10 +117,10 @@ class Session {
 
  private:
   Session() = default;
-  const ir::Graph& exec_graph() const { return precise_ ? *precise_ : graph_; }
+  const ir::Graph& exec_graph() const { return precise_ ? *precise_ : *graph_; }
 
-  ir::Graph graph_;
-  std::unique_ptr<ir::Graph> precise_;  // precise mode: the f64 graph that runs
+  std::shared_ptr<const ir::Graph> graph_;  // never null; possibly shared with other sessions
+  std::unique_ptr<ir::Graph> precise_;      // precise mode: the f64 graph that runs
   SessionOptions options_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Partition> partition_;  // per graph
