@@ -109,7 +109,11 @@ TEST(BackendInterface, RefClaimsNothingAndKeepsThePlannersLayout) {
   const Schedule& sc = *s->schedule();
   EXPECT_TRUE(sc.spans.empty());
   EXPECT_EQ(sc.copies, 0);
-  EXPECT_EQ(sc.host_arena_bytes, s->plan()->arena_bytes);
+  // The planner's buffers, then the ref kernels' scratch (the reduce's accumulators) after them.
+  EXPECT_GT(sc.ref_scratch_bytes, 0);
+  EXPECT_GE(sc.ref_scratch_offset, s->plan()->arena_bytes);
+  EXPECT_EQ(sc.ref_scratch_offset % 64, 0);
+  EXPECT_EQ(sc.host_arena_bytes, sc.ref_scratch_offset + sc.ref_scratch_bytes);
   for (size_t v = 0; v < s->plan()->values.size(); ++v)
     if (s->plan()->values[v].storage == Storage::kArena) {
       EXPECT_EQ(sc.host_offset[v], s->plan()->values[v].offset);
