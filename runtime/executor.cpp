@@ -82,8 +82,17 @@ Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan, co
     b.arena = std::move(host_arena);
     b.arena_bytes = schedule.host_arena_bytes;
   } else if (schedule.host_arena_bytes > 0) {
-    PLUMB_ASSIGN_OR_RETURN(MemoryCharge charge,
-                           reserve(memory, schedule.host_arena_bytes, "the plan's arena"));
+    // The planner refused an arena past the budget already (naming the node whose result ends
+    // it); what it could not see is the kernels' scratch after it: a refusal now names the node
+    // that needs the most of it.
+    const bool scratch = schedule.ref_scratch_node >= 0;
+    Expected<MemoryCharge> reserved =
+        reserve(memory, schedule.host_arena_bytes,
+                scratch ? "the plan's arena with the kernels' scratch" : "the plan's arena");
+    if (!reserved && scratch)
+      return reserved.status().with_place(top_level_place(g, static_cast<size_t>(schedule.ref_scratch_node)));
+    if (!reserved) return reserved.status();
+    MemoryCharge charge = std::move(*reserved);
     PLUMB_ASSIGN_OR_RETURN(b.arena, host_allocator().allocate(schedule.host_arena_bytes));
     if (memory) b.arena = std::shared_ptr<uint8_t>(with_charge(b.arena, std::move(charge)), b.arena.get());
     b.arena_bytes = schedule.host_arena_bytes;

@@ -74,16 +74,22 @@ struct Life {
 
 // The largest scratch a kNode step's kernel takes (static nodes only: a node with run-time shapes
 // takes its temporaries from the heap, as its results).
+// The most scratch a ref kernel of `steps` needs, and the first node that needs it (in *node).
 Expected<int64_t> ref_scratch_bytes(const ir::Graph& g, const Plan& plan, const std::vector<Step>& steps,
-                                    int threads) {
+                                    int threads, int64_t* node) {
   int64_t most = 0;
+  *node = -1;
   for (const Step& st : steps) {
     if (st.kind != StepKind::kNode || plan.node_dynamic[st.node]) continue;
     const ir::Node& n = g.body.nodes[st.node];
     ref::ScratchQuery q{n, {}, {}, std::max(1, threads)};
     for (ir::ValueId v : n.inputs) q.inputs.push_back(&plan.values[v].type);
     for (ir::ValueId v : n.outputs) q.outputs.push_back(&plan.values[v].type);
-    most = std::max(most, ref::scratch_bytes(q));
+    const int64_t bytes = ref::scratch_bytes(q);
+    if (bytes > most) {
+      most = bytes;
+      *node = st.node;
+    }
   }
   return most;
 }
@@ -204,12 +210,15 @@ Expected<Schedule> make_schedule(const ir::Graph& g, const Plan& plan, const Par
   for (ir::ValueId v : g.body.results) read_on_host(v, n, n);
   for (const Step& st : s.steps) s.copies += st.kind == StepKind::kCopy;
 
-  PLUMB_ASSIGN_OR_RETURN(const int64_t ref_scratch, ref_scratch_bytes(g, plan, s.steps, threads));
+  int64_t scratch_node = -1;
+  PLUMB_ASSIGN_OR_RETURN(const int64_t ref_scratch,
+                         ref_scratch_bytes(g, plan, s.steps, threads, &scratch_node));
   // The ref scratch goes after every buffer, 64-byte aligned.
   auto add_ref_scratch = [&]() -> Status {
     if (ref_scratch == 0) return Status::ok();
     s.ref_scratch_offset = (s.host_arena_bytes + 63) / 64 * 64;
     s.ref_scratch_bytes = ref_scratch;
+    s.ref_scratch_node = scratch_node;
     s.host_arena_bytes = s.ref_scratch_offset + ref_scratch;
     if (s.host_arena_bytes > max_bytes)
       return invalid_input(strfmt("the arena (%lld bytes with the kernels' scratch) is larger than the limit",

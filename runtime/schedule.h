@@ -60,6 +60,7 @@ struct Schedule {
   // The ref kernels' scratch (runtime/cpu/ref/scratch.h): one region at the end of the host arena,
   // as big as the largest need of a kNode step's kernel (steps run one at a time, so they share it).
   int64_t ref_scratch_offset = 0, ref_scratch_bytes = 0;
+  int64_t ref_scratch_node = -1;  // the top-level node that needs the most scratch (-1: none)
 };
 
 // `part` was made for `g`, `plan` for `g` too; they must outlive the schedule. `threads`: the ref
