@@ -19,8 +19,8 @@
  * unverified), plan (types resolved for the input shapes, one arena laid out by liveness), bind,
  * run. For a model whose values all have static shapes after planning (no data-dependent shapes,
  * no if/while), every value lives in the arena or in the bound buffers, and binding and running
- * allocate nothing in the C API and the executor; some ref kernels still allocate temporaries
- * (conv, pool, matmul, layout, gather, reduce: tests/api_alloc counts them per model). Changing an
+ * allocate nothing: the kernels' temporaries are in the arena too (plumb_model_arena_size counts
+ * them; tests/api_alloc checks every whole-model test). Changing an
  * input shape needs a new plan, into the same arena when it is large enough (PLUMB_INVALID_INPUT
  * says how many bytes are needed otherwise).
  *

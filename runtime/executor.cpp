@@ -70,7 +70,8 @@ Status bool_scalar(const RtValue& v, const char* what, bool& out) {
 }  // namespace
 
 Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan, const Schedule& schedule,
-                                        const Partition& part, std::shared_ptr<uint8_t> host_arena) {
+                                        const Partition& part, std::shared_ptr<uint8_t> host_arena,
+                                        const std::shared_ptr<MemoryBudget>& memory) {
   BufferTable b;
   b.plan = &plan;
   b.schedule = &schedule;
@@ -81,7 +82,10 @@ Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan, co
     b.arena = std::move(host_arena);
     b.arena_bytes = schedule.host_arena_bytes;
   } else if (schedule.host_arena_bytes > 0) {
+    PLUMB_ASSIGN_OR_RETURN(MemoryCharge charge,
+                           reserve(memory, schedule.host_arena_bytes, "the plan's arena"));
     PLUMB_ASSIGN_OR_RETURN(b.arena, host_allocator().allocate(schedule.host_arena_bytes));
+    if (memory) b.arena = std::shared_ptr<uint8_t>(with_charge(b.arena, std::move(charge)), b.arena.get());
     b.arena_bytes = schedule.host_arena_bytes;
   }
   Allocator& alloc = part.backend->allocator();
@@ -157,7 +161,8 @@ Status Executor::escape(RtValue& v, const BufferTable& b) const {
   if (auto* t = std::get_if<Tensor>(&v)) {
     if (!b.in_arena(t->data)) return Status::ok();
     PLUMB_ASSIGN_OR_RETURN(const int64_t bytes, tensor_bytes(type_of(v), options_.max_bytes));
-    Tensor c = Tensor::allocate(t->dtype, t->shape);
+    PLUMB_ASSIGN_OR_RETURN(
+        Tensor c, allocate_charged(options_.memory, t->dtype, t->shape, "a value copied out of the arena"));
     if (bytes) std::memcpy(c.data, t->data, static_cast<size_t>(bytes));
     *t = std::move(c);
   } else if (auto* s = std::get_if<SequenceValue>(&v)) {
@@ -191,9 +196,16 @@ void Executor::bind_calls(BufferTable& b) {
   const auto& nodes = g_.body.nodes;
   calls_.clear();
   calls_.reserve(nodes.size());
-  for (const ir::Node& n : nodes) {
+  uint8_t* ref_scratch =
+      schedule_.ref_scratch_bytes > 0 && b.arena ? b.arena.get() + schedule_.ref_scratch_offset : nullptr;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ir::Node& n = nodes[i];
     NodeCall kc{n, {}, {}, options_.mode};
     kc.threads = options_.threads;
+    if (ref_scratch && !plan_.node_dynamic[i]) {  // kNode steps run one at a time: they share it
+      kc.scratch = ref_scratch;
+      kc.scratch_bytes = schedule_.ref_scratch_bytes;
+    }
     for (ir::ValueId v : n.inputs) kc.inputs.push_back(&b.values[v]);
     for (ir::ValueId v : n.outputs) kc.outputs.push_back(&b.values[v]);
     calls_.push_back(std::move(kc));
@@ -334,13 +346,22 @@ Status Executor::run_node_dynamic(const ir::Node& n, BufferTable& b) {
       if (!bytes) return with_place(bytes.status(), n);
       std::vector<int64_t> dims;
       for (const ir::Dim& d : t.shape) dims.push_back(d.size);
-      out = Tensor::allocate(t.dtype, std::move(dims));
+      auto allocated = allocate_charged(options_.memory, t.dtype, std::move(dims), "its result");
+      if (!allocated) return with_place(allocated.status(), n);
+      out = std::move(*allocated);
     } else {
       out = Tensor{};
     }
     kc.outputs.push_back(&out);
   }
   PLUMB_RETURN_IF_ERROR(with_place(ref::run_kernel(kc), n));
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    // A result the kernel sized itself: charged now (the allocations of a node that can pass
+    // the budget, for as long as this check takes).
+    if (is_static_tensor((*inferred)[k])) continue;
+    PLUMB_RETURN_IF_ERROR(
+        with_place(charge_new_storage(options_.memory, b.values[n.outputs[k]], kc.inputs, "its result"), n));
+  }
   for (ir::ValueId v : n.outputs) {
     PLUMB_RETURN_IF_ERROR(with_place(escape(b.values[v], b), n));
     const ir::Type actual = type_of(b.values[v]);

@@ -17,12 +17,15 @@
 //   bound once per graph (runtime/partition.h), folded values once per plan;
 // - kDynamic values (data-dependent shapes, if/while results, containers, strings) and every
 //   value inside a region are heap tensors allocated when their node runs (limited by
-//   ExecOptions::max_bytes); run-time inference for those nodes allocates small vectors;
+//   ExecOptions::max_bytes, and charged to ExecOptions::memory); run-time inference for those
+//   nodes allocates small vectors;
 // - a region result or a dynamic result that aliases the arena is copied to the heap, so no
 //   value outlives its arena slot;
 // - binding an input copies its shape vector (no allocation once the slot has held a tensor of
-//   that rank); kernels may allocate internally (the ref kernels of elementwise ops do not:
-//   tests/ref/executor_alloc_test.cpp checks that a static graph's second run allocates nothing).
+//   that rank); a static node's ref kernel takes its temporaries from the schedule's scratch
+//   region of the host arena (NodeCall::scratch, runtime/cpu/ref/scratch.h), other nodes' kernels
+//   from the heap (tests/api_alloc checks that static plans of the whole-model tests allocate
+//   nothing after planning; tests/ref/executor_alloc_test.cpp a static graph's second run).
 //
 // NumericMode::kPrecise is a type mapping (make_precise_graph): every floating value of the
 // graph becomes f64; kernels just see f64 tensors. See runtime/session.h.
@@ -36,6 +39,7 @@
 #include "ir/graph.h"
 #include "ir/status.h"
 #include "runtime/backend.h"
+#include "runtime/memory_budget.h"
 #include "runtime/node_call.h"
 #include "runtime/partition.h"
 #include "runtime/plan.h"
@@ -51,6 +55,9 @@ struct ExecOptions {
   int64_t max_bytes = int64_t{16} << 30;
   // Threads a ref kernel may use (NodeCall::threads), at least 1.
   int threads = 1;
+  // The budget every tensor allocated while running is charged to (runtime/memory_budget.h); a
+  // refusal is the node's error. Null: none.
+  std::shared_ptr<MemoryBudget> memory;
   // Called after each step with the top-level nodes done and the graph's top-level node count
   // (an if or while counts as one node, a span as its nodes): a progress counter. May be empty.
   std::function<void(size_t nodes_done, size_t nodes_total)> on_node;
@@ -79,9 +86,11 @@ struct BufferTable {
 // once) and folded values (and their device copies where spans read them), and sets every arena
 // slot's tensor (a view into an arena with its planned shape). `host_arena`, when given, is the
 // host arena to use instead of a new one: 64-byte aligned, zero-filled, at least
-// schedule.host_arena_bytes (the C API's caller-given arena; it may own nothing).
+// schedule.host_arena_bytes (the C API's caller-given arena; it may own nothing). A host arena
+// made here is charged to `memory` (when given) for as long as it lives.
 Expected<BufferTable> make_buffer_table(const ir::Graph& g, const Plan& plan, const Schedule& schedule,
-                                        const Partition& part, std::shared_ptr<uint8_t> host_arena = {});
+                                        const Partition& part, std::shared_ptr<uint8_t> host_arena = {},
+                                        const std::shared_ptr<MemoryBudget>& memory = {});
 
 // Binds the graph inputs (in graph order) into `buffers`: by reference when the dtype matches the
 // plan, widened to f64 into the arena slot otherwise (precise mode). The inputs must have the

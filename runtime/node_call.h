@@ -2,6 +2,7 @@
 // contract for every backend (ref's kernels call it KernelCtx).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "ir/graph.h"
@@ -26,6 +27,12 @@ struct NodeCall {
   // each result is still computed by one thread in the spec's order, so results do not depend
   // on it.
   int threads = 1;
+  // The node's scratch (issue 18): `scratch_bytes` bytes of the arena, 64-byte aligned, that the
+  // schedule reserved for the kernel's temporaries (runtime/cpu/ref/scratch.h); null where none was
+  // planned (a node in a region, one with run-time shapes, a unit test): the kernel takes its
+  // temporaries from the heap then.
+  uint8_t* scratch = nullptr;
+  int64_t scratch_bytes = 0;
 };
 
 }  // namespace plumb::rt

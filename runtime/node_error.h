@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "ir/graph.h"
 #include "ir/status.h"
@@ -13,5 +14,9 @@ namespace plumb::rt {
 
 // `s` unchanged when it is ok or already placed; `preorder` is the node's index for ir::node_place.
 Status node_error(Status s, const ir::Node& n, int64_t preorder);
+
+// ir::node_place of the top-level node `node` of `g` (its pre-order index counts the nodes of
+// the regions before it).
+std::string top_level_place(const ir::Graph& g, size_t node);
 
 }  // namespace plumb::rt

@@ -281,12 +281,14 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
   }
 
   int64_t preorder = 0;
+  std::vector<int64_t> node_index(body.nodes.size());  // pre-order index, for error places
   std::vector<ir::Type> in_types;
   std::vector<std::vector<int64_t>> in_values;
   std::vector<ir::Operand> operands;
   for (int64_t i = 0; i < num_nodes; ++i) {
     const ir::Node& n = body.nodes[i];
     const int64_t index = preorder;
+    node_index[i] = index;
     preorder += count_nodes(n);
     auto place = [&] { return ir::node_place(n, index); };
     for (ir::ValueId v : n.inputs)
@@ -418,6 +420,23 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
 
   for (const ArenaBuffer& b : bufs) p.total_buffer_bytes += b.bytes;
   PLUMB_ASSIGN_OR_RETURN(p.arena_bytes, layout_arena(bufs, options.max_bytes));
+  if (options.memory && p.arena_bytes > options.memory->left()) {
+    // Name the node whose result ends the arena (the first such in node order; a graph input
+    // widened into the arena when no node's result does).
+    const ArenaBuffer* last = nullptr;
+    for (const ArenaBuffer& b : bufs) {
+      const int64_t end = b.offset + b.bytes, def = p.values[b.id].def;
+      const int64_t last_end = last ? last->offset + last->bytes : -1;
+      const int64_t last_def = last ? p.values[last->id].def : -1;
+      if (end > last_end || (end == last_end && def >= 0 && (last_def < 0 || def < last_def))) last = &b;
+    }
+    Status refused = options.memory->refuse(p.arena_bytes, "the plan's arena");
+    const int64_t def = last ? p.values[last->id].def : -1;
+    if (def >= 0) return refused.with_place(ir::node_place(body.nodes[def], node_index[def]));
+    for (size_t k = 0; last && k < body.params.size(); ++k)
+      if (body.params[k] == last->id) return refused.with_place(input_label(g, k));
+    return refused;
+  }
   for (const ArenaBuffer& b : bufs) p.values[b.id].offset = b.offset;
   for (size_t v = 0; v < p.values.size(); ++v) {
     const ValuePlan& vp = p.values[v];

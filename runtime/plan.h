@@ -25,6 +25,7 @@
 
 #include "ir/graph.h"
 #include "ir/status.h"
+#include "runtime/memory_budget.h"
 #include "runtime/numeric_mode.h"
 #include "runtime/value.h"
 
@@ -35,6 +36,10 @@ struct PlanOptions {
   // Refuse (InvalidInput) an arena or any single tensor larger than this.
   int64_t max_bytes = int64_t{16} << 30;
   bool fold = true;  // evaluate small all-known nodes at plan time
+  // The command's memory budget (runtime/memory_budget.h), or null: a plan whose arena needs more
+  // than is left of it is refused (naming the node whose result ends the arena) before any
+  // arena is allocated. The planner reserves nothing: make_buffer_table charges the arena.
+  MemoryBudget* memory = nullptr;
   // Constants already decoded (runtime/partition.h, once per graph), indexed by
   // ir::Graph::constants; the others are decoded here.
   const std::vector<std::optional<Tensor>>* constants = nullptr;

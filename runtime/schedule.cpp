@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/cpu/ref/scratch.h"
+
 namespace plumb::rt {
 namespace {
 
@@ -70,10 +72,26 @@ struct Life {
   bool used() const { return any; }
 };
 
+// The largest scratch a kNode step's kernel takes (static nodes only: a node with run-time shapes
+// takes its temporaries from the heap, as its results).
+Expected<int64_t> ref_scratch_bytes(const ir::Graph& g, const Plan& plan, const std::vector<Step>& steps,
+                                    int threads) {
+  int64_t most = 0;
+  for (const Step& st : steps) {
+    if (st.kind != StepKind::kNode || plan.node_dynamic[st.node]) continue;
+    const ir::Node& n = g.body.nodes[st.node];
+    ref::ScratchQuery q{n, {}, {}, std::max(1, threads)};
+    for (ir::ValueId v : n.inputs) q.inputs.push_back(&plan.values[v].type);
+    for (ir::ValueId v : n.outputs) q.outputs.push_back(&plan.values[v].type);
+    most = std::max(most, ref::scratch_bytes(q));
+  }
+  return most;
+}
+
 }  // namespace
 
 Expected<Schedule> make_schedule(const ir::Graph& g, const Plan& plan, const Partition& part,
-                                 int64_t max_bytes) {
+                                 int64_t max_bytes, int threads) {
   const auto& nodes = g.body.nodes;
   const int64_t n = static_cast<int64_t>(nodes.size());
   Schedule s;
@@ -186,10 +204,23 @@ Expected<Schedule> make_schedule(const ir::Graph& g, const Plan& plan, const Par
   for (ir::ValueId v : g.body.results) read_on_host(v, n, n);
   for (const Step& st : s.steps) s.copies += st.kind == StepKind::kCopy;
 
+  PLUMB_ASSIGN_OR_RETURN(const int64_t ref_scratch, ref_scratch_bytes(g, plan, s.steps, threads));
+  // The ref scratch goes after every buffer, 64-byte aligned.
+  auto add_ref_scratch = [&]() -> Status {
+    if (ref_scratch == 0) return Status::ok();
+    s.ref_scratch_offset = (s.host_arena_bytes + 63) / 64 * 64;
+    s.ref_scratch_bytes = ref_scratch;
+    s.host_arena_bytes = s.ref_scratch_offset + ref_scratch;
+    if (s.host_arena_bytes > max_bytes)
+      return invalid_input(strfmt("the arena (%lld bytes with the kernels' scratch) is larger than the limit",
+                                  (long long)s.host_arena_bytes));
+    return Status::ok();
+  };
   if (s.spans.empty()) {  // nothing claimed runs: the planner's layout
     for (size_t v = 0; v < g.values.size(); ++v)
       if (has_buffer(plan.values[v].storage)) s.host_offset[v] = plan.values[v].offset;
     s.host_arena_bytes = plan.arena_bytes;
+    PLUMB_RETURN_IF_ERROR(add_ref_scratch());
     return s;
   }
 
@@ -235,6 +266,7 @@ Expected<Schedule> make_schedule(const ir::Graph& g, const Plan& plan, const Par
   };
   place(host_bufs, host_value, s.host_offset);
   place(device_bufs, device_value, s.device_offset);
+  PLUMB_RETURN_IF_ERROR(add_ref_scratch());
   return s;
 }
 

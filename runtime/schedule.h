@@ -57,11 +57,15 @@ struct Schedule {
   int64_t host_arena_bytes = 0, device_arena_bytes = 0;
   std::vector<uint8_t> device_known;  // per value: a known value that a span reads on the device
   int64_t copies = 0;                 // kCopy steps
+  // The ref kernels' scratch (runtime/cpu/ref/scratch.h): one region at the end of the host arena,
+  // as big as the largest need of a kNode step's kernel (steps run one at a time, so they share it).
+  int64_t ref_scratch_offset = 0, ref_scratch_bytes = 0;
 };
 
-// `part` was made for `g`, `plan` for `g` too; they must outlive the schedule.
+// `part` was made for `g`, `plan` for `g` too; they must outlive the schedule. `threads`: the ref
+// kernels' threads (ExecOptions::threads), which their per-thread scratch is sized for.
 Expected<Schedule> make_schedule(const ir::Graph& g, const Plan& plan, const Partition& part,
-                                 int64_t max_bytes);
+                                 int64_t max_bytes, int threads = 1);
 
 // The schedule as text, one line per step, each fallback with its reason (PLUMB_VERBOSE=dispatch).
 std::string describe_schedule(const ir::Graph& g, const Plan& plan, const Partition& part, const Schedule& s);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ir/verify.h"
+#include "runtime/node_error.h"
 
 namespace plumb::rt {
 namespace {
@@ -135,14 +136,24 @@ Status Session::plan_for_inputs() {
   po.mode = options_.mode;
   po.max_bytes = options_.max_bytes;
   po.constants = &partition_->constants;
-  PLUMB_ASSIGN_OR_RETURN(Plan plan, make_plan(exec_graph(), types, po));
+  po.memory = options_.memory.get();
+  const int64_t refused_before = options_.memory ? options_.memory->refusals() : 0;
+  Expected<Plan> made = make_plan(exec_graph(), types, po);
+  if (!made && options_.memory && !plans_.empty() && options_.memory->refusals() > refused_before) {
+    // The budget may have refused because of the plans kept for other shapes: free them, retry.
+    plans_.clear();
+    made = make_plan(exec_graph(), types, po);
+  }
+  if (!made) return made.status();
   Planned p;
-  p.plan = std::make_unique<Plan>(std::move(plan));
-  PLUMB_ASSIGN_OR_RETURN(Schedule sc, make_schedule(exec_graph(), *p.plan, *partition_, options_.max_bytes));
+  p.plan = std::make_unique<Plan>(std::move(*made));
+  PLUMB_ASSIGN_OR_RETURN(Schedule sc, make_schedule(exec_graph(), *p.plan, *partition_, options_.max_bytes,
+                                                    std::max(1, options_.threads)));
   p.schedule = std::make_unique<Schedule>(std::move(sc));
   if (options_.on_schedule)
     options_.on_schedule(describe_schedule(exec_graph(), *p.plan, *partition_, *p.schedule));
-  PLUMB_ASSIGN_OR_RETURN(BufferTable b, make_buffer_table(exec_graph(), *p.plan, *p.schedule, *partition_));
+  PLUMB_ASSIGN_OR_RETURN(BufferTable b, make_buffer_table(exec_graph(), *p.plan, *p.schedule, *partition_,
+                                                          /*host_arena=*/{}, options_.memory));
   p.buffers = std::make_unique<BufferTable>(std::move(b));
   ExecOptions eo;
   eo.mode = options_.mode;
@@ -150,6 +161,7 @@ Status Session::plan_for_inputs() {
   eo.max_while_iterations = options_.max_while_iterations;
   eo.threads = std::max(1, options_.threads);
   eo.on_node = options_.on_node;
+  eo.memory = options_.memory;
   p.executor = std::make_unique<Executor>(exec_graph(), *p.plan, *p.schedule, backend_->allocator(), eo);
   plans_.insert(plans_.begin(), std::move(p));
   ++plans_made_;
@@ -160,6 +172,33 @@ const RtValue& Session::output(size_t k) const {
   static const RtValue kNone;  // immutable
   if (!have_outputs_ || k >= num_outputs()) return kNone;
   return plans_.front().buffers->values[exec_graph().body.results[k]];
+}
+
+Expected<std::vector<RtValue>> Session::copy_outputs() const {
+  std::vector<RtValue> out;
+  for (size_t k = 0; k < num_outputs(); ++k) {
+    const RtValue& v = output(k);
+    if (v.is_tensor() && !plans_.empty() && plans_.front().buffers->in_arena(v.tensor().data)) {
+      const Tensor& t = v.tensor();
+      const std::string name = output_name(k);
+      const std::string what =
+          "a copy of " + (name.empty() ? strfmt("output #%zu", k) : "output '" + name + "'");
+      auto c = allocate_charged(options_.memory, t.dtype, t.shape, what.c_str());
+      if (!c) {  // placed at the node that computes the output
+        const int64_t def = plans_.front().plan->values[exec_graph().body.results[k]].def;
+        return def < 0 ? c.status()
+                       : c.status().with_place(top_level_place(exec_graph(), static_cast<size_t>(def)));
+      }
+      if (t.dtype == ir::DType::String)
+        for (int64_t i = 0; i < t.numel(); ++i) c->strings()[i] = t.strings()[i];
+      else if (t.nbytes() > 0)
+        std::memcpy(c->data, t.data, static_cast<size_t>(t.nbytes()));
+      out.emplace_back(std::move(*c));
+    } else {
+      out.push_back(v);
+    }
+  }
+  return out;
 }
 
 std::vector<RtValue> Session::outputs() const {

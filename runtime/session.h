@@ -39,6 +39,7 @@
 #include "ir/status.h"
 #include "runtime/backend.h"
 #include "runtime/executor.h"
+#include "runtime/memory_budget.h"
 #include "runtime/partition.h"
 #include "runtime/plan.h"
 #include "runtime/schedule.h"
@@ -52,6 +53,11 @@ struct SessionOptions {
   NumericMode mode = NumericMode::kNative;
   // Largest arena, and largest single tensor allocated while running, in bytes.
   int64_t max_bytes = int64_t{16} << 30;
+  // The bytes everything the caller runs may hold at once (runtime/memory_budget.h: the plans'
+  // arenas, the values allocated while running, copy_outputs' copies), shared with the caller's
+  // other sessions; null: unbounded (the CLI's --max-memory sets one). When a new plan does not
+  // fit, the session first frees the plans it keeps for other input shapes, then refuses.
+  std::shared_ptr<MemoryBudget> memory;
   // `while` iteration guard (0 = unlimited, as the spec says).
   int64_t max_while_iterations = 0;
   // Run ir::verify on the graph. Only a caller that has just verified it may turn this off.
@@ -97,6 +103,8 @@ class Session {
   // arena). outputs() returns copies that stay valid.
   const RtValue& output(size_t k) const;
   std::vector<RtValue> outputs() const;
+  // outputs(), with the copies charged to SessionOptions::memory (a refusal names the output).
+  Expected<std::vector<RtValue>> copy_outputs() const;
 
   const ir::Graph& graph() const { return *graph_; }
   // The current plan and its schedule (null before the first run).

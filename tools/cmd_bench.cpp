@@ -1,5 +1,5 @@
 // plumb bench MODEL [--data DIR | --input NAME=FILE ...] [--backend B] [--precise] [--threads N]
-//                   [--max-iterations N] [--max-bytes N] [--runs N] [--json]
+//                   [--max-iterations N] [--max-bytes N] [--max-memory BYTES] [--runs N] [--json]
 // (the session options as plumb run takes them, tools/session_options.h; --threads defaults to 1)
 // Latency of one model on one backend (issue 16): loads and prepares the session once, runs it
 // once to warm up (the first plan, its schedule and compiled spans, caches), then N timed runs.
@@ -50,9 +50,10 @@ int cmd_bench(const Args& args) {
   int64_t runs = 10;
   bool json = false;
   auto usage = [] {
-    std::fprintf(stderr,
-                 "usage: plumb bench MODEL [--data DIR | --input NAME=FILE ...] [--backend B] [--precise] "
-                 "[--threads N] [--max-iterations N] [--max-bytes N] [--runs N] [--json]\n");
+    std::fprintf(
+        stderr,
+        "usage: plumb bench MODEL [--data DIR | --input NAME=FILE ...] [--backend B] [--precise] "
+        "[--threads N] [--max-iterations N] [--max-bytes N] [--max-memory BYTES] [--runs N] [--json]\n");
     return 2;
   };
   for (size_t i = 0; i < args.size(); ++i) {

@@ -1,5 +1,5 @@
 // plumb run MODEL [--data DIR | --input NAME=FILE ...] [--out DIR] [--backend ref] [--precise] [--threads N]
-//                 [--max-iterations N] [--max-bytes N]
+//                 [--max-iterations N] [--max-bytes N] [--max-memory BYTES]
 // Runs a .plumb model (or an .onnx one when this build has the ONNX frontend) on the ref backend.
 // Inputs: --input NAME=FILE.npy binds a graph input by name (or by position: NAME = #k);
 // --data DIR binds input_<k>.npy (or input_<k>.pb through the ONNX tools, when built) in graph
@@ -68,7 +68,7 @@ int cmd_run(const Args& args) {
   auto usage = [] {
     std::fprintf(stderr,
                  "usage: plumb run MODEL [--data DIR | --input NAME=FILE.npy ...] [--out DIR] [--backend B] "
-                 "[--precise] [--threads N] [--max-iterations N] [--max-bytes N]\n");
+                 "[--precise] [--threads N] [--max-iterations N] [--max-bytes N] [--max-memory BYTES]\n");
     return 2;
   };
   for (size_t i = 0; i < args.size(); ++i) {
@@ -98,6 +98,7 @@ int cmd_run(const Args& args) {
   const std::string& model = m.model;
   Status st = s.run();
   if (!st.is_ok()) return report_error(model, st);
+  report_memory(opts.memory.get());
 
   if (out_dir.empty()) {
     for (size_t k = 0; k < s.num_outputs(); ++k)

@@ -10,7 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${1:?usage: tools/fuzz.sh TARGET|all SECONDS}
 seconds=${2:?usage: tools/fuzz.sh TARGET|all SECONDS}
-all=(fuzz_plumb_load fuzz_text_parse fuzz_npy fuzz_onnx_model)
+all=(fuzz_plumb_load fuzz_text_parse fuzz_npy fuzz_pb_value fuzz_onnx_model)
 suite=${NODE_SUITE:-$root/../shared/onnx-backend-node}
 
 build_of() {
@@ -53,6 +53,9 @@ seed() {
       mapfile -t files < <(find "$root/spec" "$root/tests" -name '*.plumbt' -size -64k | sort) ;;
     fuzz_onnx_model) mapfile -t files < <(find "$suite" "$root/tests/models" -name '*.onnx' -size -64k | sort) ;;
     fuzz_npy) mapfile -t files < <(find "$suite" "$root/tests" -name '*.npy' -size -64k | sort) ;;
+    # Test data of every kind: the node suite's tensors, sequences, optionals and maps.
+    # (every third file, so that the 2000 taken reach the sequence and optional tests late in the order).
+    fuzz_pb_value) mapfile -t files < <(find "$suite" "$root/tests" -name '*_[0-9]*.pb' -size -64k | sort | awk 'NR % 3 == 0 || /seq|optional|map/') ;;
   esac
   for f in "${files[@]:0:2000}"; do
     name=$(sha1sum "$f" | cut -c1-16)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The tiny runtime's size table (issue 18): x86-64, MinSizeRel, -fno-exceptions -fno-rtti, static
-# libraries (function sections), each variant linked into plumb_embed_example with --gc-sections
-# and stripped (libc and libstdc++ stay shared, so the figures are plumb's own code):
+# The tiny runtime's size table (issue 18): x86-64, MinSizeRel, -fno-exceptions -fno-rtti, no
+# unwind tables (-fno-asynchronous-unwind-tables -fno-unwind-tables: without exceptions nothing
+# unwinds through plumb, and .eh_frame was an eighth of the .text figure), static libraries
+# (function sections), each variant linked into plumb_embed_example with --gc-sections and
+# stripped (libc and libstdc++ stay shared, so the figures are plumb's own code):
 #   none  loader + verifier + planner + executor + C API (PLUMB_REF_OPS: no kernel)
 #   cnn   plus the kernels of tests/models/cnn only (`plumb convert --op-list`)
 #   all   plus every ref kernel
@@ -16,6 +18,7 @@ mkdir -p "$root"
 "$plumb" convert "$src/tests/models/cnn/model.onnx" -o "$root/cnn.plumb" --op-list "$root/cnn_ops.txt" > /dev/null
 echo "# no kernels" > "$root/no_ops.txt"
 /usr/bin/python3 "$src/tests/embed/example_io.py" inputs "$src/tests/models/cnn" "$root/cnn_in" > /dev/null
+nounwind="-fno-asynchronous-unwind-tables -fno-unwind-tables"
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 echo "| variant | example .text | .data | .bss | libraries' .text (sum, before --gc-sections) | cnn arena |"
@@ -31,8 +34,8 @@ for variant in none cnn all; do
   esac
   cmake -S "$src" -B "$b" -DCMAKE_BUILD_TYPE=MinSizeRel -DPLUMB_TINY=ON -DPLUMB_BUILD_TESTS=OFF \
     -DPLUMB_BUILD_BENCH=OFF -DPLUMB_REF_OPS="$ops" "${launcher[@]}" \
-    -DCMAKE_CXX_FLAGS="-fno-exceptions -fno-rtti -ffunction-sections -fdata-sections" \
-    -DCMAKE_C_FLAGS="-ffunction-sections -fdata-sections" -DCMAKE_EXE_LINKER_FLAGS="-Wl,--gc-sections -s" \
+    -DCMAKE_CXX_FLAGS="-fno-exceptions -fno-rtti $nounwind -ffunction-sections -fdata-sections" \
+    -DCMAKE_C_FLAGS="$nounwind -ffunction-sections -fdata-sections" -DCMAKE_EXE_LINKER_FLAGS="-Wl,--gc-sections -s" \
     > "$root/$variant.cmake.log" 2>&1 || { tail -5 "$root/$variant.cmake.log"; exit 1; }
   cmake --build "$b" --target plumb_embed_example -j "${JOBS:-2}" > "$root/$variant.build.log" 2>&1 ||
     { grep -m5 -i error "$root/$variant.build.log"; exit 1; }

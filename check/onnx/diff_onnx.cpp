@@ -128,7 +128,8 @@ Expected<AttrDescriber> onnx_attr_describer(const std::string& a, const std::str
 }
 
 Expected<std::vector<ExpectedValue>> reference_values(const std::string& reference, const InputFiles& inputs,
-                                                      const ir::Graph& model, int threads) {
+                                                      const ir::Graph& model, int threads,
+                                                      const std::shared_ptr<rt::MemoryBudget>& memory) {
   PLUMB_ASSIGN_OR_RETURN(LoadedModel ref, load_model(reference, inputs, onnx_frontend()));
   PLUMB_ASSIGN_OR_RETURN(const std::vector<rt::RtValue> in, all_inputs(ref, inputs));
   const GraphMatch m = match_graphs(ref.graph, model, weight_folder());
@@ -176,6 +177,7 @@ Expected<std::vector<ExpectedValue>> reference_values(const std::string& referen
   for (const Pick& p : picks) extra.push_back(p.ref_value);
   rt::SessionOptions o;
   o.threads = threads;
+  o.memory = memory;
   auto session = rt::Session::create(with_results(ref.graph, extra), o);
   if (!session) return in_file(session.status(), reference);
   for (size_t k = 0; k < in.size(); ++k) {

@@ -35,9 +35,11 @@ ConstantFolder weight_folder();
 Expected<AttrDescriber> onnx_attr_describer(const std::string& a, const std::string& b);
 
 // The expected values `run_check` gets from REFERENCE for `model` (lowered from `model_path` on the
-// same inputs): the partner of every ONNX-named tensor computed by `model`, from a run of REFERENCE.
+// same inputs): the partner of every ONNX-named tensor computed by `model`, from a run of REFERENCE
+// (charged to `memory` when given: plumb check's budget).
 Expected<std::vector<ExpectedValue>> reference_values(const std::string& reference, const InputFiles& inputs,
-                                                      const ir::Graph& model, int threads);
+                                                      const ir::Graph& model, int threads,
+                                                      const std::shared_ptr<rt::MemoryBudget>& memory = {});
 
 struct DiffRequest {
   std::string a, b;   // .onnx or .plumb

@@ -59,20 +59,37 @@ class Progress {
 
 // Each graph run_all runs is verified once (ir::verify) before its first run; the sessions do not
 // verify again.
+// Every run charges the request's memory budget (CheckRequest::memory), and the outputs it
+// returns stay charged while they are held.
+struct RunEnv {
+  int threads = 1;
+  std::shared_ptr<rt::MemoryBudget> memory;
+  // A budget's refusal stops the check (exit 2) where another failure of a precise or stochastic
+  // run only makes the auto bound unavailable: the refusals counted before a run is compared
+  // with those after it.
+  int64_t refusals() const { return memory ? memory->refusals() : 0; }
+};
+
+// `status` (a run's failure, after a refusal of the budget) with the run named before its reason.
+Status in_run(const Status& status, const std::string& run) {
+  return Status(status.code(), run + ": " + status.message(), status.label(), status.place());
+}
+
 Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode mode,
-                                             const std::vector<rt::RtValue>& inputs, int threads,
+                                             const std::vector<rt::RtValue>& inputs, const RunEnv& env,
                                              Progress& progress, const std::string& backend = "ref") {
   rt::SessionOptions o;
   o.mode = mode;
   o.backend = mode == rt::NumericMode::kNative ? backend : "ref";
-  o.threads = threads;  // ref's results do not depend on it
+  o.threads = env.threads;  // ref's results do not depend on it
+  o.memory = env.memory;
   o.on_node = progress.node_counter();
   o.verify = false;  // verified by the caller (run_all)
   PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, rt::Session::create(g, o));
   for (size_t k = 0; k < inputs.size() && k < s->num_inputs(); ++k)
     PLUMB_RETURN_IF_ERROR(s->set_input(k, inputs[k]));
   PLUMB_RETURN_IF_ERROR(s->run());
-  return s->outputs();
+  return s->copy_outputs();
 }
 
 // The runs of one graph: native, and for the auto bound precise and the stochastic run sets
@@ -98,12 +115,13 @@ struct Runs {
 };
 
 // One stochastic run set: `samples` precise runs of the perturbed graph, (y - r)^2 summed per
-// result. Returns the number of runs that succeeded; the first failure's reason goes to *why.
+// result. Returns the number of runs that succeeded; the first failure's reason goes to *why, and
+// a failure that the memory budget refused to *refused (the runs stop there).
 int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, NoiseOptions o, int samples,
-                    int threads, const std::vector<rt::RtValue>& inputs,
+                    const RunEnv& env, const std::vector<rt::RtValue>& inputs,
                     const std::vector<rt::RtValue>& precise, std::vector<rt::RtValue>& sumsq,
                     std::vector<rt::RtValue>* sigma, Progress& progress, const std::string& label,
-                    std::string* why) {
+                    std::string* why, Status* refused) {
   int done = 0;
   const uint64_t first_seed = o.seed;
   const size_t base = precise.size() - std::min(precise.size(), o.sigma_of.size());
@@ -117,8 +135,13 @@ int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, 
       return done;
     }
     const Status sv = ir::verify(sg->graph);  // made by check/bound.cpp: verified like every run graph
-    auto q = sv.is_ok() ? run_graph(sg->graph, rt::NumericMode::kPrecise, inputs, threads, progress)
+    const int64_t refusals = env.refusals();
+    auto q = sv.is_ok() ? run_graph(sg->graph, rt::NumericMode::kPrecise, inputs, env, progress)
                         : Expected<std::vector<rt::RtValue>>(sv);
+    if (!q && env.refusals() > refusals) {
+      *refused = in_run(q.status(), label + strfmt(" %d/%d (f64)", k + 1, samples));
+      return done;
+    }
     if (!q) {
       if (why->empty()) *why = q.status().to_string();
       return done;
@@ -142,16 +165,20 @@ int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, 
 // of parameters when none); `fed_var`: per fed value, its end-to-end noise variance per element.
 Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes,
                        const std::vector<rt::RtValue>& inputs, size_t first_fed,
-                       const std::vector<ir::ValueId>& compared, int samples, int threads,
+                       const std::vector<ir::ValueId>& compared, int samples, const RunEnv& env,
                        const std::vector<std::vector<double>>* fed_var, Progress& progress,
                        const std::string& label, std::string* note, const std::string& backend) {
   Runs r;
   PLUMB_RETURN_IF_ERROR(ir::verify(g));
   progress.run(label + ": native run");
-  PLUMB_ASSIGN_OR_RETURN(r.native,
-                         run_graph(g, rt::NumericMode::kNative, inputs, threads, progress, backend));
+  int64_t refusals = env.refusals();
+  auto n = run_graph(g, rt::NumericMode::kNative, inputs, env, progress, backend);
+  if (!n) return env.refusals() > refusals ? in_run(n.status(), label + ": native run") : n.status();
+  r.native = std::move(*n);
   progress.run(label + ": precise (f64) run");
-  auto p = run_graph(g, rt::NumericMode::kPrecise, inputs, threads, progress);
+  refusals = env.refusals();
+  auto p = run_graph(g, rt::NumericMode::kPrecise, inputs, env, progress);
+  if (!p && env.refusals() > refusals) return in_run(p.status(), label + ": precise (f64) run");
   if (!p) {
     r.unavailable = "precise run failed: " + p.status().to_string();
     *note = r.unavailable + ": auto bound unavailable";
@@ -160,12 +187,14 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   r.precise = std::move(*p);
   r.isolated = first_fed < g.body.params.size();
   std::string why;
+  Status refused;
   NoiseOptions ops;
   ops.seed = 1;
   if (!r.isolated) ops.sigma_of = compared;
-  r.ops_runs =
-      stochastic_runs(g, nodes, ops, samples, threads, inputs, r.precise, r.ops,
-                      r.isolated ? nullptr : &r.own_sigma, progress, label + ": stochastic runs", &why);
+  r.ops_runs = stochastic_runs(g, nodes, ops, samples, env, inputs, r.precise, r.ops,
+                               r.isolated ? nullptr : &r.own_sigma, progress, label + ": stochastic runs",
+                               &why, &refused);
+  if (!refused.is_ok()) return refused;
   if (r.isolated) {
     // The fed expected values moved by their own noise (check/bound.h "inputs"), on the host.
     for (int k = 0; k < samples; ++k) {
@@ -177,7 +206,10 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
             perturbed_input(inputs[j], fed_var && f < fed_var->size() ? (*fed_var)[f] : std::vector<double>{},
                             static_cast<uint64_t>(k) * 1000003 + j + 1);
       }
-      auto q = run_graph(g, rt::NumericMode::kPrecise, moved, threads, progress);
+      const int64_t before = env.refusals();
+      auto q = run_graph(g, rt::NumericMode::kPrecise, moved, env, progress);
+      if (!q && env.refusals() > before)
+        return in_run(q.status(), label + strfmt(": expected-input noise run %d/%d (f64)", k + 1, samples));
       if (!q) {
         if (why.empty()) why = q.status().to_string();
         break;
@@ -223,7 +255,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   progress.step(opt.against.empty() ? "reading expected values" : "running the reference " + opt.against);
   std::vector<std::string> ignored;
   auto expected = opt.against.empty() ? read_expected(expected_path, &ignored)
-                                      : reference_values(opt.against, opt.inputs, g, opt.threads);
+                                      : reference_values(opt.against, opt.inputs, g, opt.threads, opt.memory);
   if (!expected) return in_file(expected.status(), expected_path);
 
   // Which core value each expected value is.
@@ -341,6 +373,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   };
   const size_t base = g.body.results.size();
   std::string note;
+  const RunEnv env{opt.threads, opt.memory};
 
   // Carried: the model end to end.
   std::vector<ir::ValueId> cut;
@@ -351,7 +384,7 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
     const ir::Graph carried = with_results(g, values_of(c));
     std::string run_note;
     auto runs = run_all(carried, rep.nodes, inputs, carried.body.params.size(), values_of(c), opt.samples,
-                        opt.threads, nullptr, progress, chunk_label("model", c), &run_note, opt.backend);
+                        env, nullptr, progress, chunk_label("model", c), &run_note, opt.backend);
     if (!runs) return in_file(runs.status(), opt.model);
     if (!run_note.empty() && note.find(run_note) == std::string::npos)
       note += (note.empty() ? "" : "; ") + run_note;
@@ -384,9 +417,9 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
   for (size_t c = 0; rep.isolated && c < chunks.size(); ++c) {
     std::string iso_note;
     const ir::Graph iso_graph = isolated_graph(with_results(g, values_of(c)), cut, rep.nodes);
-    auto iso =
-        run_all(iso_graph, rep.nodes, iso_inputs, inputs.size(), values_of(c), opt.samples, opt.threads,
-                &fed_var, progress, chunk_label("isolated nodes", c), &iso_note, opt.backend);
+    const int64_t refusals = env.refusals();
+    auto iso = run_all(iso_graph, rep.nodes, iso_inputs, inputs.size(), values_of(c), opt.samples, env,
+                       &fed_var, progress, chunk_label("isolated nodes", c), &iso_note, opt.backend);
     if (iso) {
       if (!iso_note.empty() && note.find(iso_note) == std::string::npos)
         note += (note.empty() ? "" : "; ") + ("isolated nodes: " + iso_note);
@@ -405,6 +438,8 @@ Expected<CheckReport> run_check(const CheckRequest& opt) {
           row.carried.term_carried = std::sqrt(std::max(0.0, tot * tot - loc * loc));
         }
       }
+    } else if (env.refusals() > refusals) {
+      return in_file(iso.status(), opt.model);
     } else {  // e.g. a node that is out of contract on the expected values: check end to end only
       rep.isolated = false;
       for (TensorRow& row : rep.rows) row.has_local = false;

@@ -27,6 +27,7 @@
 #include "check/model_inputs.h"
 #include "check/report.h"
 #include "ir/status.h"
+#include "runtime/memory_budget.h"
 
 namespace plumb::check {
 
@@ -54,6 +55,10 @@ struct CheckRequest {
   int64_t chunk_bytes = int64_t{1} << 30;  // compared tensors held per run (see run_check.cpp)
   int samples = kDefaultSamples;           // stochastic runs per run set (check/bound.h)
   int threads = 1;  // SessionOptions::threads of every run (results do not depend on it)
+  // The bytes the check may hold at once (runtime/memory_budget.h), shared by all its runs and
+  // the run outputs it keeps; null: unbounded (the CLI's --max-memory sets one). A refusal, in any
+  // run, is the check's error.
+  std::shared_ptr<rt::MemoryBudget> memory;
   // The backend of plumb's own native runs (the value compared under --rtol/--atol, and the auto
   // bound's calibration run); the precise and stochastic runs are f64, on ref whatever it is.
   // spec/numerics.md "Backends' declared error": the bound is widened by the backend's declared

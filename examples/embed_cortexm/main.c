@@ -22,7 +22,7 @@ extern const uint8_t plumb_input_bytes[];
 extern const size_t plumb_input_bytes_size;
 
 #ifndef PLUMB_CORTEXM_ARENA_BYTES
-#define PLUMB_CORTEXM_ARENA_BYTES (256 * 1024)
+#define PLUMB_CORTEXM_ARENA_BYTES (512 * 1024)
 #endif
 static uint8_t arena[PLUMB_CORTEXM_ARENA_BYTES] __attribute__((aligned(PLUMB_ARENA_ALIGN)));
 

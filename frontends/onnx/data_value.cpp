@@ -287,7 +287,8 @@ Expected<DataKind> guess_data_kind(const std::string& bytes) {
   // SequenceProto / OptionalProto: elem_type e holds its elements in field e + 2.
   bool container = field2 >= 0 && field2 <= 5;
   for (int num = 3; num <= 7; ++num)
-    if (present[num] && num != field2 + 2) container = false;
+    // num - 2, not field2 + 2: a hostile elem_type of INT64_MAX must not overflow.
+    if (present[num] && num - 2 != field2) container = false;
   // A sequence of one element and an optional have the same bytes; prefer a sequence.
   if (container) return DataKind::Sequence;
   return DataKind::Tensor;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "frontends/onnx/tensor_proto.h"
@@ -140,15 +141,24 @@ struct OnnxModel {
   int64_t model_version = 0;
   std::map<std::string, int64_t> opsets;  // canonical domain -> version
   OnnxGraph graph;
-  std::vector<OnnxFunction> functions;
   std::string path;      // the file it was read from (empty when parsed from memory)
   std::string base_dir;  // where external data was resolved
 
   // The imported version of a domain (canonicalised), or 0 when not imported.
   int64_t opset(const std::string& domain_name) const;
-  // A model-local function by (domain, name, overload); nullptr when none.
+  // The model-local functions, in file order.
+  const std::vector<OnnxFunction>& functions() const { return functions_; }
+  // Adds a model-local function; InvalidModel when its (domain, name, overload) is defined already.
+  Status add_function(OnnxFunction fn);
+  // A model-local function by (domain, name, overload); nullptr when none. An index lookup: the
+  // lowering asks once per node, and a hostile model may define 100,000 functions.
   const OnnxFunction* function(const std::string& domain_name, const std::string& fn_name,
                                const std::string& overload = {}) const;
+
+ private:
+  using FunctionKey = std::tuple<std::string, std::string, std::string>;  // domain, name, overload
+  std::vector<OnnxFunction> functions_;
+  std::map<FunctionKey, size_t> function_index_;  // into functions_
 };
 
 struct LoadOptions {

@@ -3,12 +3,15 @@
 // aligned_alloc, posix_memalign, memalign; operator new reaches them too) with counting ones, and
 // counts what happens after plumb_model_plan: binding the buffers and two runs.
 // - The C API and the executor allocate nothing for a static-shaped plan: a graph of elementwise
-//   ops (whose ref kernels allocate nothing) must count zero.
-// - Every whole-model test (tests/models/*, converted as `plumb convert` does, where this build has
-//   the ONNX frontend) runs through the C API: its outputs must equal the session's (`plumb run`'s
-//   engine) byte for byte, or both fail with the same error. The count of each is printed: ref
-//   kernels that allocate temporaries (conv's accumulator plane and index vectors, matmul, pool,
-//   layout, gather, reduce) still do, so it is not zero yet.
+//   ops must count zero.
+// - Every whole-model test runs through the C API (converted as `plumb convert` does, where this
+//   build has the ONNX frontend): each folder of tests/models with data/, each model of
+//   tests/models/dynamic/ at each of its data_<shape>/ sizes (planned for those shapes), and the
+//   Cortex-M example's model (examples/embed_cortexm/model). Its outputs must equal the session's
+//   (`plumb run`'s engine) byte for byte, or both fail with the same error; and where the plan is
+//   static (no value with a run-time shape, no if/while) and the run succeeds, it must count zero
+//   allocations: the ref kernels' temporaries come from the arena (runtime/cpu/ref/scratch.h).
+//   A run that fails may allocate (its error message). The count of each model is printed.
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -99,12 +102,18 @@ Counted run_counted(const std::vector<uint8_t>& bytes, const std::vector<rt::Ten
   if (c.status == PLUMB_OK) c.status = plumb_model_arena_size(m, &arena_bytes);
   std::vector<uint8_t> arena(arena_bytes);
   if (c.status == PLUMB_OK) c.status = plumb_model_plan(m, arena.data(), arena.size());
+  // Outputs of a static size go to bound buffers; the others are read after the run
+  // (plumb_model_output_data).
   outputs.assign(plumb_model_num_outputs(m), {});
+  std::vector<uint8_t> bound(outputs.size(), 1);
   for (size_t k = 0; c.status == PLUMB_OK && k < outputs.size(); ++k) {
     plumb_tensor_info info;
     c.status = plumb_model_output_info(m, k, &info);
     size_t n = plumb_dtype_size(info.dtype);
-    for (size_t d = 0; d < info.rank; ++d) n *= info.dims[d] < 0 ? 0 : static_cast<size_t>(info.dims[d]);
+    for (size_t d = 0; d < info.rank; ++d) {
+      if (info.dims[d] < 0) bound[k] = 0;
+      n *= info.dims[d] < 0 ? 0 : static_cast<size_t>(info.dims[d]);
+    }
     outputs[k].assign(n, 0xEE);
   }
   if (c.status == PLUMB_OK) {
@@ -113,10 +122,18 @@ Counted run_counted(const std::vector<uint8_t>& bytes, const std::vector<rt::Ten
     for (size_t k = 0; c.status == PLUMB_OK && k < inputs.size(); ++k)
       c.status = plumb_model_bind_input(m, k, inputs[k].data, static_cast<size_t>(inputs[k].nbytes()));
     for (size_t k = 0; c.status == PLUMB_OK && k < outputs.size(); ++k)
-      c.status = plumb_model_bind_output(m, k, outputs[k].data(), outputs[k].size());
+      c.status = plumb_model_bind_output(m, k, bound[k] ? outputs[k].data() : nullptr, outputs[k].size());
     for (int run = 0; c.status == PLUMB_OK && run < 2; ++run) c.status = plumb_model_run(m);
     g_counting = false;
     c.allocations = g_allocations;
+  }
+  for (size_t k = 0; c.status == PLUMB_OK && k < outputs.size(); ++k) {
+    if (bound[k]) continue;
+    const void* data = nullptr;
+    size_t bytes = 0;
+    c.status = plumb_model_output_data(m, k, &data, &bytes);
+    if (c.status == PLUMB_OK)
+      outputs[k].assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
   }
   error = plumb_last_error(m);
   plumb_model_destroy(m);
@@ -197,16 +214,18 @@ func @main(%x: f32[2,3], %w: f32[2,3]) -> (f32[2,3], i32[2,3]) {
 }
 
 #if PLUMB_HAVE_ONNX
-// Every folder of tests/models with a model.onnx and data/ (not dynamic/: run-time shapes).
-std::vector<std::string> model_folders() {
+struct WholeModel {
+  std::string name;  // as printed
+  std::string onnx;  // model.onnx
+  std::string data;  // the folder with input_<k>.pb
+};
+
+std::vector<std::string> subfolders(const std::string& dir) {
   std::vector<std::string> names;
-  const std::string root = std::string(PLUMB_SOURCE_DIR) + "/tests/models";
-  if (DIR* d = opendir(root.c_str())) {
+  if (DIR* d = opendir(dir.c_str())) {
     while (dirent* e = readdir(d)) {
       const std::string n = e->d_name;
-      if (n[0] != '.' && check::file_exists(root + "/" + n + "/model.onnx") &&
-          check::file_exists(root + "/" + n + "/data/input_0.pb"))
-        names.push_back(n);
+      if (n[0] != '.') names.push_back(n);
     }
     closedir(d);
   }
@@ -214,26 +233,54 @@ std::vector<std::string> model_folders() {
   return names;
 }
 
-TEST(CApiRun, WholeModelsEqualTheSession) {
-  const std::vector<std::string> names = model_folders();
-  ASSERT_GE(names.size(), 30u) << "tests/models has fewer whole-model folders than expected";
+// Every whole-model test: tests/models/<name>/data, tests/models/dynamic/<name>/data_<shape>, and
+// the Cortex-M example's model.
+std::vector<WholeModel> whole_models() {
+  std::vector<WholeModel> models;
+  const std::string src = PLUMB_SOURCE_DIR;
+  auto add = [&](const std::string& name, const std::string& dir, const std::string& data) {
+    if (check::file_exists(dir + "/model.onnx") && check::file_exists(data + "/input_0.pb"))
+      models.push_back({name, dir + "/model.onnx", data});
+  };
+  for (const std::string& n : subfolders(src + "/tests/models"))
+    add(n, src + "/tests/models/" + n, src + "/tests/models/" + n + "/data");
+  for (const std::string& n : subfolders(src + "/tests/models/dynamic")) {
+    const std::string dir = src + "/tests/models/dynamic/" + n;
+    for (const std::string& d : subfolders(dir)) {
+      if (d.rfind("data_", 0) == 0) add("dynamic/" + n + "/" + d, dir, dir + "/" + d);
+    }
+  }
+  add("embed_cortexm", src + "/examples/embed_cortexm/model", src + "/examples/embed_cortexm/model/data");
+  return models;
+}
+
+TEST(CApiRun, WholeModelsEqualTheSessionAndStaticOnesAllocateNothing) {
+  const std::vector<WholeModel> models = whole_models();
+  ASSERT_GE(models.size(), 50u) << "fewer whole-model tests than expected";
   const check::Frontend fe = check::onnx_frontend();
-  for (const std::string& name : names) {
-    const std::string dir = std::string(PLUMB_SOURCE_DIR) + "/tests/models/" + name;
+  long static_runs = 0;
+  for (const WholeModel& wm : models) {
     // As `plumb convert` lowers it: without the input values.
-    auto m = check::load_model(dir + "/model.onnx", check::InputFiles{}, fe);
-    ASSERT_TRUE(m.has_value()) << name << ": " << m.status().to_string();
+    auto m = check::load_model(wm.onnx, check::InputFiles{}, fe);
+    ASSERT_TRUE(m.has_value()) << wm.name << ": " << m.status().to_string();
     std::vector<rt::Tensor> inputs;
     for (size_t k = 0; k < m->graph.body.params.size(); ++k) {
       const ir::Type& declared = m->graph.type_of(m->graph.body.params[k]);
-      auto v = check::read_value(check::data_input_file(dir + "/data", k), declared, fe);
-      ASSERT_TRUE(v.has_value()) << name << ": " << v.status().to_string();
+      auto v = check::read_value(check::data_input_file(wm.data, k), declared, fe);
+      ASSERT_TRUE(v.has_value()) << wm.name << ": " << v.status().to_string();
       inputs.push_back(v->tensor());
     }
-    const long allocations = expect_same_outputs(name, m->graph, inputs);
-    if (PLUMB_COUNT_ALLOCATIONS && allocations >= 0)
-      std::printf("%-24s %s, %ld allocations after planning (bind + 2 runs)\n", name.c_str(),
-                  runs_static(m->graph, inputs) ? "static" : "dynamic", allocations);
+    const long allocations = expect_same_outputs(wm.name, m->graph, inputs);
+    const bool is_static = runs_static(m->graph, inputs);
+    if (!PLUMB_COUNT_ALLOCATIONS || allocations < 0) continue;
+    std::printf("%-32s %s, %ld allocations after planning (bind + 2 runs)\n", wm.name.c_str(),
+                is_static ? "static" : "dynamic", allocations);
+    if (!is_static) continue;
+    ++static_runs;
+    EXPECT_EQ(allocations, 0) << wm.name << ": a static-shaped plan allocated after planning (bind + 2 runs)";
+  }
+  if (PLUMB_COUNT_ALLOCATIONS) {
+    EXPECT_GE(static_runs, 40) << "fewer static whole-model runs than expected";
   }
 }
 #endif

@@ -23,9 +23,9 @@ done
 declare -A options=(
   [print]="--full --data"
   [asm]="-o --external-weights"
-  [run]="--data --input --out --backend --precise --max-iterations --max-bytes PLUMB_VERBOSE"
+  [run]="--data --input --out --backend --precise --max-iterations --max-bytes --max-memory PLUMB_VERBOSE"
   [convert]="-o"
-  [check]="--data --input --expected --against --tolerance --rtol --atol --report --no-isolate --chunk-mb --samples"
+  [check]="--data --input --expected --against --tolerance --rtol --atol --report --no-isolate --chunk-mb --samples --max-memory"
   [diff]="--data --input --report --threads --samples"
   [conformance]="--core --backend --filter --csv -j --timeout --known-failures --digest --cells --strict -v"
 )

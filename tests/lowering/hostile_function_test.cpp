@@ -27,7 +27,7 @@ MultiNode Chain(int n, int last) {
     onnx::OnnxNode call = Node(callee < 0 ? "Relu" : "f" + std::to_string(callee), {"a"}, {"b"});
     if (callee >= 0) call.domain = "local";
     f.nodes.push_back(call);
-    mn.m.functions.push_back(f);
+    EXPECT_TRUE(mn.m.add_function(f));
   }
   mn.Input("x", ir::DType::F32, {2}, {-1, 2});
   onnx::OnnxNode call = Node("f0", {"x"}, {"y"});

@@ -77,8 +77,8 @@ void read_test_folder(const std::string& dir, Counts& c) {
     return;
   }
   ++c.models;
-  c.functions += static_cast<int>(m->functions.size());
-  for (const auto& f : m->functions) c.function_defaults += static_cast<int>(f.attribute_defaults.size());
+  c.functions += static_cast<int>(m->functions().size());
+  for (const auto& f : m->functions()) c.function_defaults += static_cast<int>(f.attribute_defaults.size());
   c.max_ir = std::max(c.max_ir, static_cast<int>(m->ir_version));
   for (const auto& t : m->graph.initializers) c.dtypes.insert(std::string(ir::dtype_name(t.dtype)));
   const auto inputs = m->graph.real_inputs();

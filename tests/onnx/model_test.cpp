@@ -344,7 +344,7 @@ TEST(OnnxModel, LocalFunctionsKeepAttributeDefaultsAndOverload) {
   lo->set_version(1);
   auto m = parse_model(serialize(pm));
   ASSERT_TRUE(m) << m.status().to_string();
-  ASSERT_EQ(m->functions.size(), 1u);
+  ASSERT_EQ(m->functions().size(), 1u);
   const OnnxFunction* fn = m->function("local", "MyRelu", "v2");
   ASSERT_NE(fn, nullptr);
   EXPECT_EQ(fn->attributes, (std::vector<std::string>{"alpha"}));
@@ -354,6 +354,33 @@ TEST(OnnxModel, LocalFunctionsKeepAttributeDefaultsAndOverload) {
   EXPECT_EQ(fn->nodes[0].attr("alpha")->ref_attr_name, "beta");
   EXPECT_EQ(fn->opsets.at(""), 17);
   EXPECT_EQ(m->function("local", "MyRelu"), nullptr);  // other overload
+}
+
+// The function index: found by (canonical domain, name, overload), a second definition refused.
+TEST(OnnxModel, FunctionIndexFindsEachOnceAndRefusesADuplicate) {
+  OnnxModel m;
+  for (int i = 0; i < 1000; ++i) {
+    OnnxFunction f;
+    f.domain = "local";
+    f.name = "f" + std::to_string(i);
+    ASSERT_TRUE(m.add_function(f));
+  }
+  OnnxFunction onnx_domain;
+  onnx_domain.name = "f0";  // domain "" is ai.onnx: another key than local.f0
+  ASSERT_TRUE(m.add_function(onnx_domain));
+  EXPECT_EQ(m.functions().size(), 1001u);
+  ASSERT_NE(m.function("local", "f999"), nullptr);
+  EXPECT_EQ(m.function("local", "f999")->name, "f999");
+  EXPECT_EQ(m.function("ai.onnx", "f0"), &m.functions().back());
+  EXPECT_EQ(m.function("local", "f1000"), nullptr);
+  EXPECT_EQ(m.function("local", "f1", "v2"), nullptr);
+  OnnxFunction again;
+  again.domain = "local";
+  again.name = "f7";
+  Status s = m.add_function(again);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("'local.f7' is defined twice"), std::string::npos) << s.to_string();
+  EXPECT_EQ(m.functions().size(), 1001u);
 }
 
 TEST(OnnxModel, ReadsTestDataSetInOrder) {

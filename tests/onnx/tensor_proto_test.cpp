@@ -255,6 +255,17 @@ TEST(DataValue, SequenceOptionalMapRoundTrip) {
   EXPECT_EQ(v3->elems[0].elems[1].tensor.bytes(), (Bytes{0, 0, 0, 0x40}));
 }
 
+// fuzz_pb_value's finding: field 2 (a sequence's elem_type) read as INT64_MAX made the container
+// test compute elem_type + 2, a signed overflow (UBSan). Such bytes are no container: a tensor.
+TEST(DataValueHostile, ElemTypeOfInt64MaxIsNoOverflow) {
+  // field 2 varint 0x7fffffffffffffff, then field 3 (length-delimited, empty).
+  std::string bytes = {0x10,   '\xff', '\xff', '\xff', '\xff', '\xff',
+                       '\xff', '\xff', '\xff', 0x7f,   0x1a,   0x00};
+  auto kind = guess_data_kind(bytes);
+  ASSERT_TRUE(kind) << kind.status().message();
+  EXPECT_EQ(*kind, DataKind::Tensor);
+}
+
 TEST(DataValue, TruncatedFileIsInvalidInput) {
   auto p = make(1, {4});
   for (int i = 0; i < 4; ++i) p.add_float_data(1.0f * i);

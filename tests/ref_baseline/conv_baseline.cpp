@@ -131,7 +131,7 @@ Status conv(ref::KernelCtx& cx) {
   g.dil = ir::attrs<ir::Op::Conv>(n).dilations;
   g.ldil = ir::attrs<ir::Op::Conv>(n).lhs_dilations;
   g.pad_lo = ir::attrs<ir::Op::Conv>(n).pads_low;
-  g.in_strides = row_major_strides(g.in);
+  g.in_strides = to_vector(row_major_strides(g.in));
   g.in_plane = num_elements(g.in);
   g.k_plane = num_elements(g.k);
   g.out_plane = num_elements(g.out);

@@ -105,7 +105,7 @@ Status broadcast(ref::KernelCtx& cx) {
     return runtime_error("broadcast.R1", "shape " + ints_str(shape) + " is not a valid shape");
   if (static_cast<int64_t>(dims.size()) != operand.rank())
     return internal_error("broadcast: dims do not fit");
-  const std::vector<int64_t> strides = row_major_strides(operand.shape);
+  const std::vector<int64_t> strides = to_vector(row_major_strides(operand.shape));
   std::vector<int64_t> step(shape.size(), 0);  // operand dims of size 1 repeat: step 0
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t od = operand.shape[i];
@@ -120,7 +120,7 @@ Status broadcast(ref::KernelCtx& cx) {
   }
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, operand.dtype, shape));
   // result[i...] = operand[j...] with j[k] = operand.shape[k] == 1 ? 0 : i[dims[k]]
-  copy_view(operand, 0, step, *result, 0, row_major_strides(shape), shape);
+  copy_view(operand, 0, step, *result, 0, to_vector(row_major_strides(shape)), shape);
   return Status::ok();
 }
 
@@ -131,7 +131,7 @@ Status transpose(ref::KernelCtx& cx) {
   const std::vector<int64_t>& perm = ir::attrs<ir::Op::Transpose>(cx.node).perm;
   if (static_cast<int64_t>(perm.size()) != operand.rank())
     return internal_error("transpose: perm does not fit");
-  const std::vector<int64_t> strides = row_major_strides(operand.shape);
+  const std::vector<int64_t> strides = to_vector(row_major_strides(operand.shape));
   std::vector<int64_t> shape, step;
   for (int64_t p : perm) {
     if (p < 0 || p >= operand.rank()) return internal_error("transpose: perm does not fit");
@@ -140,7 +140,7 @@ Status transpose(ref::KernelCtx& cx) {
   }
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, operand.dtype, shape));
   // result[i...] = operand[j...] with j[perm[k]] = i[k]
-  copy_view(operand, 0, step, *result, 0, row_major_strides(shape), shape);
+  copy_view(operand, 0, step, *result, 0, to_vector(row_major_strides(shape)), shape);
   return Status::ok();
 }
 
@@ -161,7 +161,7 @@ Status slice(ref::KernelCtx& cx) {
   if (!valid_dims(size)) return runtime_error("slice.R2", "size " + ints_str(size) + " is not a valid shape");
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, operand.dtype, size));
   if (num_elements(size) == 0) return Status::ok();  // nothing is read
-  const std::vector<int64_t> strides = row_major_strides(operand.shape);
+  const std::vector<int64_t> strides = to_vector(row_major_strides(operand.shape));
   int64_t base = 0;
   std::vector<int64_t> step(rank);
   for (int64_t d = 0; d < rank; ++d) {
@@ -177,7 +177,7 @@ Status slice(ref::KernelCtx& cx) {
     step[d] = size[d] == 1 ? 0 : stride[d] * strides[d];  // size >= 2: |stride| < dim, no overflow
   }
   // result[i...] = operand[start + i * stride]
-  copy_view(operand, base, step, *result, 0, row_major_strides(size), size);
+  copy_view(operand, base, step, *result, 0, to_vector(row_major_strides(size)), size);
   return Status::ok();
 }
 
@@ -201,11 +201,12 @@ Status concat(ref::KernelCtx& cx) {
     shape[axis] += t.shape[axis];
   }
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, first.dtype, shape));
-  const std::vector<int64_t> dst_strides = row_major_strides(shape);
+  const std::vector<int64_t> dst_strides = to_vector(row_major_strides(shape));
   int64_t at = 0;  // position of the current operand along axis
   for (const RtValue* v : cx.inputs) {
     const Tensor& t = v->tensor();
-    copy_view(t, 0, row_major_strides(t.shape), *result, at * dst_strides[axis], dst_strides, t.shape);
+    copy_view(t, 0, to_vector(row_major_strides(t.shape)), *result, at * dst_strides[axis], dst_strides,
+              t.shape);
     at += t.shape[axis];
   }
   return Status::ok();

@@ -36,7 +36,7 @@ PoolGeometry pool_geometry(const ir::Node& n, const Tensor& operand, const Tenso
   const auto& strides = ir::attrs<ir::Op::Pool>(n).strides;
   const auto& dil = ir::attrs<ir::Op::Pool>(n).dilations;
   const auto& pad_lo = ir::attrs<ir::Op::Pool>(n).pads_low;
-  const std::vector<int64_t> operand_strides = row_major_strides(operand.shape);
+  const std::vector<int64_t> operand_strides = to_vector(row_major_strides(operand.shape));
   for (size_t d = 0; d < g.out.size(); ++d) {
     std::vector<int64_t> off, first;
     for (int64_t e = 0; e < g.out[d]; ++e) {
@@ -57,7 +57,7 @@ PoolGeometry pool_geometry(const ir::Node& n, const Tensor& operand, const Tenso
 // Calls f(flat operand offset) for each real tap of the window at result index `e`, in row-major
 // window order (taps in the padding are skipped).
 template <typename F>
-void for_each_tap(const PoolGeometry& g, const std::vector<int64_t>& e, std::vector<int64_t>& w, F&& f) {
+void for_each_tap(const PoolGeometry& g, const Dims& e, std::vector<int64_t>& w, F&& f) {
   const int64_t r = static_cast<int64_t>(g.out.size());
   for (int64_t d = 0; d < r; ++d) {
     w[d] = g.first[d][e[d]];

@@ -1,8 +1,7 @@
-// plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH | --against REF] [--tolerance auto
-// |
-//                   --rtol R --atol A] [--report FILE.json|FILE.html ...] [--no-isolate]
-//                   [--chunk-mb N] [--samples K] [--threads N] [--progress]   (tools/help.cpp has the user's
-//                   page)
+// plumb check MODEL (--data DIR | --input NAME=FILE ...) [--expected PATH | --against REF]
+//                   [--tolerance auto | --rtol R --atol A] [--report FILE.json|FILE.html ...]
+//                   [--no-isolate] [--chunk-mb N] [--samples K] [--threads N] [--max-memory BYTES]
+//                   [--progress]   (tools/help.cpp has the user's page)
 // The converter-validation workflow (DESIGN.md §7): the arguments, a progress line on a terminal,
 // the report and the exit code. The check itself is plumb::check::run_check
 // (check/onnx/run_check.h). Exits 0 (match), 1 (mismatch), 3 (inconclusive) or 2 (error: one
@@ -95,6 +94,7 @@ struct Options {
 int parse_args(const Args& args, Options& opt) {
   check::CheckRequest& req = opt.request;
   req.threads = machine_threads();
+  int64_t max_memory = default_max_memory();
   bool fixed = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -155,6 +155,9 @@ int parse_args(const Args& args, Options& opt) {
     } else if (a == "--threads") {
       Status st = parse_threads(value(), req.threads);
       if (!st.is_ok()) return report_error("check", st);
+    } else if (a == "--max-memory") {
+      Status st = parse_max_memory(value(), max_memory);
+      if (!st.is_ok()) return report_error("check", st);
     } else if (a == "--samples") {
       double k = 0;
       if (!parse_double(value(), &k) || k < 2 || k > 1000 || k != std::floor(k))
@@ -178,6 +181,7 @@ int parse_args(const Args& args, Options& opt) {
   if (fixed && opt.auto_tol_requested)
     return report_error("check", invalid_input("--tolerance auto and --rtol/--atol exclude each other"));
   req.tol.use = fixed;
+  req.memory = std::make_shared<rt::MemoryBudget>(max_memory);
   return -1;
 }
 
@@ -200,6 +204,7 @@ int cmd_check(const Args& args) {
   Expected<check::CheckReport> rep = check::run_check(opt.request);
   progress.done();
   if (!rep) return report_error("", rep.status());
+  report_memory(opt.request.memory.get());
   print_report(*rep, stdout);
   for (const std::string& f : opt.reports) {
     std::ofstream out(f, std::ios::binary);

@@ -54,6 +54,23 @@ void store_from(const A* src, int64_t n, Tensor& t, int64_t first) {
   });
 }
 
+// True when tensors of `dt` hold accumulator type A as they are (f32 for float, f64 for double).
+template <typename A>
+constexpr bool is_acc_dtype(ir::DType dt) {
+  return dt == (std::is_same_v<A, float>    ? ir::DType::F32
+                : std::is_same_v<A, double> ? ir::DType::F64
+                                            : ir::DType::String);
+}
+
+// The elements of `t` in accumulator type A: `t`'s own storage when it already is A, else `copy`
+// (t.numel() elements of the kernel's scratch, or null when is_acc_dtype) filled with them.
+template <typename A>
+const A* widened(const Tensor& t, A* copy) {
+  if (is_acc_dtype<A>(t.dtype)) return t.as<A>();
+  load_as<A>(t, 0, t.numel(), copy);
+  return copy;
+}
+
 // The elements of `t` in accumulator type A: `t`'s own storage when it already is A, else a copy.
 template <typename A>
 class Widened {

@@ -54,13 +54,6 @@ struct Contraction {
   int64_t ld = 0;
 };
 
-// Scratch for packed operands and accumulators, not zero-filled: every element is written before
-// it is read.
-template <typename A>
-std::unique_ptr<A[]> scratch(int64_t n) {
-  return std::unique_ptr<A[]>(new A[static_cast<size_t>(std::max<int64_t>(n, 1))]);
-}
-
 // rhs[kk, j] = src[kk * k_stride + j], packed into panels of kCols columns: panels [q0, q1) of
 // `dst` (all of them: q1 = TileShape::col_panels(n)). 16 rows at a time, so that each panel gets
 // a kilobyte in one go rather than 64 bytes each far apart.
@@ -230,14 +223,15 @@ void run_items_portable(const Contraction<A>* jobs, const int64_t* first, size_t
 
 }  // namespace contract_detail
 
-// Runs every job (independent contractions: a batch of matmuls, conv's groups) on up to
-// `threads` threads; the results are the same bits for any `threads`.
+// Runs jobs[0, njobs) (independent contractions: a batch of matmuls, conv's groups) on up to
+// `threads` threads; the results are the same bits for any `threads`. `first` is the caller's
+// scratch of njobs + 1 entries (each job's first work item).
 template <typename A, int Rows>
-void contract(const std::vector<Contraction<A>>& jobs, int threads) {
+void contract(const Contraction<A>* jobs, size_t njobs, int64_t* first, int threads) {
   using S = TileShape<A, Rows>;
-  std::vector<int64_t> first(jobs.size() + 1, 0);
+  first[0] = 0;
   double flops = 0;
-  for (size_t j = 0; j < jobs.size(); ++j) {
+  for (size_t j = 0; j < njobs; ++j) {
     const Contraction<A>& c = jobs[j];
     const int64_t items = c.m == 0 || c.n == 0
                               ? 0
@@ -246,7 +240,7 @@ void contract(const std::vector<Contraction<A>>& jobs, int threads) {
     first[j + 1] = first[j] + items;
     flops += 2.0 * static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(c.k);
   }
-  const int64_t items = first.back();
+  const int64_t items = first[njobs];
   if (items == 0) return;
   // A thread is worth starting for about 4 MFLOP of work (tens of microseconds).
   const double per_item = std::max(1.0, flops / static_cast<double>(items));
@@ -254,10 +248,9 @@ void contract(const std::vector<Contraction<A>>& jobs, int threads) {
   [[maybe_unused]] const bool avx2 = simd::has_avx2();
   parallel_for(threads, items, min_items, [&](int64_t begin, int64_t end) {
 #if PLUMB_REF_AVX2
-    if (avx2)
-      return contract_detail::run_items_avx2<A, Rows>(jobs.data(), first.data(), jobs.size(), begin, end);
+    if (avx2) return contract_detail::run_items_avx2<A, Rows>(jobs, first, njobs, begin, end);
 #endif
-    contract_detail::run_items_portable<A, Rows>(jobs.data(), first.data(), jobs.size(), begin, end);
+    contract_detail::run_items_portable<A, Rows>(jobs, first, njobs, begin, end);
   });
 }
 

@@ -11,11 +11,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "ir/attr_ref.h"
 #include "runtime/cpu/ref/accumulate.h"
 #include "runtime/cpu/ref/contract.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/cpu/ref/parallel.h"
+#include "runtime/cpu/ref/scratch.h"
 #include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
@@ -23,12 +25,37 @@ namespace plumb::rt::ref {
 namespace {
 
 struct ConvGeometry {
-  int64_t ns = 0;                   // spatial dims
-  std::vector<int64_t> in, k, out;  // spatial sizes of input, kernel, result
-  std::vector<int64_t> stride, dil, ldil, pad_lo;
-  std::vector<int64_t> in_strides;  // row-major strides of one input plane
+  int64_t ns = 0;   // spatial dims
+  Dims in, k, out;  // spatial sizes of input, kernel, result
+  const int64_t *stride = nullptr, *dil = nullptr, *ldil = nullptr,
+                *pad_lo = nullptr;  // the node's attributes
+  Dims in_strides;                  // row-major strides of one input plane
   int64_t in_plane = 1, k_plane = 1, out_plane = 1;
+  int64_t batch = 0, c_all = 0, o_all = 0, groups = 1;
 };
+
+// The geometry of conv node `n` with these operand and result shapes (ranks checked by the caller).
+ConvGeometry conv_geometry(const ir::Node& n, const std::vector<int64_t>& input,
+                           const std::vector<int64_t>& weight, const std::vector<int64_t>& result) {
+  ConvGeometry g;
+  g.ns = static_cast<int64_t>(input.size()) - 2;
+  g.in.assign(input.data() + 2, input.data() + input.size());
+  g.k.assign(weight.data() + 2, weight.data() + weight.size());
+  g.out.assign(result.data() + 2, result.data() + result.size());
+  g.stride = ir::attr(n, &ir::ConvAttrs::strides).data();
+  g.dil = ir::attr(n, &ir::ConvAttrs::dilations).data();
+  g.ldil = ir::attr(n, &ir::ConvAttrs::lhs_dilations).data();
+  g.pad_lo = ir::attr(n, &ir::ConvAttrs::pads_low).data();
+  g.in_strides = row_major_strides(g.in);
+  g.in_plane = num_elements(g.in);
+  g.k_plane = num_elements(g.k);
+  g.out_plane = num_elements(g.out);
+  g.batch = input[0];
+  g.c_all = input[1];
+  g.o_all = weight[0];
+  g.groups = ir::attr(n, &ir::ConvAttrs::groups);
+  return g;
+}
 
 // Input index along spatial dim d for result index e and kernel index kd, or -1 when that position
 // is padding or a hole of the lhs dilation.
@@ -45,7 +72,7 @@ struct TapSpan {
   int64_t s = 1, ld = 1, base = 0, lo = 0, hi = 0;
 };
 
-inline TapSpan tap_span(const ConvGeometry& g, const std::vector<int64_t>& tap) {
+inline TapSpan tap_span(const ConvGeometry& g, const Dims& tap) {
   const int64_t last = g.ns - 1, e_len = g.out[last];
   TapSpan t;
   t.s = g.stride[last];
@@ -63,7 +90,7 @@ inline TapSpan tap_span(const ConvGeometry& g, const std::vector<int64_t>& tap) 
 // offset, in one input plane, of the input row it reads at kernel position `tap`, or -1 where that
 // row is padding or a hole. `e` (ns - 1 entries) is the caller's, so that no call allocates it.
 template <typename F>
-void for_each_row(const ConvGeometry& g, const std::vector<int64_t>& tap, std::vector<int64_t>& e, F fn) {
+void for_each_row(const ConvGeometry& g, const Dims& tap, Dims& e, F fn) {
   const int64_t last = g.ns - 1;
   std::fill(e.begin(), e.end(), 0);
   const int64_t rows = g.out_plane / std::max<int64_t>(g.out[last], 1);
@@ -87,16 +114,22 @@ void for_each_row(const ConvGeometry& g, const std::vector<int64_t>& tap, std::v
 // results (the outer result dims, row-major) the offset in one input plane of the input row it
 // reads there, or -1 where that row is padding or a hole: offset[row * taps + t].
 struct TapRows {
-  std::vector<TapSpan> span;
-  std::vector<int64_t> offset;
+  TapSpan* span = nullptr;    // [k_plane]
+  int64_t* offset = nullptr;  // [rows * k_plane]
 };
 
-TapRows tap_rows(const ConvGeometry& g) {
+template <typename Taker>
+TapRows tap_rows_buffers(Taker& s, const ConvGeometry& g) {
   const int64_t rows = g.out_plane / std::max<int64_t>(g.out[g.ns - 1], 1);
   TapRows r;
-  r.span.resize(static_cast<size_t>(g.k_plane));
-  r.offset.resize(static_cast<size_t>(rows * g.k_plane));
-  std::vector<int64_t> tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
+  r.span = s.template take<TapSpan>(g.k_plane);
+  r.offset = s.template take<int64_t>(rows * g.k_plane);
+  return r;
+}
+
+TapRows tap_rows(const ConvGeometry& g, Scratch& s) {
+  TapRows r = tap_rows_buffers(s, g);
+  Dims tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
   for (int64_t t = 0; t < g.k_plane; ++t) {
     r.span[static_cast<size_t>(t)] = tap_span(g, tap);
     for_each_row(g, tap, e,
@@ -136,11 +169,11 @@ PLUMB_REF_INLINE void add_terms(A* __restrict acc, A w, const A* __restrict in_r
 // where conv_tiled's tiles would be mostly empty, and for non-finite weights. Rows are the work
 // items of the threads.
 template <typename A>
-void conv_direct(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_t batch, int64_t c_all,
-                 int64_t o_all, int64_t groups, int threads) {
+void conv_direct(const A* in, const A* wt, A* out, const ConvGeometry& g, int threads, Scratch& scratch) {
+  const int64_t batch = g.batch, c_all = g.c_all, o_all = g.o_all, groups = g.groups;
   const int64_t cg = c_all / groups, og = o_all / groups;
   const int64_t e_len = g.out[g.ns - 1], rows = g.out_plane / std::max<int64_t>(e_len, 1);
-  const TapRows tr = tap_rows(g);
+  const TapRows tr = tap_rows(g, scratch);
   // The term of result x of `row` for (c, t), or false where its input position is not real.
   auto term = [&](const A* plane, int64_t row, int64_t t, int64_t x, A* value) {
     const int64_t off = tr.offset[static_cast<size_t>(row * g.k_plane + t)];
@@ -189,8 +222,8 @@ void conv_direct(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_
 // col[e] = input[i(e, tap)] for every result position e whose input position is real, 0 for the
 // others (padding, holes).
 template <typename A>
-void gather_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, const A* __restrict plane,
-                A* __restrict col, std::vector<int64_t>& e) {
+void gather_tap(const ConvGeometry& g, const Dims& tap, const A* __restrict plane, A* __restrict col,
+                Dims& e) {
   const TapSpan t = tap_span(g, tap);
   const int64_t e_len = g.out[g.ns - 1];
   for_each_row(g, tap, e, [&](int64_t row, int64_t off) {
@@ -222,66 +255,93 @@ void gather_tap(const ConvGeometry& g, const std::vector<int64_t>& tap, const A*
 // position (padding, a hole) is a 0 in the im2col matrix: acc + 0 * w == acc bit for bit when w
 // is finite (the accumulator is never -0), so the caller sends weights with an inf or NaN to
 // conv_direct instead.
-template <typename A, int Rows>
-void conv_tiled(const A* in, const A* wt, A* out, const ConvGeometry& g, int64_t batch, int64_t c_all,
-                int64_t o_all, int64_t groups, int threads) {
-  using S = TileShape<A, Rows>;
-  const int64_t cg = c_all / groups, og = o_all / groups;
-  const int64_t k = cg * g.k_plane, n = g.out_plane;
-  const int64_t rhs_size = S::col_panels(n) * S::kCols * k;
-  const auto rhs_packed = scratch<A>(groups * rhs_size);
-  std::vector<Contraction<A>> jobs(static_cast<size_t>(groups));
+// conv_tiled's temporaries (from `s`: Scratch at run time, ScratchSize at plan time).
+template <typename A>
+struct TiledBuffers {
+  A* rhs_packed = nullptr;  // [groups][rhs_size]
+  Contraction<A>* jobs = nullptr;
+  int64_t* first = nullptr;
+  A* rows = nullptr;  // im2col rows: kChunk * n per range of the threads (none when pointwise)
+};
+
+constexpr int64_t kChunk = 16;  // im2col rows gathered at a time
+
+bool is_pointwise(const ConvGeometry& g) {
   bool pointwise = g.k_plane == 1;  // 1x1, stride 1, no padding or holes: result e reads input e
   for (int64_t d = 0; d < g.ns; ++d)
     pointwise = pointwise && g.stride[d] == 1 && g.ldil[d] == 1 && g.pad_lo[d] == 0 && g.in[d] == g.out[d];
+  return pointwise;
+}
+
+// Items and the least items per thread of conv_tiled's im2col loop.
+int64_t im2col_items(const ConvGeometry& g) { return g.groups * (g.c_all / g.groups) * g.k_plane; }
+int64_t im2col_min_items(const ConvGeometry& g) {
+  return std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, g.out_plane));
+}
+
+template <typename A, int Rows, typename Taker>
+TiledBuffers<A> tiled_buffers(Taker& s, const ConvGeometry& g, int threads) {
+  using S = TileShape<A, Rows>;
+  const int64_t k = g.c_all / g.groups * g.k_plane, n = g.out_plane;
+  TiledBuffers<A> b;
+  b.rhs_packed = s.template take<A>(g.groups * S::col_panels(n) * S::kCols * k);
+  b.jobs = s.template take<Contraction<A>>(g.groups);
+  b.first = s.template take<int64_t>(g.groups + 1);
+  if (!is_pointwise(g))
+    b.rows = s.template take<A>(parallel_ranges(threads, im2col_items(g), im2col_min_items(g)) * kChunk * n);
+  return b;
+}
+
+template <typename A, int Rows>
+void conv_tiled(const A* in, const A* wt, A* out, const ConvGeometry& g, int threads, Scratch& scratch) {
+  using S = TileShape<A, Rows>;
+  const int64_t batch = g.batch, c_all = g.c_all, o_all = g.o_all, groups = g.groups;
+  const int64_t cg = c_all / groups, og = o_all / groups;
+  const int64_t k = cg * g.k_plane, n = g.out_plane;
+  const int64_t rhs_size = S::col_panels(n) * S::kCols * k;
+  const TiledBuffers<A> buf = tiled_buffers<A, Rows>(scratch, g, threads);
+  A* const rhs_packed = buf.rhs_packed;
+  const bool pointwise = is_pointwise(g);
   for (int64_t nn = 0; nn < batch; ++nn) {
     // im2col, packed into rhs panels, 16 rows (channel, tap) at a time, so that each panel gets
     // 16 consecutive rows of its [k][kCols] in one go; the rows are independent.
-    parallel_for(threads, groups * k, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, n)),
-                 [&](int64_t r0, int64_t r1) {
-                   constexpr int64_t kChunk = 16;
-                   std::vector<A> rows(static_cast<size_t>(pointwise ? 0 : kChunk * n));
-                   std::vector<int64_t> tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
-                   for (int64_t r = r0; r < r1; r += kChunk) {
-                     const int64_t count = std::min(kChunk, r1 - r);
-                     for (int64_t i = 0; i < count; ++i) {
-                       const int64_t grp = (r + i) / k, kk = (r + i) % k, c = kk / g.k_plane;
-                       int64_t t = kk % g.k_plane;
-                       for (int64_t d = g.ns - 1; d >= 0; --d) {  // tap index t, row-major
-                         tap[static_cast<size_t>(d)] = t % g.k[static_cast<size_t>(d)];
-                         t /= g.k[static_cast<size_t>(d)];
-                       }
-                       if (!pointwise)
-                         gather_tap<A>(g, tap, in + (nn * c_all + grp * cg + c) * g.in_plane,
-                                       rows.data() + i * n, e);
-                     }
-                     for (int64_t q = 0; q < S::col_panels(n); ++q) {
-                       const int64_t j0 = q * S::kCols, cols = std::min<int64_t>(S::kCols, n - j0);
-                       for (int64_t i = 0; i < count; ++i) {
-                         const int64_t grp = (r + i) / k, kk = (r + i) % k;
-                         A* dst = rhs_packed.get() + grp * rhs_size + (q * k + kk) * S::kCols;
-                         // A pointwise conv's im2col row is the input plane itself.
-                         const A* src = pointwise ? in + (nn * c_all + grp * cg + kk) * g.in_plane + j0
-                                                  : rows.data() + i * n + j0;
-                         if (cols == S::kCols) {
-                           for (int c = 0; c < S::kCols; ++c) dst[c] = src[c];
-                         } else {
-                           for (int c = 0; c < S::kCols; ++c) dst[c] = c < cols ? src[c] : A(0);
-                         }
-                       }
-                     }
-                   }
-                 });
+    parallel_for_ranges(
+        threads, im2col_items(g), im2col_min_items(g), [&](int64_t range, int64_t r0, int64_t r1) {
+          A* rows = pointwise ? nullptr : buf.rows + range * kChunk * n;
+          Dims tap(static_cast<size_t>(g.ns)), e(static_cast<size_t>(g.ns - 1));
+          for (int64_t r = r0; r < r1; r += kChunk) {
+            const int64_t count = std::min(kChunk, r1 - r);
+            for (int64_t i = 0; i < count; ++i) {
+              const int64_t grp = (r + i) / k, kk = (r + i) % k, c = kk / g.k_plane;
+              int64_t t = kk % g.k_plane;
+              for (int64_t d = g.ns - 1; d >= 0; --d) {  // tap index t, row-major
+                tap[static_cast<size_t>(d)] = t % g.k[static_cast<size_t>(d)];
+                t /= g.k[static_cast<size_t>(d)];
+              }
+              if (!pointwise)
+                gather_tap<A>(g, tap, in + (nn * c_all + grp * cg + c) * g.in_plane, rows + i * n, e);
+            }
+            for (int64_t q = 0; q < S::col_panels(n); ++q) {
+              const int64_t j0 = q * S::kCols, cols = std::min<int64_t>(S::kCols, n - j0);
+              for (int64_t i = 0; i < count; ++i) {
+                const int64_t grp = (r + i) / k, kk = (r + i) % k;
+                A* dst = rhs_packed + grp * rhs_size + (q * k + kk) * S::kCols;
+                // A pointwise conv's im2col row is the input plane itself.
+                const A* src =
+                    pointwise ? in + (nn * c_all + grp * cg + kk) * g.in_plane + j0 : rows + i * n + j0;
+                if (cols == S::kCols) {
+                  for (int c = 0; c < S::kCols; ++c) dst[c] = src[c];
+                } else {
+                  for (int c = 0; c < S::kCols; ++c) dst[c] = c < cols ? src[c] : A(0);
+                }
+              }
+            }
+          }
+        });
     for (int64_t grp = 0; grp < groups; ++grp)
-      jobs[static_cast<size_t>(grp)] = Contraction<A>{og,
-                                                      n,
-                                                      k,
-                                                      wt + grp * og * k,
-                                                      k,
-                                                      rhs_packed.get() + grp * rhs_size,
-                                                      out + (nn * o_all + grp * og) * n,
-                                                      n};
-    contract<A, Rows>(jobs, threads);
+      buf.jobs[grp] = Contraction<A>{
+          og, n, k, wt + grp * og * k, k, rhs_packed + grp * rhs_size, out + (nn * o_all + grp * og) * n, n};
+    contract<A, Rows>(buf.jobs, static_cast<size_t>(groups), buf.first, threads);
   }
 }
 
@@ -295,22 +355,56 @@ bool all_finite(const A* p, int64_t n) {
   return true;
 }
 
+// The temporaries both loop nests share: the operands widened to A (where they are not A), the
+// accumulators (where the result is not A).
 template <typename A>
-void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const ConvGeometry& g,
-                int64_t groups, int threads) {
-  const int64_t batch = input.shape[0], c_all = input.shape[1], o_all = weight.shape[0];
-  const Widened<A> in(input), wt(weight);
+struct ConvBuffers {
+  A* in = nullptr;
+  A* wt = nullptr;
+  A* out = nullptr;
+};
+
+template <typename A, typename Taker>
+ConvBuffers<A> conv_buffers(Taker& s, const ConvGeometry& g, ir::DType input, ir::DType weight,
+                            ir::DType result) {
+  ConvBuffers<A> b;
+  if (!is_acc_dtype<A>(input)) b.in = s.template take<A>(g.batch * g.c_all * g.in_plane);
+  if (!is_acc_dtype<A>(weight)) b.wt = s.template take<A>(g.o_all * (g.c_all / g.groups) * g.k_plane);
+  if (!is_acc_dtype<A>(result)) b.out = s.template take<A>(g.batch * g.o_all * g.out_plane);
+  return b;
+}
+
+template <typename A>
+void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const ConvGeometry& g, int threads,
+                Scratch& scratch) {
+  const ConvBuffers<A> buf = conv_buffers<A>(scratch, g, input.dtype, weight.dtype, result.dtype);
+  const A* in = widened<A>(input, buf.in);
+  const A* wt = widened<A>(weight, buf.wt);
   // The accumulators: the result itself when it has the accumulator's type, else a buffer.
-  const bool in_place = result.dtype == (std::is_same_v<A, float>    ? ir::DType::F32
-                                         : std::is_same_v<A, double> ? ir::DType::F64
-                                                                     : ir::DType::String);
-  const auto buffer = scratch<A>(in_place ? 0 : result.numel());
-  A* out = in_place ? result.as<A>() : buffer.get();
-  if (!all_finite(wt.data(), weight.numel()) || o_all / groups < 4)
-    conv_direct<A>(in.data(), wt.data(), out, g, batch, c_all, o_all, groups, threads);
+  const bool in_place = buf.out == nullptr;
+  A* out = in_place ? result.as<A>() : buf.out;
+  if (!all_finite(wt, weight.numel()) || g.o_all / g.groups < 4)
+    conv_direct<A>(in, wt, out, g, threads, scratch);
   else
-    conv_tiled<A, 4>(in.data(), wt.data(), out, g, batch, c_all, o_all, groups, threads);
+    conv_tiled<A, 4>(in, wt, out, g, threads, scratch);
   if (!in_place) store_from<A>(out, result.numel(), result, 0);
+}
+
+// The accumulator type of a conv with these dtypes, as a tag for `f`.
+template <typename F>
+void with_acc(ir::DType input, ir::DType result, F&& f) {
+  // A PLUMB_REF_OPS build keeps the accumulator types that its conv dtypes select (dispatch.h).
+  if (ir::is_float(result)) {
+    if (input == ir::DType::F64 || result == ir::DType::F64) {
+      if constexpr (op_acc_f64("conv")) f(double{});
+    } else {
+      if constexpr (op_acc_f32("conv")) f(float{});
+    }
+  } else if (ir::dtype_bits(result) == 64) {
+    if constexpr (op_acc_u64("conv")) f(uint64_t{});
+  } else {
+    if constexpr (op_acc_u32("conv")) f(uint32_t{});
+  }
 }
 
 }  // namespace
@@ -320,35 +414,38 @@ Status kernel<ir::Op::Conv>(KernelCtx& cx) {
   const Tensor& input = cx.inputs[0]->tensor();
   const Tensor& weight = cx.inputs[1]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
-  const ir::Node& n = cx.node;
-  ConvGeometry g;
-  g.ns = input.rank() - 2;
-  if (g.ns < 1 || weight.rank() != input.rank() || result.rank() != input.rank())
+  if (input.rank() < 3 || weight.rank() != input.rank() || result.rank() != input.rank())
     return internal_error("conv: unverified operand ranks");
-  g.in.assign(input.shape.begin() + 2, input.shape.end());
-  g.k.assign(weight.shape.begin() + 2, weight.shape.end());
-  g.out.assign(result.shape.begin() + 2, result.shape.end());
-  g.stride = ir::attrs<ir::Op::Conv>(n).strides;
-  g.dil = ir::attrs<ir::Op::Conv>(n).dilations;
-  g.ldil = ir::attrs<ir::Op::Conv>(n).lhs_dilations;
-  g.pad_lo = ir::attrs<ir::Op::Conv>(n).pads_low;
-  g.in_strides = row_major_strides(g.in);
-  g.in_plane = num_elements(g.in);
-  g.k_plane = num_elements(g.k);
-  g.out_plane = num_elements(g.out);
-  const int64_t groups = ir::attrs<ir::Op::Conv>(n).groups;
   if (result.numel() == 0) return Status::ok();
-  if (ir::is_float(result.dtype)) {
-    if (input.dtype == ir::DType::F64 || result.dtype == ir::DType::F64)
-      conv_typed<double>(input, weight, result, g, groups, cx.threads);
-    else
-      conv_typed<float>(input, weight, result, g, groups, cx.threads);
-  } else if (ir::dtype_bits(result.dtype) == 64) {
-    conv_typed<uint64_t>(input, weight, result, g, groups, cx.threads);
-  } else {
-    conv_typed<uint32_t>(input, weight, result, g, groups, cx.threads);
-  }
+  const ConvGeometry g = conv_geometry(cx.node, input.shape, weight.shape, result.shape);
+  Scratch scratch(cx);
+  with_acc(input.dtype, result.dtype, [&](auto tag) {
+    using A = decltype(tag);
+    conv_typed<A>(input, weight, result, g, cx.threads, scratch);
+  });
   return Status::ok();
+}
+
+// The shared buffers, then the bigger of the two loop nests' (which one runs depends on the
+// weights' values).
+int64_t conv_scratch_bytes(const ScratchQuery& q) {
+  const ir::Type &input = *q.inputs[0], &weight = *q.inputs[1], &result = *q.outputs[0];
+  if (input.shape.size() < 3 || weight.shape.size() != input.shape.size() ||
+      result.shape.size() != input.shape.size())
+    return 0;
+  const std::vector<int64_t> out_shape = static_dims(result);
+  const ConvGeometry g = conv_geometry(q.node, static_dims(input), static_dims(weight), out_shape);
+  if (g.batch * g.o_all * g.out_plane == 0) return 0;
+  int64_t bytes = 0;
+  with_acc(input.dtype, result.dtype, [&](auto tag) {
+    using A = decltype(tag);
+    ScratchSize shared, direct, tiled;
+    conv_buffers<A>(shared, g, input.dtype, weight.dtype, result.dtype);
+    tap_rows_buffers(direct, g);
+    tiled_buffers<A, 4>(tiled, g, q.threads);
+    bytes = shared.bytes() + std::max(direct.bytes(), tiled.bytes());
+  });
+  return bytes;
 }
 
 }  // namespace plumb::rt::ref

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "ir/dtype.h"
+#include "ir/status.h"
 #include "runtime/cpu/ref/float_formats.h"
 
 namespace plumb::rt {
@@ -120,17 +123,78 @@ struct DTypeTag {
 // visit_dtype(dt, [&](auto tag) { using T = typename decltype(tag)::type; ... });
 // Every dtype instantiates the lambda: use `if constexpr` to reject combinations the spec's dtype
 // table excludes (the verifier has already refused them, so those branches return Internal).
+//
+// A tiny build with PLUMB_REF_OPS compiles the ref kernels (PLUMB_REF_KERNEL_TU) for the dtypes its
+// op list names only: another dtype instantiates nothing, and its case returns "not built" (an
+// Unsupported Status, or nothing); ref::run_kernel refuses such a node before its kernel runs.
+#if PLUMB_REF_KERNEL_TU
+constexpr std::string_view kRefDTypes[] = {
+#include "runtime/ref_dtypes.inc"
+};
+constexpr bool dtype_built(std::string_view mnemonic) {
+  for (std::string_view dt : kRefDTypes)
+    if (dt == "*" || dt == mnemonic) return true;
+  return false;
+}
+// The op list's (op, dtype) pairs: a kernel with code per accumulator type (conv, matmul) keeps
+// only the ones its op's dtypes can select; run_kernel refuses the other dtypes for that op.
+constexpr std::string_view kRefOpDTypes[] = {
+#include "runtime/ref_op_dtypes.inc"
+};
+constexpr bool op_dtype_built(std::string_view op, std::string_view mnemonic) {
+  for (std::string_view e : kRefOpDTypes)
+    if (e == "*" || (e.size() == op.size() + 1 + mnemonic.size() && e.substr(0, op.size()) == op &&
+                     e[op.size()] == ':' && e.substr(op.size() + 1) == mnemonic))
+      return true;
+  return false;
+}
+#else
+constexpr bool dtype_built(std::string_view) { return true; }
+constexpr bool op_dtype_built(std::string_view, std::string_view) { return true; }
+#endif
+
+// Whether an op's built dtypes include one that selects each accumulator type of a contraction
+// kernel by its result dtype: f64; another float; a 64-bit integer; another integer.
+constexpr bool op_acc_f64(std::string_view op) { return op_dtype_built(op, "f64"); }
+constexpr bool op_acc_f32(std::string_view op) {
+  for (std::string_view dt :
+       {"f32", "f16", "bf16", "f8e4m3fn", "f8e4m3fnuz", "f8e5m2", "f8e5m2fnuz", "f8e8m0", "f4e2m1"})
+    if (op_dtype_built(op, dt)) return true;
+  return false;
+}
+constexpr bool op_acc_u64(std::string_view op) {
+  return op_dtype_built(op, "i64") || op_dtype_built(op, "u64");
+}
+constexpr bool op_acc_u32(std::string_view op) {
+  for (std::string_view dt : {"i2", "u2", "i4", "u4", "i8", "u8", "i16", "u16", "i32", "u32", "bool"})
+    if (op_dtype_built(op, dt)) return true;
+  return false;
+}
+
+template <typename R>
+R dtype_not_built(ir::DType dt) {
+  if constexpr (std::is_same_v<R, Status>)
+    return unsupported(std::string("this build of the ref runtime has no kernels for dtype ") +
+                       std::string(ir::dtype_name(dt)) + " (PLUMB_REF_OPS leaves it out)");
+  else if constexpr (!std::is_void_v<R>)
+    return R{};
+}
+
 template <typename F>
 decltype(auto) visit_dtype(ir::DType dt, F&& f) {
+  using R = decltype(f(DTypeTag<ir::DType::F32>{}));
   switch (dt) {
 // clang-format off
 #define PLUMB_DTYPE(Enum, mnemonic, bits, onnx_code, category) \
   case ir::DType::Enum:                                      \
-    return f(DTypeTag<ir::DType::Enum>{});
+    if constexpr (dtype_built(mnemonic))                     \
+      return f(DTypeTag<ir::DType::Enum>{});                 \
+    else                                                     \
+      return dtype_not_built<R>(dt);
 #include "spec/dtypes.def"
     // clang-format on
   }
-  return f(DTypeTag<ir::DType::F32>{});  // unreachable for a valid dtype
+  return dtype_not_built<R>(dt);  // unreachable for a valid dtype
 }
 
 // Narrow float storage types: the ones computed through double/float (spec/numerics.md).

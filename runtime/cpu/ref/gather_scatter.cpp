@@ -8,10 +8,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "ir/attr_ref.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/cpu/ref/round_wrap.h"
+#include "runtime/cpu/ref/scratch.h"
 
 namespace plumb::rt::ref {
 
@@ -22,14 +24,14 @@ int64_t index_at(const Tensor& indices, int64_t i) {
   return indices.dtype == ir::DType::I32 ? indices.as<int32_t>()[i] : indices.as<int64_t>()[i];
 }
 
-std::string index_string(const std::vector<int64_t>& index) {
+std::string index_string(const Dims& index) {
   std::string s = "[";
   for (size_t d = 0; d < index.size(); ++d) s += (d ? "," : "") + std::to_string(index[d]);
   return s + "]";
 }
 
-std::vector<int64_t> unflatten(int64_t flat, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> index(shape.size());
+Dims unflatten(int64_t flat, const Dims& shape) {
+  Dims index(shape.size());
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
     index[d] = shape[d] > 0 ? flat % shape[d] : 0;
     flat = shape[d] > 0 ? flat / shape[d] : 0;
@@ -47,30 +49,47 @@ Status check_index(const char* label, const Tensor& indices, int64_t at, int64_t
 }
 
 // Where the blocks of a gather come from / of a scatter go to: block b covers elements
-// [offsets[b], offsets[b] + block) of the operand (gather) or result (scatter).
+// [offsets[b], offsets[b] + block) of the operand (gather) or result (scatter). `offsets` has room
+// for block_count entries (the kernel's scratch).
 struct Blocks {
-  std::vector<int64_t> offsets;
+  int64_t* offsets = nullptr;
+  int64_t count = 0;
   int64_t block = 1;
+  void push_back(int64_t off) { offsets[count++] = off; }
 };
 
+// The number of blocks of each kind (what Blocks::offsets must hold): one per index (elements),
+// per k-tuple (nd), per (outer position, index) (axis).
+int64_t block_count(ir::GatherKind kind, const Dims& operand_shape, const Dims& indices_shape, int64_t axis) {
+  if (kind == ir::GatherKind::Elements) return num_elements(indices_shape);
+  if (kind == ir::GatherKind::Axis) {
+    int64_t outer = 1;
+    for (int64_t d = 0; d < axis && d < static_cast<int64_t>(operand_shape.size()); ++d)
+      outer *= operand_shape[d];
+    return outer * num_elements(indices_shape);
+  }
+  if (indices_shape.empty()) return 0;
+  return num_elements(indices_shape) / std::max<int64_t>(1, indices_shape.back());
+}
+
 // kind=elements: one element per index; target = the index's position with dim `axis` replaced.
-Status element_blocks(const char* label, const Tensor& indices, const std::vector<int64_t>& operand_shape,
-                      int64_t axis, Blocks& out) {
-  const std::vector<int64_t> strides = row_major_strides(operand_shape);
+Status element_blocks(const char* label, const Tensor& indices, const Dims& operand_shape, int64_t axis,
+                      Blocks& out) {
+  const Dims strides = row_major_strides(operand_shape);
   for (IndexIter it(indices.shape); !it.done(); it.next()) {
     const int64_t k = index_at(indices, it.flat());
     PLUMB_RETURN_IF_ERROR(check_index(label, indices, it.flat(), k, operand_shape[axis], axis));
-    out.offsets.push_back(offset_of(it.index(), strides) + (k - it[axis]) * strides[axis]);
+    out.push_back(offset_of(it.index(), strides) + (k - it[axis]) * strides[axis]);
   }
   return Status::ok();
 }
 
 // kind=nd: each k-tuple along the last indices dim (after `batch_dims` leading batch dims) picks
 // a slice operand[batch..., i0, ..., ik-1, :...].
-Status nd_blocks(const char* label, const Tensor& indices, const std::vector<int64_t>& operand_shape,
-                 int64_t batch_dims, Blocks& out) {
+Status nd_blocks(const char* label, const Tensor& indices, const Dims& operand_shape, int64_t batch_dims,
+                 Blocks& out) {
   const int64_t k = indices.shape.back();
-  const std::vector<int64_t> strides = row_major_strides(operand_shape);
+  const Dims strides = row_major_strides(operand_shape);
   int64_t batch_n = 1, tuples = 1;
   for (int64_t d = 0; d + 1 < indices.rank(); ++d) (d < batch_dims ? batch_n : tuples) *= indices.shape[d];
   const int64_t batch_size = batch_dims > 0 ? strides[batch_dims - 1] : 0;
@@ -84,7 +103,7 @@ Status nd_blocks(const char* label, const Tensor& indices, const std::vector<int
         PLUMB_RETURN_IF_ERROR(check_index(label, indices, at, v, operand_shape[dim], dim));
         off += v * strides[dim];
       }
-      out.offsets.push_back(off);
+      out.push_back(off);
     }
   return Status::ok();
 }
@@ -124,7 +143,7 @@ T combine(ir::ScatterReduction reduction, ir::DType dt, const T& old, const T& u
 
 // kind=axis: block (o, j) is operand[o..., indices[j], :...]; every index is checked, even when
 // the result is empty.
-Status axis_blocks(const Tensor& indices, const std::vector<int64_t>& shape, int64_t axis, Blocks& out) {
+Status axis_blocks(const Tensor& indices, const Dims& shape, int64_t axis, Blocks& out) {
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
     if (d < axis) outer *= shape[d];
@@ -136,7 +155,7 @@ Status axis_blocks(const Tensor& indices, const std::vector<int64_t>& shape, int
   out.block = inner;
   if (inner == 0) return Status::ok();  // no elements to move
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t j = 0; j < n; ++j) out.offsets.push_back((o * shape[axis] + index_at(indices, j)) * inner);
+    for (int64_t j = 0; j < n; ++j) out.push_back((o * shape[axis] + index_at(indices, j)) * inner);
   return Status::ok();
 }
 
@@ -148,24 +167,34 @@ Status kernel<ir::Op::Gather>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
   const Tensor& indices = cx.inputs[1]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
-  const auto kind = ir::attrs<ir::Op::Gather>(cx.node).kind;
+  const auto kind = ir::attr(cx.node, &ir::GatherAttrs::kind);
+  const int64_t axis = ir::attr(cx.node, &ir::GatherAttrs::axis);
+  const Dims operand_shape = operand.shape;
+  Scratch scratch(cx);
   Blocks bl;
+  bl.offsets = scratch.take<int64_t>(block_count(kind, operand_shape, indices.shape, axis));
   if (kind == ir::GatherKind::Axis)
-    PLUMB_RETURN_IF_ERROR(axis_blocks(indices, operand.shape, ir::attrs<ir::Op::Gather>(cx.node).axis, bl));
+    PLUMB_RETURN_IF_ERROR(axis_blocks(indices, operand_shape, axis, bl));
   else if (kind == ir::GatherKind::Elements)
-    PLUMB_RETURN_IF_ERROR(
-        element_blocks("gather.R1", indices, operand.shape, ir::attrs<ir::Op::Gather>(cx.node).axis, bl));
+    PLUMB_RETURN_IF_ERROR(element_blocks("gather.R1", indices, operand_shape, axis, bl));
   else
     PLUMB_RETURN_IF_ERROR(
-        nd_blocks("gather.R1", indices, operand.shape, ir::attrs<ir::Op::Gather>(cx.node).batch_dims, bl));
+        nd_blocks("gather.R1", indices, operand_shape, ir::attr(cx.node, &ir::GatherAttrs::batch_dims), bl));
   return visit_dtype(operand.dtype, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     const T* src = operand.as<T>();
     T* dst = result.as<T>();
-    for (size_t b = 0; b < bl.offsets.size(); ++b)
+    for (int64_t b = 0; b < bl.count; ++b)
       for (int64_t e = 0; e < bl.block; ++e) dst[b * bl.block + e] = src[bl.offsets[b] + e];
     return Status::ok();
   });
+}
+
+int64_t gather_scratch_bytes(const ScratchQuery& q) {
+  ScratchSize s;
+  s.take<int64_t>(block_count(ir::attr(q.node, &ir::GatherAttrs::kind), static_dims(*q.inputs[0]),
+                              static_dims(*q.inputs[1]), ir::attr(q.node, &ir::GatherAttrs::axis)));
+  return s.bytes();
 }
 
 // spec/ops/scatter.md: result = operand; then, in row-major order of updates,
@@ -177,16 +206,22 @@ Status kernel<ir::Op::Scatter>(KernelCtx& cx) {
   const Tensor& updates = cx.inputs[2]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
   const auto reduction = ir::attrs<ir::Op::Scatter>(cx.node).reduction;
+  const auto kind = ir::attrs<ir::Op::Scatter>(cx.node).kind == ir::GatherKind::Elements
+                        ? ir::GatherKind::Elements
+                        : ir::GatherKind::Nd;
+  Scratch scratch(cx);
   Blocks bl;
-  if (ir::attrs<ir::Op::Scatter>(cx.node).kind == ir::GatherKind::Elements)
+  bl.offsets = scratch.take<int64_t>(block_count(kind, operand.shape, indices.shape, 0));
+  if (kind == ir::GatherKind::Elements)
     PLUMB_RETURN_IF_ERROR(
         element_blocks("scatter.R1", indices, operand.shape, ir::attrs<ir::Op::Scatter>(cx.node).axis, bl));
   else
     PLUMB_RETURN_IF_ERROR(nd_blocks("scatter.R1", indices, operand.shape, 0, bl));
   if (reduction == ir::ScatterReduction::None) {  // scatter.R2
     std::vector<uint8_t> written(static_cast<size_t>(result.numel()), 0);
-    for (int64_t off : bl.offsets)
+    for (int64_t b = 0; b < bl.count; ++b)
       for (int64_t e = 0; e < bl.block; ++e) {
+        const int64_t off = bl.offsets[b];
         if (written[off + e])
           return runtime_error("scatter.R2", "two updates write result position " +
                                                  index_string(unflatten(off + e, operand.shape)) +
@@ -200,7 +235,7 @@ Status kernel<ir::Op::Scatter>(KernelCtx& cx) {
     const T* upd = updates.as<T>();
     T* dst = result.as<T>();
     std::copy(src, src + operand.numel(), dst);
-    for (size_t b = 0; b < bl.offsets.size(); ++b)
+    for (int64_t b = 0; b < bl.count; ++b)
       for (int64_t e = 0; e < bl.block; ++e) {
         T& slot = dst[bl.offsets[b] + e];
         slot = combine<T>(reduction, operand.dtype, slot, upd[b * bl.block + e]);

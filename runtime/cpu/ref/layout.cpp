@@ -7,11 +7,13 @@
 #include <string>
 #include <type_traits>
 
+#include "ir/attr_ref.h"
 #include "ir/infer.h"
 #include "runtime/cpu/ref/constant_data.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/scratch.h"
 #include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
@@ -20,13 +22,15 @@ namespace {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "constant unpacking assumes a little-endian host");
 
-std::vector<int64_t> ints_of(const RtValue* v) {
+// A shape, start, size... operand: at most kMaxRank entries (its type's one dim, which inference
+// bounds by kMaxRank).
+Dims ints_of(const RtValue* v) {
   const Tensor& t = v->tensor();
-  return std::vector<int64_t>(t.as<int64_t>(), t.as<int64_t>() + t.numel());
+  return Dims(t.as<int64_t>(), t.as<int64_t>() + t.numel());
 }
 
 // Every entry >= 0 and at most kMaxElements elements.
-bool valid_dims(const std::vector<int64_t>& dims) {
+bool valid_dims(const Dims& dims) {
   int64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0 || (d != 0 && n > ir::kMaxElements / d)) return false;
@@ -35,21 +39,23 @@ bool valid_dims(const std::vector<int64_t>& dims) {
   return true;
 }
 
-std::string ints_str(const std::vector<int64_t>& v) {
+std::string ints_str(const Dims& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
   return s + "]";
 }
 
 // The result tensor: the executor's preallocated one, or a new one when the slot is empty.
-Expected<Tensor*> result_slot(KernelCtx& cx, ir::DType dt, const std::vector<int64_t>& shape) {
+Expected<Tensor*> result_slot(KernelCtx& cx, ir::DType dt, const Dims& shape) {
   RtValue* out = cx.outputs[0];
-  if (!out->is_tensor() || out->tensor().data == nullptr) *out = Tensor::allocate(dt, shape);
+  if (!out->is_tensor() || out->tensor().data == nullptr)
+    *out = Tensor::allocate(dt, std::vector<int64_t>(shape.begin(), shape.end()));
   Tensor& t = out->tensor();
-  if (t.dtype != dt || t.shape != shape)
+  if (t.dtype != dt || !same_dims(t.shape, shape))
     return internal_error(std::string(ir::op_name(cx.node.op)) + ": result slot is " +
                           ir::type_to_string(type_of(*out)) + ", the kernel computes " +
-                          ir::type_to_string(ir::Type::tensor(dt, ir::static_shape(shape))));
+                          ir::type_to_string(ir::Type::tensor(
+                              dt, ir::static_shape(std::vector<int64_t>(shape.begin(), shape.end())))));
   return &t;
 }
 
@@ -58,11 +64,10 @@ Expected<Tensor*> result_slot(KernelCtx& cx, ir::DType dt, const std::vector<int
 // row-major result and a contiguous or repeated operand, every dim does); dims of size 1 go.
 // The same elements in the same places, in fewer and longer runs.
 struct CopyDims {
-  std::vector<int64_t> shape, src, dst;
+  Dims shape, src, dst;
 };
 
-CopyDims merge_dims(const std::vector<int64_t>& shape, const std::vector<int64_t>& src_step,
-                    const std::vector<int64_t>& dst_step) {
+CopyDims merge_dims(const Dims& shape, const Dims& src_step, const Dims& dst_step) {
   CopyDims m;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
@@ -99,8 +104,8 @@ void fill_run(T* d, int64_t n, const T& v) {
 // outer dims (merged, merge_dims) by index, the last one as a run (a copy, a fill for a repeated
 // element, or strided).
 template <typename T>
-void strided_copy(const T* src, int64_t src_base, const std::vector<int64_t>& src_step, T* dst,
-                  int64_t dst_base, const std::vector<int64_t>& dst_step, const std::vector<int64_t>& shape) {
+void strided_copy(const T* src, int64_t src_base, const Dims& src_step, T* dst, int64_t dst_base,
+                  const Dims& dst_step, const Dims& shape) {
   if (num_elements(shape) == 0) return;
   const CopyDims m = merge_dims(shape, src_step, dst_step);
   if (m.shape.empty()) {  // one element
@@ -109,7 +114,7 @@ void strided_copy(const T* src, int64_t src_base, const std::vector<int64_t>& sr
   }
   const size_t last = m.shape.size() - 1;
   const int64_t n = m.shape[last], ss = m.src[last], ds = m.dst[last];
-  const std::vector<int64_t> outer(m.shape.begin(), m.shape.begin() + static_cast<std::ptrdiff_t>(last));
+  const Dims outer(m.shape.begin(), m.shape.begin() + last);
   for (IndexIter it(outer); !it.done(); it.next()) {
     const T* s = src + src_base + offset_of(it.index(), m.src);
     T* d = dst + dst_base + offset_of(it.index(), m.dst);
@@ -122,8 +127,8 @@ void strided_copy(const T* src, int64_t src_base, const std::vector<int64_t>& sr
   }
 }
 
-void copy_view(const Tensor& src, int64_t src_base, const std::vector<int64_t>& src_step, Tensor& dst,
-               int64_t dst_base, const std::vector<int64_t>& dst_step, const std::vector<int64_t>& shape) {
+void copy_view(const Tensor& src, int64_t src_base, const Dims& src_step, Tensor& dst, int64_t dst_base,
+               const Dims& dst_step, const Dims& shape) {
   visit_dtype(src.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     strided_copy(static_cast<const T*>(src.data), src_base, src_step, static_cast<T*>(dst.data), dst_base,
@@ -163,6 +168,13 @@ T iota_value(ir::DType dt, int64_t v) {
     static_assert(std::is_same_v<T, f4e2m1>, "iota_value: unhandled storage type");
     return to_f4e2m1(static_cast<double>(v), true);  // f4e2m1 always saturates (spec/ops/cast.md)
   }
+}
+
+// Entries of pad's map (one per result index of every dim).
+int64_t pad_map_entries(const Dims& shape) {
+  int64_t n = 0;
+  for (int64_t d : shape) n += d;
+  return n;
 }
 
 }  // namespace
@@ -262,7 +274,7 @@ Status kernel<ir::Op::Constant>(KernelCtx& cx) {
 
 template <>
 Status kernel<ir::Op::Iota>(KernelCtx& cx) {
-  const std::vector<int64_t> shape = ints_of(cx.inputs[0]);
+  const Dims shape = ints_of(cx.inputs[0]);
   // iota.R1
   if (!valid_dims(shape))
     return runtime_error("iota.R1", "shape " + ints_str(shape) + " is not a valid shape");
@@ -299,7 +311,7 @@ Status kernel<ir::Op::ShapeOf>(KernelCtx& cx) {
 template <>
 Status kernel<ir::Op::Reshape>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
-  const std::vector<int64_t> shape = ints_of(cx.inputs[1]);
+  const Dims shape = ints_of(cx.inputs[1]);
   // reshape.R1
   if (!valid_dims(shape))
     return runtime_error("reshape.R1", "shape " + ints_str(shape) + " is not a valid shape");
@@ -319,15 +331,15 @@ Status kernel<ir::Op::Reshape>(KernelCtx& cx) {
 template <>
 Status kernel<ir::Op::Broadcast>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
-  const std::vector<int64_t> shape = ints_of(cx.inputs[1]);
-  const std::vector<int64_t>& dims = ir::attrs<ir::Op::Broadcast>(cx.node).dims;
+  const Dims shape = ints_of(cx.inputs[1]);
+  const std::vector<int64_t>& dims = ir::attr(cx.node, &ir::BroadcastAttrs::dims);
   // broadcast.R1
   if (!valid_dims(shape))
     return runtime_error("broadcast.R1", "shape " + ints_str(shape) + " is not a valid shape");
   if (static_cast<int64_t>(dims.size()) != operand.rank())
     return internal_error("broadcast: dims do not fit");
-  const std::vector<int64_t> strides = row_major_strides(operand.shape);
-  std::vector<int64_t> step(shape.size(), 0);  // operand dims of size 1 repeat: step 0
+  const Dims strides = row_major_strides(operand.shape);
+  Dims step(shape.size(), 0);  // operand dims of size 1 repeat: step 0
   for (size_t i = 0; i < dims.size(); ++i) {
     const int64_t od = operand.shape[i];
     if (dims[i] < 0 || dims[i] >= static_cast<int64_t>(shape.size()))
@@ -350,11 +362,11 @@ Status kernel<ir::Op::Broadcast>(KernelCtx& cx) {
 template <>
 Status kernel<ir::Op::Transpose>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
-  const std::vector<int64_t>& perm = ir::attrs<ir::Op::Transpose>(cx.node).perm;
+  const std::vector<int64_t>& perm = ir::attr(cx.node, &ir::TransposeAttrs::perm);
   if (static_cast<int64_t>(perm.size()) != operand.rank())
     return internal_error("transpose: perm does not fit");
-  const std::vector<int64_t> strides = row_major_strides(operand.shape);
-  std::vector<int64_t> shape, step;
+  const Dims strides = row_major_strides(operand.shape);
+  Dims shape, step;
   for (int64_t p : perm) {
     if (p < 0 || p >= operand.rank()) return internal_error("transpose: perm does not fit");
     shape.push_back(operand.shape[p]);
@@ -371,9 +383,9 @@ Status kernel<ir::Op::Transpose>(KernelCtx& cx) {
 template <>
 Status kernel<ir::Op::Slice>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
-  const std::vector<int64_t> start = ints_of(cx.inputs[1]);
-  const std::vector<int64_t> size = ints_of(cx.inputs[2]);
-  const std::vector<int64_t> stride = ints_of(cx.inputs[3]);
+  const Dims start = ints_of(cx.inputs[1]);
+  const Dims size = ints_of(cx.inputs[2]);
+  const Dims stride = ints_of(cx.inputs[3]);
   const int64_t rank = operand.rank();
   if (static_cast<int64_t>(start.size()) != rank || static_cast<int64_t>(size.size()) != rank ||
       static_cast<int64_t>(stride.size()) != rank)
@@ -384,9 +396,9 @@ Status kernel<ir::Op::Slice>(KernelCtx& cx) {
   if (!valid_dims(size)) return runtime_error("slice.R2", "size " + ints_str(size) + " is not a valid shape");
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, operand.dtype, size));
   if (num_elements(size) == 0) return Status::ok();  // nothing is read
-  const std::vector<int64_t> strides = row_major_strides(operand.shape);
+  const Dims strides = row_major_strides(operand.shape);
   int64_t base = 0;
-  std::vector<int64_t> step(rank);
+  Dims step(static_cast<size_t>(rank));
   for (int64_t d = 0; d < rank; ++d) {
     // Checked int64 arithmetic (no __int128 on 32-bit targets): a last index past int64 is out of range.
     const int64_t first = start[d];
@@ -412,9 +424,9 @@ Status kernel<ir::Op::Slice>(KernelCtx& cx) {
 template <>
 Status kernel<ir::Op::Concat>(KernelCtx& cx) {
   const Tensor& first = cx.inputs[0]->tensor();
-  const int64_t axis = ir::attrs<ir::Op::Concat>(cx.node).axis;
+  const int64_t axis = ir::attr(cx.node, &ir::ConcatAttrs::axis);
   if (axis < 0 || axis >= first.rank()) return internal_error("concat: axis out of range");
-  std::vector<int64_t> shape = first.shape;
+  Dims shape = first.shape;
   shape[axis] = 0;
   for (size_t i = 0; i < cx.inputs.size(); ++i) {
     const Tensor& t = cx.inputs[i]->tensor();
@@ -428,7 +440,7 @@ Status kernel<ir::Op::Concat>(KernelCtx& cx) {
     shape[axis] += t.shape[axis];
   }
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, first.dtype, shape));
-  const std::vector<int64_t> dst_strides = row_major_strides(shape);
+  const Dims dst_strides = row_major_strides(shape);
   int64_t at = 0;  // position of the current operand along axis
   for (const RtValue* v : cx.inputs) {
     const Tensor& t = v->tensor();
@@ -443,17 +455,15 @@ Status kernel<ir::Op::Concat>(KernelCtx& cx) {
 template <>
 Status kernel<ir::Op::Pad>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
-  const std::vector<int64_t> low = ints_of(cx.inputs[1]);
-  const std::vector<int64_t> high = ints_of(cx.inputs[2]);
+  const Dims low = ints_of(cx.inputs[1]);
+  const Dims high = ints_of(cx.inputs[2]);
   const Tensor& value = cx.inputs[3]->tensor();
-  const auto mode = ir::attrs<ir::Op::Pad>(cx.node).mode;
+  const auto mode = ir::attr(cx.node, &ir::PadAttrs::mode);
   const int64_t rank = operand.rank();
   if (static_cast<int64_t>(low.size()) != rank || static_cast<int64_t>(high.size()) != rank ||
       value.dtype != operand.dtype || value.numel() != 1)
     return internal_error("pad: operands do not fit");
-  std::vector<int64_t> shape(rank);
-  // map[d][j]: the operand index that result index j of dim d reads, or -1 for `value`.
-  std::vector<std::vector<int64_t>> map(rank);
+  Dims shape(static_cast<size_t>(rank));
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t dim = operand.shape[d], lo = low[d], hi = high[d];
     // pad.R1
@@ -476,9 +486,16 @@ Status kernel<ir::Op::Pad>(KernelCtx& cx) {
     return runtime_error("pad.R1", "result " + ints_str(shape) + " has more than 2^40 elements");
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, operand.dtype, shape));
   if (num_elements(shape) == 0) return Status::ok();  // (a dim may then be huge: build no maps)
+  // map[at[d] + j]: the operand index that result index j of dim d reads, or -1 for `value`.
+  Scratch scratch(cx);
+  int64_t* map = scratch.take<int64_t>(pad_map_entries(shape));
+  Dims at(static_cast<size_t>(rank));
+  for (int64_t d = 0, next = 0; d < rank; ++d) {
+    at[d] = next;
+    next += shape[d];
+  }
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t dim = operand.shape[d], lo = low[d];
-    map[d].resize(shape[d]);
     for (int64_t j = 0; j < shape[d]; ++j) {
       const int64_t i = j - lo;
       int64_t src = i;
@@ -488,10 +505,10 @@ Status kernel<ir::Op::Pad>(KernelCtx& cx) {
         if (mode == ir::PadMode::Edge) src = i < 0 ? 0 : dim - 1;
         if (mode == ir::PadMode::Wrap) src = ((i % dim) + dim) % dim;
       }
-      map[d][j] = src;
+      map[at[d] + j] = src;
     }
   }
-  const std::vector<int64_t> strides = row_major_strides(operand.shape);
+  const Dims strides = row_major_strides(operand.shape);
   visit_dtype(operand.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = operand.as<T>();
@@ -500,7 +517,7 @@ Status kernel<ir::Op::Pad>(KernelCtx& cx) {
       int64_t off = 0;
       bool inside = true;
       for (int64_t d = 0; d < rank && inside; ++d) {
-        const int64_t s = map[d][it[d]];
+        const int64_t s = map[at[d] + it[d]];
         inside = s >= 0;
         off += s * strides[d];
       }
@@ -508,6 +525,15 @@ Status kernel<ir::Op::Pad>(KernelCtx& cx) {
     }
   });
   return Status::ok();
+}
+
+// The map's entries: one per result index of every dim.
+int64_t pad_scratch_bytes(const ScratchQuery& q) {
+  const ir::Type& result = *q.outputs[0];
+  ScratchSize s;
+  const Dims shape = static_dims(result);
+  if (num_elements(shape) > 0) s.take<int64_t>(pad_map_entries(shape));
+  return s.bytes();
 }
 
 }  // namespace plumb::rt::ref

@@ -20,14 +20,20 @@
 
 namespace plumb::rt::ref {
 
-// body(begin, end) over [0, items) in at most `threads` contiguous ranges, none with fewer than
-// `min_items` items (so that small work stays on one thread: a thread costs tens of microseconds).
+// The number of ranges parallel_for splits `items` into (per-range temporaries: one each).
+inline int64_t parallel_ranges(int threads, int64_t items, int64_t min_items) {
+  if (items <= 0) return 0;
+  return std::clamp<int64_t>(items / std::max<int64_t>(1, min_items), 1, std::max(1, threads));
+}
+
+// body(range, begin, end) over [0, items) in parallel_ranges(threads, items, min_items) contiguous
+// ranges, none with fewer than `min_items` items (so that small work stays on one thread: a thread
+// costs tens of microseconds); `range` numbers them from 0.
 template <typename Body>
-void parallel_for(int threads, int64_t items, int64_t min_items, Body&& body) {
-  if (items <= 0) return;
-  const int64_t ranges =
-      std::clamp<int64_t>(items / std::max<int64_t>(1, min_items), 1, std::max(1, threads));
-  auto range = [&](int64_t r) { body(items * r / ranges, items * (r + 1) / ranges); };
+void parallel_for_ranges(int threads, int64_t items, int64_t min_items, Body&& body) {
+  const int64_t ranges = parallel_ranges(threads, items, min_items);
+  if (ranges == 0) return;
+  auto range = [&](int64_t r) { body(r, items * r / ranges, items * (r + 1) / ranges); };
 #if PLUMB_REF_THREADS
   if (ranges > 1) {
     std::vector<std::thread> pool;
@@ -49,6 +55,13 @@ void parallel_for(int threads, int64_t items, int64_t min_items, Body&& body) {
   }
 #endif
   for (int64_t r = 0; r < ranges; ++r) range(r);
+}
+
+// body(begin, end): parallel_for_ranges without the range number.
+template <typename Body>
+void parallel_for(int threads, int64_t items, int64_t min_items, Body&& body) {
+  parallel_for_ranges(threads, items, min_items,
+                      [&](int64_t, int64_t begin, int64_t end) { body(begin, end); });
 }
 
 }  // namespace plumb::rt::ref

@@ -7,12 +7,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "ir/attr_ref.h"
 #include "runtime/cpu/ref/contract.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/cpu/ref/nan_choice.h"
 #include "runtime/cpu/ref/round_wrap.h"
+#include "runtime/cpu/ref/scratch.h"
 #include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
@@ -124,9 +126,8 @@ struct Step {
 // (to_result: the result stride of each dim, 0 where reduced), the last merged dim one run,
 // either along the result (a vectorized elementwise step) or along one result (a sequential sum).
 template <typename A, typename T, typename S>
-void reduce_runs(const std::vector<int64_t>& shape, const std::vector<int64_t>& to_result, const T* src,
-                 A* acc, S step) {
-  std::vector<int64_t> size, stride;  // merged dims: extent and result stride
+void reduce_runs(const Dims& shape, const Dims& to_result, const T* src, A* acc, S step) {
+  Dims size, stride;  // merged dims: extent and result stride
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == 1) continue;
     if (!size.empty() && stride.back() == to_result[d] * shape[d]) {
@@ -142,7 +143,7 @@ void reduce_runs(const std::vector<int64_t>& shape, const std::vector<int64_t>& 
     return;
   }
   const int64_t n = size.back(), along = stride.back();
-  const std::vector<int64_t> outer(size.begin(), size.end() - 1);
+  const Dims outer(size.begin(), size.end() - 1);
   simd::with_widest([&] {
     int64_t at = 0;  // operand offset of the run: row-major, so runs follow each other
     for (IndexIter it(outer); !it.done(); it.next(), at += n) {
@@ -163,7 +164,7 @@ void reduce_runs(const std::vector<int64_t>& shape, const std::vector<int64_t>& 
 // Splits a shape at `axis` into (elements before, extent, elements after).
 struct AxisSplit {
   int64_t outer = 1, extent = 1, inner = 1;
-  AxisSplit(const std::vector<int64_t>& shape, int64_t axis) {
+  AxisSplit(const Dims& shape, int64_t axis) {
     for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)
       (d < axis ? outer : d == axis ? extent : inner) *= shape[d];
   }
@@ -176,10 +177,12 @@ template <>
 Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
   Tensor& result = cx.outputs[0]->tensor();
-  const auto kind = ir::attrs<ir::Op::Reduce>(cx.node).kind;
-  const std::vector<int64_t>& axes = ir::attrs<ir::Op::Reduce>(cx.node).axes;
+  const auto kind = ir::attr(cx.node, &ir::ReduceAttrs::kind);
+  const std::vector<int64_t>& axes = ir::attr(cx.node, &ir::ReduceAttrs::axes);
+  const Dims shape = operand.shape;
   // Each operand index maps to the result offset of its kept dims; reduced dims have stride 0.
-  std::vector<int64_t> to_result(operand.shape.size(), 0);
+  Dims to_result(operand.shape.size(), 0);
+  Scratch scratch(cx);
   int64_t reduced_n = 1, stride = 1;
   for (int64_t d = operand.rank() - 1; d >= 0; --d) {
     bool reduced = false;
@@ -203,21 +206,21 @@ Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
       if constexpr (std::is_floating_point_v<A>)
         if (kind == ir::ReduceKind::Sum && reduced_n > 0) start = A(-0.0);
       const int64_t results = result.numel();
-      const auto acc = scratch<A>(results);
-      std::fill_n(acc.get(), results, start);
+      A* const acc = scratch.take<A>(results);
+      std::fill_n(acc, results, start);
       const T* src = operand.as<T>();
       if (operand.numel() > 0) switch (kind) {
           case ir::ReduceKind::Sum:
-            reduce_runs(operand.shape, to_result, src, acc.get(), Step<A, ir::ReduceKind::Sum>{});
+            reduce_runs(shape, to_result, src, acc, Step<A, ir::ReduceKind::Sum>{});
             break;
           case ir::ReduceKind::Prod:
-            reduce_runs(operand.shape, to_result, src, acc.get(), Step<A, ir::ReduceKind::Prod>{});
+            reduce_runs(shape, to_result, src, acc, Step<A, ir::ReduceKind::Prod>{});
             break;
           case ir::ReduceKind::Max:
-            reduce_runs(operand.shape, to_result, src, acc.get(), Step<A, ir::ReduceKind::Max>{});
+            reduce_runs(shape, to_result, src, acc, Step<A, ir::ReduceKind::Max>{});
             break;
           case ir::ReduceKind::Min:
-            reduce_runs(operand.shape, to_result, src, acc.get(), Step<A, ir::ReduceKind::Min>{});
+            reduce_runs(shape, to_result, src, acc, Step<A, ir::ReduceKind::Min>{});
             break;
         }
       T* dst = result.as<T>();
@@ -225,6 +228,18 @@ Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
       return Status::ok();
     }
   });
+}
+
+// The accumulators: one per result element, of the operand dtype's accumulator type.
+int64_t reduce_scratch_bytes(const ScratchQuery& q) {
+  const ir::Type &operand = *q.inputs[0], &result = *q.outputs[0];
+  int64_t bytes = 0;
+  visit_dtype(operand.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<T, std::string>)
+      bytes = scratch_piece<acc_t<T>>(num_elements(static_dims(result)));
+  });
+  return bytes;
 }
 
 // spec/ops/arg_reduce.md: the position of the first (or, with select_last, the last) extreme
