@@ -10,7 +10,9 @@
 // precise run. Sessions run with SessionOptions::threads = 1 (the CLI's --threads 1): the question
 // here is whether sessions disturb each other, not the kernels' own threads (tests/ref_bits covers
 // those). The threads share the input values too (each session binds the same tensors): kernels
-// never write their operands, so that is allowed and is checked here as well.
+// never write their operands, so that is allowed and is checked here as well. And they share one
+// memory budget (SessionOptions::memory, as the CLI's --max-memory), which must be back to 0 bytes
+// used when every session is gone.
 //
 // Under ThreadSanitizer (tools/tsan.sh, the `tsan` preset) the same runs are checked for data races.
 #include <gtest/gtest.h>
@@ -31,13 +33,20 @@
 #include "check/model_inputs.h"
 #include "check/onnx/frontend.h"
 #include "ir/save.h"
+#include "runtime/memory_budget.h"
 #include "runtime/session.h"
 
 namespace plumb {
 namespace {
 
 constexpr int kThreads = 8;
-constexpr int kIterations = 10;  // runs of every input size per thread
+// Runs of every input size per thread. CI's ASan+UBSan build (Debug, several times slower) runs
+// 2: there the question is memory errors under concurrency, and races are TSan's (tools/tsan.sh).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kIterations = 2;
+#else
+constexpr int kIterations = 10;
+#endif
 
 // Its run is an error by design (tests/cli/check_undefined.sh: a ReduceMean over an empty set); the
 // threads must then give the same error, and only this model may give one.
@@ -196,11 +205,19 @@ constexpr rt::NumericMode kModes[] = {rt::NumericMode::kNative, rt::NumericMode:
 constexpr const char* kModeNames[] = {"native", "precise"};
 constexpr size_t kNumModes = 2;
 
-rt::SessionOptions session_options(size_t mode) {
+// As the CLI makes them (tools/session_options.cpp), with a memory budget: one budget shared by
+// every session of a test, so that its atomic counters are exercised from all threads at once.
+rt::SessionOptions session_options(size_t mode, std::shared_ptr<rt::MemoryBudget> budget) {
   rt::SessionOptions o;
   o.mode = kModes[mode];
   o.threads = 1;
+  o.memory = std::move(budget);
   return o;
+}
+
+// Far more than any of the models needs: no refusal is expected.
+std::shared_ptr<rt::MemoryBudget> large_budget() {
+  return std::make_shared<rt::MemoryBudget>(int64_t{8} << 30);
 }
 
 class SessionsInThreads : public ::testing::TestWithParam<ModelCase> {};
@@ -223,7 +240,7 @@ TEST_P(SessionsInThreads, OutputsEqualOneThreadsByteForByte) {
   for (size_t mode = 0; mode < kNumModes; ++mode) {
     want[mode].resize(sets.size());
     want_error[mode].resize(sets.size());
-    auto s = rt::Session::create(graph, session_options(mode));
+    auto s = rt::Session::create(graph, session_options(mode, large_budget()));
     ASSERT_TRUE(s.has_value()) << c.name << " (" << kModeNames[mode] << "): " << s.status().to_string();
     for (size_t i = 0; i < sets.size(); ++i) {
       want[mode][i] = run_bytes(**s, sets[i], want_error[mode][i]);
@@ -240,13 +257,14 @@ TEST_P(SessionsInThreads, OutputsEqualOneThreadsByteForByte) {
   // kThreads sessions over the one graph, all at once, half of them in each mode. Thread t starts
   // at input size t and moves on one size per run, so that different sizes (different plans) run
   // at the same time.
+  const std::shared_ptr<rt::MemoryBudget> budget = large_budget();
   std::vector<std::string> failures(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       const size_t mode = static_cast<size_t>(t) % kNumModes;
       const std::string who = "thread " + std::to_string(t) + " (" + kModeNames[mode] + ")";
-      auto s = rt::Session::create(graph, session_options(mode));
+      auto s = rt::Session::create(graph, session_options(mode, budget));
       if (!s) {
         failures[t] = who + ": " + s.status().to_string();
         return;
@@ -269,6 +287,9 @@ TEST_P(SessionsInThreads, OutputsEqualOneThreadsByteForByte) {
   }
   for (std::thread& th : threads) th.join();
   for (const std::string& f : failures) EXPECT_EQ(f, "") << c.name;
+  // Every session is gone: every charge to the shared budget was released, none refused.
+  EXPECT_EQ(budget->used(), 0) << c.name;
+  EXPECT_EQ(budget->refusals(), 0) << c.name;
   EXPECT_TRUE(ir::save_buffer(*graph) == graph_before) << c.name << ": the shared graph changed";
 }
 
@@ -293,7 +314,7 @@ TEST(SessionsInThreadsList, FindsTheWholeModelTests) {
 
 // The shared overload names a missing graph instead of crashing on it.
 TEST(SessionsInThreadsList, NoGraphIsAnError) {
-  auto s = rt::Session::create(std::shared_ptr<const ir::Graph>(), session_options(0));
+  auto s = rt::Session::create(std::shared_ptr<const ir::Graph>(), session_options(0, nullptr));
   ASSERT_FALSE(s.has_value());
   EXPECT_NE(s.status().to_string().find("no graph"), std::string::npos) << s.status().to_string();
 }
