@@ -59,22 +59,22 @@ class Model {
     m.path_ = path;
     check::LoadedModel l =
         value_or_raise(check::load_model(path, check::InputFiles{}, check::onnx_frontend()));
-    m.graph_ = std::move(l.graph);
+    m.graph_ = std::make_shared<const ir::Graph>(std::move(l.graph));
     m.verified_ = l.verified;
     return m;
   }
 
   const std::string& path() const { return path_; }
   std::vector<std::string> input_names() const {
-    return names(graph_.input_names, graph_.body.params.size());
+    return names(graph_->input_names, graph_->body.params.size());
   }
   std::vector<std::string> output_names() const {
-    return names(graph_.output_names, graph_.body.results.size());
+    return names(graph_->output_names, graph_->body.results.size());
   }
-  std::vector<std::string> input_types() const { return types(graph_.body.params); }
-  std::vector<std::string> output_types() const { return types(graph_.body.results); }
-  const ir::Type& input_type(size_t k) const { return graph_.type_of(graph_.body.params[k]); }
-  const ir::Type& output_type(size_t k) const { return graph_.type_of(graph_.body.results[k]); }
+  std::vector<std::string> input_types() const { return types(graph_->body.params); }
+  std::vector<std::string> output_types() const { return types(graph_->body.results); }
+  const ir::Type& input_type(size_t k) const { return graph_->type_of(graph_->body.params[k]); }
+  const ir::Type& output_type(size_t k) const { return graph_->type_of(graph_->body.results[k]); }
 
   // Input index of a dict key (a graph input name, or "#k").
   size_t input_index(const std::string& name) const {
@@ -88,7 +88,7 @@ class Model {
 
   // inputs: a dict name -> array or a list of arrays, in graph input order.
   std::vector<rt::RtValue> input_values(const py::handle& inputs) const {
-    const size_t n = graph_.body.params.size();
+    const size_t n = graph_->body.params.size();
     std::vector<std::optional<rt::RtValue>> vals(n);
     auto set = [&](size_t k, const py::handle& arr) {
       const std::string what = "input " + std::to_string(k) + " '" + input_names()[k] + "'";
@@ -134,7 +134,7 @@ class Model {
   }
 
   void save(const std::string& file) const {
-    Status st = ir::save_file(graph_, file);
+    Status st = ir::save_file(*graph_, file);
     if (!st.is_ok()) raise(file, st);
   }
 
@@ -147,7 +147,7 @@ class Model {
   }
   std::vector<std::string> types(const std::vector<ir::ValueId>& ids) const {
     std::vector<std::string> out;
-    for (ir::ValueId v : ids) out.push_back(ir::type_to_string(graph_.type_of(v)));
+    for (ir::ValueId v : ids) out.push_back(ir::type_to_string(graph_->type_of(v)));
     return out;
   }
 
@@ -164,7 +164,8 @@ class Model {
   }
 
   std::string path_;
-  ir::Graph graph_;
+  // Shared by the model's sessions (one per backend and mode): read, never written, never copied.
+  std::shared_ptr<const ir::Graph> graph_;
   bool verified_ = false;
   std::map<std::pair<std::string, bool>, std::shared_ptr<rt::Session>> sessions_;
 };
