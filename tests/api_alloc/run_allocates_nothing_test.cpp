@@ -14,8 +14,6 @@
 //   A run that fails may allocate (its error message). The count of each model is printed.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +28,7 @@
 #if PLUMB_HAVE_ONNX
 #include "check/model_inputs.h"
 #include "check/onnx/frontend.h"
+#include "tests/subfolders.h"
 #endif
 
 namespace {
@@ -221,18 +220,7 @@ struct WholeModel {
   std::string data;  // the folder with input_<k>.pb
 };
 
-std::vector<std::string> subfolders(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string n = e->d_name;
-      if (n[0] != '.') names.push_back(n);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using plumb::test_support::subfolders;
 
 // Every whole-model test: tests/models/<name>/data, tests/models/dynamic/<name>/data_<shape>, and
 // the Cortex-M example's model.

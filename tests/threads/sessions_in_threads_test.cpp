@@ -17,8 +17,6 @@
 // Under ThreadSanitizer (tools/tsan.sh, the `tsan` preset) the same runs are checked for data races.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -35,6 +33,7 @@
 #include "ir/save.h"
 #include "runtime/memory_budget.h"
 #include "runtime/session.h"
+#include "tests/subfolders.h"
 
 namespace plumb {
 namespace {
@@ -65,18 +64,7 @@ struct ModelCase {
 // How gtest names a case in its messages (instead of the struct's bytes).
 void PrintTo(const ModelCase& c, std::ostream* os) { *os << c.name; }
 
-std::vector<std::string> subfolders(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      const std::string n = e->d_name;
-      if (n[0] != '.') names.push_back(n);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using plumb::test_support::subfolders;
 
 // tests/models/NAME/ with model.onnx and data/ (the real and exported models), and
 // tests/models/dynamic/NAME/ with model.onnx and data_*/ folders (tests/models/README.md).
