@@ -46,4 +46,16 @@ std::string node_place(const Node& n, int64_t index) {
   return s;
 }
 
+int64_t preorder_size(const Node& n) {
+  int64_t c = 1;
+  for (const Region& r : n.regions) c += preorder_size(r);
+  return c;
+}
+
+int64_t preorder_size(const Region& r) {
+  int64_t c = 0;
+  for (const Node& n : r.nodes) c += preorder_size(n);
+  return c;
+}
+
 }  // namespace plumb::ir

@@ -114,4 +114,9 @@ struct Graph {
 // pre-order walk of the graph (the numbering `plumb print` shows).
 std::string node_place(const Node& n, int64_t index);
 
+// How many places `n` takes in that pre-order walk: itself and every node of its regions, nested.
+int64_t preorder_size(const Node& n);
+// The nodes of `r` and of their regions, nested.
+int64_t preorder_size(const Region& r);
+
 }  // namespace plumb::ir

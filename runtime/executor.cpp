@@ -15,13 +15,6 @@ namespace {
 
 bool is_static_tensor(const ir::Type& t) { return t.is_tensor() && t.ranked && ir::shape_is_static(t.shape); }
 
-int64_t count_nodes(const ir::Node& n) {
-  int64_t c = 1;
-  for (const ir::Region& r : n.regions)
-    for (const ir::Node& m : r.nodes) c += count_nodes(m);
-  return c;
-}
-
 // Pre-order index of `target` in `nodes` (counting from `base`), or -1.
 int64_t find_preorder(const std::vector<ir::Node>& nodes, const ir::Node* target, int64_t& counter) {
   for (const ir::Node& n : nodes) {

@@ -7,20 +7,9 @@
 
 namespace plumb::rt {
 
-namespace {
-
-int64_t nodes_in(const ir::Node& n) {
-  int64_t c = 1;
-  for (const ir::Region& r : n.regions)
-    for (const ir::Node& m : r.nodes) c += nodes_in(m);
-  return c;
-}
-
-}  // namespace
-
 std::string top_level_place(const ir::Graph& g, size_t node) {
   int64_t preorder = 0;
-  for (size_t i = 0; i < node && i < g.body.nodes.size(); ++i) preorder += nodes_in(g.body.nodes[i]);
+  for (size_t i = 0; i < node && i < g.body.nodes.size(); ++i) preorder += ir::preorder_size(g.body.nodes[i]);
   return node < g.body.nodes.size() ? ir::node_place(g.body.nodes[node], preorder) : std::string();
 }
 

@@ -28,13 +28,6 @@ Status input_mismatch(const ir::Graph& g, size_t k, const ir::Type& expected, co
 
 bool is_static_tensor(const ir::Type& t) { return t.is_tensor() && t.ranked && ir::shape_is_static(t.shape); }
 
-int64_t count_nodes(const ir::Node& n) {
-  int64_t c = 1;
-  for (const ir::Region& r : n.regions)
-    for (const ir::Node& m : r.nodes) c += count_nodes(m);
-  return c;
-}
-
 // Every value a node reads, including the outer values its regions read, is read at `at`.
 void mark_uses(const ir::Node& n, int64_t at, std::vector<ValuePlan>& vp) {
   for (ir::ValueId v : n.inputs)
@@ -289,7 +282,7 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
     const ir::Node& n = body.nodes[i];
     const int64_t index = preorder;
     node_index[i] = index;
-    preorder += count_nodes(n);
+    preorder += ir::preorder_size(n);
     auto place = [&] { return ir::node_place(n, index); };
     for (ir::ValueId v : n.inputs)
       if (v >= g.values.size() || p.values[v].storage == Storage::kNone)

@@ -7,17 +7,6 @@
 
 namespace plumb::cli {
 
-namespace {
-int64_t count_nodes(const ir::Region& r) {
-  int64_t n = 0;
-  for (const ir::Node& node : r.nodes) {
-    ++n;
-    for (const ir::Region& sub : node.regions) n += count_nodes(sub);
-  }
-  return n;
-}
-}  // namespace
-
 int cmd_verify(const Args& args) {
   if (args.size() != 1 || args[0].empty() || args[0][0] == '-') {
     std::fprintf(stderr, "usage: plumb verify FILE.plumb\n");
@@ -26,7 +15,7 @@ int cmd_verify(const Args& args) {
   const std::string& file = args[0];
   auto g = ir::load_file(file);
   if (!g) return report_error(file, g.status());
-  std::printf("ok: %lld nodes, core version %u\n", static_cast<long long>(count_nodes(g->body)),
+  std::printf("ok: %lld nodes, core version %u\n", static_cast<long long>(ir::preorder_size(g->body)),
               g->core_version);
   return 0;
 }

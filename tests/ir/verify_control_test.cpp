@@ -45,6 +45,17 @@ TEST(InferIf, ResultTypesFromBranches) {
   EXPECT_EQ(c.b.type_of(r[0]), f32({2, 3}));
 }
 
+// ir::preorder_size counts a node with its regions' nodes: the numbering node_place uses.
+TEST(InferIf, PreorderSizeCountsTheRegionsNodes) {
+  IfCase c;
+  c.run(boolean(), f32({2}), f32({2}));
+  ASSERT_TRUE(c.b.ok()) << c.b.status().to_string();
+  ASSERT_EQ(c.g.body.nodes.size(), 1u);
+  EXPECT_EQ(preorder_size(c.g.body.nodes[0]), 3);  // if, then's neg, else's neg
+  EXPECT_EQ(preorder_size(c.g.body), 3);
+  EXPECT_EQ(preorder_size(Region{}), 0);
+}
+
 TEST(InferIf, C1ConditionMustBeBoolScalar) {
   IfCase c;
   c.run(i64({}), f32({2}), f32({2}));
