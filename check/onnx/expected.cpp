@@ -10,15 +10,12 @@
 #include <memory>
 #include <sstream>
 
+#include "check/model_inputs.h"
 #include "frontends/onnx/npy.h"
 
 namespace plumb::check {
 
 namespace {
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 // ---- a small JSON reader (only what Polygraphy's files need) --------------------------------
 
