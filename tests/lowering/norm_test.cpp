@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/lowering/one_node.h"
+#include "tests/lowering/f32_node.h"
 
 namespace plumb {
 namespace {
@@ -18,27 +18,7 @@ using testing::IntAttr;
 using testing::IntsAttr;
 using testing::StrAttr;
 
-struct Input {
-  Ints shape;
-  std::vector<float> data;
-};
-
-// Runs a one-node f32 model (inputs named i0, i1, ..., outputs o0, o1, ...): one_node.h's harness.
-std::vector<rt::RtValue> RunNode(const std::string& op, int64_t opset, const std::vector<Input>& inputs,
-                                 std::vector<onnx::OnnxAttribute> attrs, size_t num_outputs) {
-  std::vector<testing::NodeInput> in;
-  for (const Input& x : inputs) in.push_back({x.shape, std::vector<double>(x.data.begin(), x.data.end())});
-  return testing::RunOneNode(op, opset, in, std::move(attrs), num_outputs);
-}
-
-std::vector<float> Floats(const rt::RtValue& v) {
-  const rt::Tensor& t = v.tensor();
-  return std::vector<float>(t.as<float>(), t.as<float>() + t.numel());
-}
-[[maybe_unused]] std::vector<int64_t> I64s(const rt::RtValue& v) {
-  const rt::Tensor& t = v.tensor();
-  return std::vector<int64_t>(t.as<int64_t>(), t.as<int64_t>() + t.numel());
-}
+using namespace testing::f32;
 
 void ExpectNear(const std::vector<float>& got, const std::vector<double>& want) {
   ASSERT_EQ(got.size(), want.size());
