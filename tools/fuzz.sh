@@ -10,7 +10,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 target=${1:?usage: tools/fuzz.sh TARGET|all SECONDS}
 seconds=${2:?usage: tools/fuzz.sh TARGET|all SECONDS}
-all=(fuzz_plumb_load fuzz_text_parse fuzz_npy fuzz_pb_value fuzz_onnx_model)
+all=(fuzz_plumb_load fuzz_text_parse fuzz_npy fuzz_pb_value fuzz_onnx_model fuzz_polygraphy_json
+  fuzz_expected_folder)
 suite=${NODE_SUITE:-$root/../shared/onnx-backend-node}
 
 build_of() {
@@ -55,6 +56,7 @@ seed() {
     fuzz_npy) mapfile -t files < <(find "$suite" "$root/tests" -name '*.npy' -size -64k | sort) ;;
     # Test data of every kind: the node suite's tensors, sequences, optionals and maps.
     # (every third file, so that the 2000 taken reach the sequence and optional tests late in the order).
+    fuzz_polygraphy_json | fuzz_expected_folder) files=() ;;
     fuzz_pb_value) mapfile -t files < <(find "$suite" "$root/tests" -name '*_[0-9]*.pb' -size -64k | sort | awk 'NR % 3 == 0 || /seq|optional|map/') ;;
   esac
   for f in "${files[@]:0:2000}"; do
@@ -64,6 +66,12 @@ seed() {
       *) cp "$f" "$dir/$name" ;;
     esac
   done
+  # Polygraphy JSON and framed expected folders are written by numpy (tools/fuzz_seeds.py) from
+  # the .npy and .pb files of tests/models.
+  case $1 in
+    fuzz_polygraphy_json | fuzz_expected_folder)
+      /usr/bin/python3 "$root/tools/fuzz_seeds.py" "$1" "$root/tests/models" "$dir" ;;
+  esac
   if [[ $1 == fuzz_npy ]]; then
     /usr/bin/python3 - "$dir" <<'PY' || true
 import glob, os, sys

@@ -16,7 +16,8 @@ struct Input {
 };
 
 // Runs a one-node f32 model (inputs named i0, i1, ..., outputs o0, o1, ...).
-inline std::vector<rt::RtValue> RunNode(const std::string& op, int64_t opset, const std::vector<Input>& inputs,
+inline std::vector<rt::RtValue> RunNode(const std::string& op, int64_t opset,
+                                        const std::vector<Input>& inputs,
                                         std::vector<onnx::OnnxAttribute> attrs, size_t num_outputs) {
   std::vector<NodeInput> in;
   for (const Input& x : inputs) in.push_back({x.shape, std::vector<double>(x.data.begin(), x.data.end())});
