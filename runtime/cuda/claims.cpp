@@ -70,16 +70,16 @@ std::string why_cast(ir::DType from, ir::DType to) {
   return "";
 }
 
-std::string why_matmul(const ir::Node& n, ir::DType a, ir::DType b) {
-  const ir::DType to = ir::attrs<ir::Op::MatMul>(n).to;
+// The rows of matmul's and conv's dtype tables that cuda computes.
+std::string why_contraction(const char* op, ir::DType a, ir::DType b, ir::DType to) {
   if (a == ir::DType::F32 && b == ir::DType::F32 && to == ir::DType::F32) return "";
   if ((a == ir::DType::F16 || a == ir::DType::BF16) && b == a && (to == a || to == ir::DType::F32)) return "";
   if (is_wide_int(a) && is_wide_int(b) &&
       (to == ir::DType::I32 || to == ir::DType::U32 || to == ir::DType::I64 || to == ir::DType::U64))
     return "";
-  return "matmul " + dt_name(a) + " x " + dt_name(b) + " -> " + dt_name(to) +
+  return std::string(op) + " " + dt_name(a) + " x " + dt_name(b) + " -> " + dt_name(to) +
          ": cuda takes f32 (cuBLAS), f16/bf16 and 8- to 64-bit integers (the spec's loop); f64 has no "
-         "overflow guard for cuBLAS's Dgemm yet";
+         "overflow guard for cuBLAS's Dgemm yet, f8 no kernel";
 }
 
 }  // namespace
@@ -116,7 +116,14 @@ std::string why_not(const ir::Graph& g, const ir::Node& n) {
       return "reduce " + dt_name(dt) +
              ": only f16, bf16, f32, f64, 8- to 64-bit integers and bool have cuda kernels";
     }
-    case ir::Op::MatMul: return why_matmul(n, in_dt(0), in_dt(1));
+    case ir::Op::MatMul:
+      return why_contraction("matmul", in_dt(0), in_dt(1), ir::attrs<ir::Op::MatMul>(n).to);
+    case ir::Op::Conv: return why_contraction("conv", in_dt(0), in_dt(1), ir::attrs<ir::Op::Conv>(n).to);
+    case ir::Op::Pool: {
+      const ir::DType dt = in_dt(0);
+      if (is_computed_float(dt) || is_wide_int(dt)) return "";
+      return "pool " + dt_name(dt) + ": only f16, bf16, f32, f64 and 8- to 64-bit integers have cuda kernels";
+    }
     case ir::Op::Transpose:
     case ir::Op::Broadcast:
     case ir::Op::Reshape:
@@ -156,7 +163,7 @@ std::vector<Claim> claim_spans(const ir::Graph& g) {
 }
 
 bool uses_cublas(const ir::Graph& g, const ir::Node& n) {
-  return n.op == ir::Op::MatMul && g.type_of(n.inputs[0]).dtype == ir::DType::F32 &&
+  return (n.op == ir::Op::MatMul || n.op == ir::Op::Conv) && g.type_of(n.inputs[0]).dtype == ir::DType::F32 &&
          g.type_of(n.inputs[1]).dtype == ir::DType::F32;
 }
 

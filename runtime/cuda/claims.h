@@ -21,7 +21,7 @@ std::string why_not(const ir::Graph& g, const ir::Node& n);
 // node (but constants) declined with its reason.
 std::vector<Claim> claim_spans(const ir::Graph& g);
 
-// True when matmul `n` (taken) goes to cuBLAS: f32 operands and result.
+// True when matmul or conv `n` (taken) goes to cuBLAS: f32 operands and result.
 bool uses_cublas(const ir::Graph& g, const ir::Node& n);
 
 }  // namespace plumb::rt::cuda

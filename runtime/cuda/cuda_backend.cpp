@@ -154,7 +154,29 @@ struct Step {
   ReducePlan reduce;
   View src_view;                           // transpose, broadcast
   int64_t batch = 0, M = 0, N = 0, K = 0;  // matmul
+  ConvShape conv;                          // conv
+  int64_t col_offset = 0;                  // conv f32: its im2col matrix in scratch
+  Window window;                           // pool
 };
+
+// The window of one op from its attributes and resolved shapes.
+Window make_window(const std::vector<int64_t>& in, const std::vector<int64_t>& out,
+                   const std::vector<int64_t>& win, const std::vector<int64_t>& strides,
+                   const std::vector<int64_t>& dil, const std::vector<int64_t>* lhs_dil,
+                   const std::vector<int64_t>& pads_low) {
+  Window w;
+  w.rank = static_cast<int>(in.size());
+  for (size_t d = 0; d < in.size(); ++d) {
+    w.in[d] = in[d];
+    w.out[d] = out[d];
+    w.win[d] = win[d];
+    w.stride[d] = strides[d];
+    w.dil[d] = dil[d];
+    w.lhs_dil[d] = lhs_dil ? (*lhs_dil)[d] : 1;
+    w.pad_lo[d] = pads_low[d];
+  }
+  return w;
+}
 
 class CudaSpan final : public CompiledSpan {
  public:
@@ -228,6 +250,17 @@ class CudaSpan final : public CompiledSpan {
                            what);
       case ir::Op::Concat: return run_concat(n, st, in, out, s);
       case ir::Op::MatMul: return run_matmul(st, in, out, args, cs);
+      case ir::Op::Conv: return run_conv(st, in, out, args, cs);
+      case ir::Op::Pool: {
+        int64_t* indices = nullptr;
+        if (st.out.size() > 1) {
+          PLUMB_ASSIGN_OR_RETURN(void* p, ptr(st.out[1], args));
+          indices = static_cast<int64_t*>(p);
+        }
+        return cuda_status(launch_pool(ir::attrs<ir::Op::Pool>(n).kind == ir::PoolKind::Max, st.in_dt[0],
+                                       in[0], out, indices, st.window, s),
+                           what);
+      }
       default: return internal_error("cuda: " + what + " was compiled but has no kernel");
     }
   }
@@ -283,6 +316,46 @@ class CudaSpan final : public CompiledSpan {
                        "matmul");
   }
 
+  // conv f32: per batch element, im2col into the span's scratch and one strided-batched cuBLAS
+  // product over the groups; then, as for matmul, -0 -> +0 and the spec's loop where the guard
+  // flagged (an inf or NaN operand, also one the padding would skip, or a possible overflow).
+  Status run_conv(const Step& st, const std::vector<const void*>& in, void* out, const SpanArgs& args,
+                  CudaStream& cs) const {
+    const ConvShape& c = st.conv;
+    const int64_t E = window_out_size(c.spatial), Kn = window_size(c.spatial), D = window_in_size(c.spatial);
+    const int64_t Cg = c.channels / c.groups, Og = c.outputs / c.groups;
+    const int64_t total = c.batch * c.outputs * E;
+    if (total == 0) return Status::ok();
+    if (st.in_dt[0] != ir::DType::F32 || Cg * Kn == 0)
+      return cuda_status(
+          launch_conv_plain(st.in_dt[0], st.in_dt[1], st.out_dt, in[0], in[1], out, c, nullptr, cs.stream),
+          "conv");
+    auto* partial = reinterpret_cast<float*>(args.scratch + guard_offset_);
+    auto* flag =
+        reinterpret_cast<int*>(args.scratch + guard_offset_ + aligned(2 * kGuardBlocks * sizeof(float)));
+    auto* col = reinterpret_cast<float*>(args.scratch + st.col_offset);
+    const auto* x = static_cast<const float*>(in[0]);
+    const auto* w = static_cast<const float*>(in[1]);
+    auto* y = static_cast<float*>(out);
+    PLUMB_RETURN_IF_ERROR(cuda_status(launch_matmul_guard(x, c.batch * c.channels * D, w, c.outputs * Cg * Kn,
+                                                          Cg * Kn, partial, flag, cs.stream),
+                                      "conv guard"));
+    const GemmArgs g = row_major_gemm(c.groups, Og, E, Cg * Kn);
+    const float one = 1.0f, zero = 0.0f;
+    for (int64_t b = 0; b < c.batch; ++b) {
+      PLUMB_RETURN_IF_ERROR(cuda_status(launch_im2col(x, col, c, b, cs.stream), "conv im2col"));
+      PLUMB_RETURN_IF_ERROR(
+          blas_status(cublasSgemmStridedBatched_64(cs.blas, CUBLAS_OP_N, CUBLAS_OP_N, g.m, g.n, g.k, &one,
+                                                   col, g.lda, g.stride_a, w, g.ldb, g.stride_b, &zero,
+                                                   y + b * c.outputs * E, g.ldc, g.stride_c, g.batch),
+                      "cublasSgemmStridedBatched"));
+    }
+    PLUMB_RETURN_IF_ERROR(cuda_status(launch_plus_zero(y, total, cs.stream), "conv"));
+    return cuda_status(
+        launch_conv_plain(ir::DType::F32, ir::DType::F32, ir::DType::F32, x, w, out, c, flag, cs.stream),
+        "conv");
+  }
+
   const ir::Graph& g_;
   std::vector<Step> steps_;
   int64_t scratch_ = 0;
@@ -331,6 +404,12 @@ class CudaPrepared final : public PreparedGraph {
       st.out_dt = rt.dtype;
       if (Support s = shape_step(n, st); !s.yes) return declined(i, s.why_not);
       needs_guard = needs_guard || uses_cublas(g_, n);
+      if (n.op == ir::Op::Conv && uses_cublas(g_, n)) {
+        st.col_offset = scratch;
+        scratch += aligned(std::max<int64_t>(1, st.conv.channels * window_size(st.conv.spatial) *
+                                                    window_out_size(st.conv.spatial) *
+                                                    static_cast<int64_t>(sizeof(float))));
+      }
       steps.push_back(std::move(st));
     }
     const int64_t guard_offset = scratch;
@@ -399,6 +478,27 @@ class CudaPrepared final : public PreparedGraph {
         st.K = a[r - 1];
         st.N = b[r - 1];
         if (b[r - 2] != st.K) return Support::no("matmul contraction dims differ at run time");
+        return Support::ok();
+      }
+      case ir::Op::Conv: {
+        const auto& a = ir::attrs<ir::Op::Conv>(n);
+        const auto& x = st.in_dims[0];
+        const auto& w = st.in_dims[1];
+        const std::vector<int64_t> D(x.begin() + 2, x.end()), K(w.begin() + 2, w.end()),
+            E(st.out_dims.begin() + 2, st.out_dims.end());
+        st.conv.batch = x[0];
+        st.conv.channels = x[1];
+        st.conv.outputs = w[0];
+        st.conv.groups = a.groups;
+        if (a.groups < 1 || x[1] % a.groups != 0 || w[0] % a.groups != 0 || w[1] * a.groups != x[1])
+          return Support::no("conv groups do not divide the channels at run time");
+        st.conv.spatial = make_window(D, E, K, a.strides, a.dilations, &a.lhs_dilations, a.pads_low);
+        return Support::ok();
+      }
+      case ir::Op::Pool: {
+        const auto& a = ir::attrs<ir::Op::Pool>(n);
+        st.window =
+            make_window(st.in_dims[0], st.out_dims, a.window, a.strides, a.dilations, nullptr, a.pads_low);
         return Support::ok();
       }
       default: {

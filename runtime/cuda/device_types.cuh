@@ -69,6 +69,61 @@ bool visit_int(ir::DType dt, F&& f) {
   }
 }
 
+// An operand of a contraction (matmul, conv): floats read as f32 (the accumulator of f16, bf16
+// and f32 operands), integers sign- or zero-extended to a 64-bit pattern (whose low 32 bits are
+// the value modulo 2^32), so one kernel serves every mix of the dtype tables.
+struct Operand {
+  ir::DType dt;
+  const void* p;
+  __device__ inline float f(int64_t i) const {
+    switch (dt) {
+      case ir::DType::F16: return F16Codec::load(static_cast<const uint16_t*>(p)[i]);
+      case ir::DType::BF16: return BF16Codec::load(static_cast<const uint16_t*>(p)[i]);
+      default: return static_cast<const float*>(p)[i];
+    }
+  }
+  // Sign- or zero-extended, as a 64-bit pattern (its low 32 bits are the value modulo 2^32).
+  __device__ inline uint64_t u(int64_t i) const {
+    switch (dt) {
+      case ir::DType::I8:
+        return static_cast<uint64_t>(static_cast<int64_t>(static_cast<const int8_t*>(p)[i]));
+      case ir::DType::I16:
+        return static_cast<uint64_t>(static_cast<int64_t>(static_cast<const int16_t*>(p)[i]));
+      case ir::DType::I32:
+        return static_cast<uint64_t>(static_cast<int64_t>(static_cast<const int32_t*>(p)[i]));
+      case ir::DType::I64: return static_cast<uint64_t>(static_cast<const int64_t*>(p)[i]);
+      case ir::DType::U8: return static_cast<const uint8_t*>(p)[i];
+      case ir::DType::U16: return static_cast<const uint16_t*>(p)[i];
+      case ir::DType::U32: return static_cast<const uint32_t*>(p)[i];
+      default: return static_cast<const uint64_t*>(p)[i];
+    }
+  }
+};
+
+// Element i of a contraction's result of dtype `to`: the f32 accumulator rounded once, or the
+// integer accumulator wrapped to the width of `to`.
+__device__ inline void store_float_acc(void* c, int64_t i, ir::DType to, float acc) {
+  switch (to) {
+    case ir::DType::F16: static_cast<uint16_t*>(c)[i] = F16Codec::store(acc); break;
+    case ir::DType::BF16: static_cast<uint16_t*>(c)[i] = BF16Codec::store(acc); break;
+    default: static_cast<float*>(c)[i] = acc; break;
+  }
+}
+__device__ inline void store_int_acc(void* c, int64_t i, ir::DType to, uint64_t acc) {
+  switch (to) {
+    case ir::DType::I32:
+      static_cast<int32_t*>(c)[i] = static_cast<int32_t>(static_cast<uint32_t>(acc));
+      break;
+    case ir::DType::U32: static_cast<uint32_t*>(c)[i] = static_cast<uint32_t>(acc); break;
+    case ir::DType::I64: static_cast<int64_t*>(c)[i] = static_cast<int64_t>(acc); break;
+    default: static_cast<uint64_t*>(c)[i] = acc; break;
+  }
+}
+
+__device__ inline bool float_operand(ir::DType dt) {
+  return dt == ir::DType::F16 || dt == ir::DType::BF16 || dt == ir::DType::F32;
+}
+
 // A grid-stride loop over [0, n).
 #define PLUMB_CUDA_FOR(i, n)                                                             \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \

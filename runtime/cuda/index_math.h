@@ -155,4 +155,59 @@ PLUMB_HD inline GemmArgs row_major_gemm(int64_t batch, int64_t M, int64_t N, int
   return g;
 }
 
+// A sliding window over `rank` dims (pool: every dim of the operand; conv: the spatial dims):
+// result position e (row-major over `out`) and window position k (row-major over `win`) read the
+// operand at p = e * stride + k * dil - pad_lo per dim, in the operand dilated by lhs_dil (conv's
+// lhs_dilations; 1 for pool); a p in the padding or in a hole of the dilation reads nothing.
+struct Window {
+  int rank = 0;
+  int64_t in[kMaxRank] = {};   // operand sizes
+  int64_t out[kMaxRank] = {};  // result sizes (E)
+  int64_t win[kMaxRank] = {};  // window sizes
+  int64_t stride[kMaxRank] = {};
+  int64_t dil[kMaxRank] = {};
+  int64_t lhs_dil[kMaxRank] = {};
+  int64_t pad_lo[kMaxRank] = {};
+};
+
+// The row-major offset in the operand (over `in`) that result e and window position k read, or
+// -1 when they read padding or a hole (no term: spec/ops/conv.md, pool.md).
+PLUMB_HD inline int64_t window_source(const Window& w, int64_t e, int64_t k) {
+  int64_t off = 0, mult = 1;
+  for (int d = w.rank - 1; d >= 0; --d) {
+    const int64_t ed = e % w.out[d], kd = k % w.win[d];
+    e /= w.out[d];
+    k /= w.win[d];
+    const int64_t p = ed * w.stride[d] + kd * w.dil[d] - w.pad_lo[d];
+    const int64_t dilated = w.in[d] == 0 ? 0 : (w.in[d] - 1) * w.lhs_dil[d] + 1;
+    if (p < 0 || p >= dilated || p % w.lhs_dil[d] != 0) return -1;
+    off += (p / w.lhs_dil[d]) * mult;
+    mult *= w.in[d];
+  }
+  return off;
+}
+
+PLUMB_HD inline int64_t window_size(const Window& w) {
+  int64_t n = 1;
+  for (int d = 0; d < w.rank; ++d) n *= w.win[d];
+  return n;
+}
+PLUMB_HD inline int64_t window_in_size(const Window& w) {
+  int64_t n = 1;
+  for (int d = 0; d < w.rank; ++d) n *= w.in[d];
+  return n;
+}
+PLUMB_HD inline int64_t window_out_size(const Window& w) {
+  int64_t n = 1;
+  for (int d = 0; d < w.rank; ++d) n *= w.out[d];
+  return n;
+}
+
+// conv's shape: input [N, C, D..], weight [O, C / groups, K..], result [N, O, E..]; `spatial`
+// is the window over D with K.
+struct ConvShape {
+  int64_t batch = 0, channels = 0, outputs = 0, groups = 1;
+  Window spatial;
+};
+
 }  // namespace plumb::rt::cuda

@@ -52,6 +52,18 @@ constexpr int kGuardBlocks = 256;
 cudaError_t launch_matmul_guard(const float* a, int64_t na, const float* b, int64_t nb, int64_t K,
                                 float* partial, int* flag, cudaStream_t s);
 
+// conv.cu: the spec's loop (one thread per result element; `only_if` as for matmul), and the
+// im2col matrix of batch element b: col[ch * prod(K) + k][e] (ch the input channel), zero where
+// the window reads padding or a dilation hole.
+cudaError_t launch_conv_plain(ir::DType in, ir::DType weight, ir::DType to, const void* x, const void* w,
+                              void* y, const ConvShape& shape, const int* only_if, cudaStream_t s);
+cudaError_t launch_im2col(const float* x, float* col, const ConvShape& shape, int64_t b, cudaStream_t s);
+
+// pool.cu: max (with its i64 indices when `indices` is not null) or sum over the window `w`
+// (every operand dim).
+cudaError_t launch_pool(bool is_max, ir::DType dt, const void* x, void* y, int64_t* indices, const Window& w,
+                        cudaStream_t s);
+
 // y[i] = y[i] + 0: cuBLAS may leave a -0 where the spec's sum from +0 gives +0.
 cudaError_t launch_plus_zero(float* y, int64_t n, cudaStream_t s);
 

@@ -12,38 +12,6 @@
 namespace plumb::rt::cuda {
 namespace {
 
-struct Operand {
-  ir::DType dt;
-  const void* p;
-  __device__ float f(int64_t i) const {
-    switch (dt) {
-      case ir::DType::F16: return F16Codec::load(static_cast<const uint16_t*>(p)[i]);
-      case ir::DType::BF16: return BF16Codec::load(static_cast<const uint16_t*>(p)[i]);
-      default: return static_cast<const float*>(p)[i];
-    }
-  }
-  // Sign- or zero-extended, as a 64-bit pattern (its low 32 bits are the value modulo 2^32).
-  __device__ uint64_t u(int64_t i) const {
-    switch (dt) {
-      case ir::DType::I8:
-        return static_cast<uint64_t>(static_cast<int64_t>(static_cast<const int8_t*>(p)[i]));
-      case ir::DType::I16:
-        return static_cast<uint64_t>(static_cast<int64_t>(static_cast<const int16_t*>(p)[i]));
-      case ir::DType::I32:
-        return static_cast<uint64_t>(static_cast<int64_t>(static_cast<const int32_t*>(p)[i]));
-      case ir::DType::I64: return static_cast<uint64_t>(static_cast<const int64_t*>(p)[i]);
-      case ir::DType::U8: return static_cast<const uint8_t*>(p)[i];
-      case ir::DType::U16: return static_cast<const uint16_t*>(p)[i];
-      case ir::DType::U32: return static_cast<const uint32_t*>(p)[i];
-      default: return static_cast<const uint64_t*>(p)[i];
-    }
-  }
-};
-
-__device__ bool float_operand(ir::DType dt) {
-  return dt == ir::DType::F16 || dt == ir::DType::BF16 || dt == ir::DType::F32;
-}
-
 __global__ void matmul_plain(Operand a, Operand b, ir::DType to, void* c, int64_t batch, int64_t M, int64_t N,
                              int64_t K, const int* only_if) {
   if (only_if && *only_if == 0) return;
@@ -55,22 +23,11 @@ __global__ void matmul_plain(Operand a, Operand b, ir::DType to, void* c, int64_
     if (float_operand(a.dt)) {
       float acc = 0.0f;  // +0: a result is never -0
       for (int64_t k = 0; k < K; ++k) acc = __fadd_rn(acc, __fmul_rn(a.f(arow + k), b.f(bcol + k * N)));
-      switch (to) {
-        case ir::DType::F16: static_cast<uint16_t*>(c)[i] = F16Codec::store(acc); break;
-        case ir::DType::BF16: static_cast<uint16_t*>(c)[i] = BF16Codec::store(acc); break;
-        default: static_cast<float*>(c)[i] = acc; break;
-      }
+      store_float_acc(c, i, to, acc);
     } else {
       uint64_t acc = 0;  // modulo 2^64; its low 32 bits are the sum modulo 2^32
       for (int64_t k = 0; k < K; ++k) acc += a.u(arow + k) * b.u(bcol + k * N);
-      switch (to) {
-        case ir::DType::I32:
-          static_cast<int32_t*>(c)[i] = static_cast<int32_t>(static_cast<uint32_t>(acc));
-          break;
-        case ir::DType::U32: static_cast<uint32_t*>(c)[i] = static_cast<uint32_t>(acc); break;
-        case ir::DType::I64: static_cast<int64_t*>(c)[i] = static_cast<int64_t>(acc); break;
-        default: static_cast<uint64_t*>(c)[i] = acc; break;
-      }
+      store_int_acc(c, i, to, acc);
     }
   }
 }

@@ -120,6 +120,38 @@ TEST(CudaClaims, MatmulRowsOfTheDtypeTable) {
     }
 }
 
+TEST(CudaClaims, ConvAndPoolAreTaken) {
+  ir::Graph g;
+  Builder b(g);
+  auto x = b.input(Type::tensor(DType::F32, {1, 4, 8, 8}), "x");
+  auto w = b.const_floats(DType::F32, {4, 4, 3, 3}, std::vector<double>(144, 0.5));
+  ir::ConvAttrs a;
+  a.to = DType::F32;
+  a.strides = {1, 1};
+  a.dilations = {1, 1};
+  a.lhs_dilations = {1, 1};
+  a.pads_low = {1, 1};
+  a.pads_high = {1, 1};
+  a.groups = 1;
+  auto y = b.conv(a, x, w);
+  ir::PoolAttrs p;
+  p.kind = ir::PoolKind::Max;
+  p.window = {1, 1, 2, 2};
+  p.strides = {1, 1, 2, 2};
+  p.dilations = {1, 1, 1, 1};
+  p.pads_low = {0, 0, 0, 0};
+  p.pads_high = {0, 0, 0, 0};
+  b.output(b.pool(p, y, 2)[0], "y");
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  const auto claims = claim_spans(g);
+  EXPECT_EQ(declines(claims), "");
+  ASSERT_EQ(claims.size(), 1u);
+  bool conv_blas = false;
+  for (const ir::Node& n : g.body.nodes)
+    if (n.op == ir::Op::Conv) conv_blas = uses_cublas(g, n);
+  EXPECT_TRUE(conv_blas);
+}
+
 TEST(CudaClaims, NoDeviceIsOneLineOrTheBackendIsThere) {
   // On a machine without a GPU (the build machines): Unsupported, one line naming the reason;
   // with one, the backend is made.

@@ -275,5 +275,77 @@ TEST(CudaGpu, DeclinedNodesRunOnRefWithCopies) {
   same_as_ref(g, {random_tensor(DType::I32, {64}, 17), yt}, "mixed cuda/ref");
 }
 
+ir::ConvAttrs conv_attrs(DType to, int64_t groups) {
+  ir::ConvAttrs a;
+  a.to = to;
+  a.strides = {2, 1};
+  a.dilations = {1, 2};
+  a.lhs_dilations = {1, 1};
+  a.pads_low = {1, 2};
+  a.pads_high = {0, 1};
+  a.groups = groups;
+  return a;
+}
+
+TEST(CudaGpu, ConvSpecLoopMatchesRefExactly) {
+  SKIP_WITHOUT_GPU();
+  for (auto [dt, to] : {std::pair{DType::F16, DType::F32}, std::pair{DType::BF16, DType::BF16},
+                        std::pair{DType::I8, DType::I32}}) {
+    ir::Graph g;
+    Builder b(g);
+    auto x = b.input(Type::tensor(dt, {2, 4, 9, 8}), "x");
+    auto w = b.input(Type::tensor(dt, {6, 2, 3, 3}), "w");
+    b.output(b.conv(conv_attrs(to, 2), x, w), "y");
+    same_as_ref(g, {random_tensor(dt, {2, 4, 9, 8}, 21), random_tensor(dt, {6, 2, 3, 3}, 22)},
+                std::string(ir::dtype_name(dt)));
+  }
+}
+
+TEST(CudaGpu, ConvF32Im2colWithinDotProductAndGuarded) {
+  SKIP_WITHOUT_GPU();
+  ir::Graph g;
+  Builder b(g);
+  auto x = b.input(Type::tensor(DType::F32, {2, 4, 9, 8}), "x");
+  auto w = b.input(Type::tensor(DType::F32, {6, 2, 3, 3}), "w");
+  b.output(b.conv(conv_attrs(DType::F32, 2), x, w), "y");
+  const std::vector<Tensor> in = {random_tensor(DType::F32, {2, 4, 9, 8}, 23, true),
+                                  random_tensor(DType::F32, {6, 2, 3, 3}, 24, true)};
+  const auto c1 = run(g, "cuda", in), c2 = run(g, "cuda", in), r = run(g, "ref", in);
+  ASSERT_EQ(c1.size(), 1u);
+  ASSERT_EQ(r.size(), 1u);
+  expect_exact(c1[0].tensor(), c2[0].tensor(), "two cuda runs");
+  // |x|, |w| < 1 and 2 * 9 terms: |r - ref| <= 2 * 18 * eps * 18
+  const Tensor& ct = c1[0].tensor();
+  const Tensor& rt = r[0].tensor();
+  for (int64_t i = 0; i < ct.numel(); ++i)
+    EXPECT_LE(std::fabs(double(ct.as<float>()[i]) - double(rt.as<float>()[i])), 2 * 18 * 0x1p-24 * 18) << i;
+  // A NaN weight: the guard runs the spec's loop, so which results are NaN (the terms that the
+  // padding skips contribute none) is ref's exactly.
+  Tensor wn = random_tensor(DType::F32, {6, 2, 3, 3}, 24, true);
+  wn.as<float>()[0] = NAN;
+  same_as_ref(g, {in[0], wn}, "conv with a NaN weight");
+}
+
+TEST(CudaGpu, PoolMatchesRefExactly) {
+  SKIP_WITHOUT_GPU();
+  for (DType dt : {DType::F16, DType::F32, DType::F64, DType::I32, DType::U8}) {
+    for (ir::PoolKind k : {ir::PoolKind::Max, ir::PoolKind::Sum}) {
+      ir::Graph g;
+      Builder b(g);
+      auto x = b.input(Type::tensor(dt, {2, 3, 8, 7}), "x");
+      ir::PoolAttrs a;
+      a.kind = k;
+      a.window = {1, 1, 3, 2};
+      a.strides = {1, 1, 2, 2};
+      a.dilations = {1, 1, 1, 2};
+      a.pads_low = {0, 0, 1, 1};
+      a.pads_high = {0, 0, 1, 0};
+      const auto outs = b.pool(a, x, k == ir::PoolKind::Max ? 2 : 1);
+      for (size_t i = 0; i < outs.size(); ++i) b.output(outs[i], "y" + std::to_string(i));
+      same_as_ref(g, {random_tensor(dt, {2, 3, 8, 7}, 25)}, std::string(ir::dtype_name(dt)));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace plumb::rt

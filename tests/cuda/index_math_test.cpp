@@ -156,5 +156,139 @@ TEST(CudaIndexMath, LaunchCoversEveryItemWithBoundedGrids) {
   EXPECT_EQ(plan_launch(0).blocks, 1);
 }
 
+// conv by the spec's pseudo-code, directly (spec/ops/conv.md), 2-D, on small integers (exact in
+// double, so any order gives the same sums).
+struct ConvCase {
+  int64_t N = 2, C = 4, O = 6, groups = 2, H = 5, W = 7, KH = 3, KW = 2;
+  int64_t sh = 2, sw = 1, dh = 1, dw = 2, lh = 1, lw = 2, ph = 1, pw = 0, qh = 2, qw = 1;  // q: pads_high
+};
+
+int64_t extent(int64_t D, int64_t K, int64_t s, int64_t d, int64_t l, int64_t lo, int64_t hi) {
+  const int64_t dil_in = D == 0 ? 0 : (D - 1) * l + 1, padded = dil_in + lo + hi, dk = (K - 1) * d + 1;
+  return (padded - dk) / s + 1;  // padded >= dk in these cases
+}
+
+std::vector<double> conv_by_definition(const ConvCase& c, const std::vector<double>& x,
+                                       const std::vector<double>& w, int64_t EH, int64_t EW) {
+  const int64_t Cg = c.C / c.groups, Og = c.O / c.groups;
+  std::vector<double> y(static_cast<size_t>(c.N * c.O * EH * EW), 0);
+  for (int64_t b = 0; b < c.N; ++b)
+    for (int64_t o = 0; o < c.O; ++o)
+      for (int64_t eh = 0; eh < EH; ++eh)
+        for (int64_t ew = 0; ew < EW; ++ew) {
+          const int64_t g = o / Og;
+          double acc = 0;
+          for (int64_t ch = 0; ch < Cg; ++ch)
+            for (int64_t kh = 0; kh < c.KH; ++kh)
+              for (int64_t kw = 0; kw < c.KW; ++kw) {
+                const int64_t ph = eh * c.sh + kh * c.dh - c.ph, pw = ew * c.sw + kw * c.dw - c.pw;
+                const int64_t dih = (c.H - 1) * c.lh + 1, diw = (c.W - 1) * c.lw + 1;
+                if (ph < 0 || ph >= dih || ph % c.lh || pw < 0 || pw >= diw || pw % c.lw) continue;
+                acc += x[static_cast<size_t>(((b * c.C + g * Cg + ch) * c.H + ph / c.lh) * c.W + pw / c.lw)] *
+                       w[static_cast<size_t>(((o * Cg + ch) * c.KH + kh) * c.KW + kw)];
+              }
+          y[static_cast<size_t>(((b * c.O + o) * EH + eh) * EW + ew)] = acc;
+        }
+  return y;
+}
+
+ConvShape conv_shape(const ConvCase& c, int64_t EH, int64_t EW) {
+  ConvShape s;
+  s.batch = c.N;
+  s.channels = c.C;
+  s.outputs = c.O;
+  s.groups = c.groups;
+  Window& w = s.spatial;
+  w.rank = 2;
+  const int64_t in[2] = {c.H, c.W}, out[2] = {EH, EW}, win[2] = {c.KH, c.KW}, st[2] = {c.sh, c.sw},
+                dil[2] = {c.dh, c.dw}, lhs[2] = {c.lh, c.lw}, lo[2] = {c.ph, c.pw};
+  for (int d = 0; d < 2; ++d) {
+    w.in[d] = in[d];
+    w.out[d] = out[d];
+    w.win[d] = win[d];
+    w.stride[d] = st[d];
+    w.dil[d] = dil[d];
+    w.lhs_dil[d] = lhs[d];
+    w.pad_lo[d] = lo[d];
+  }
+  return s;
+}
+
+TEST(CudaIndexMath, ConvThroughWindowSourceAndIm2colGemmIsTheDefinition) {
+  const ConvCase c;
+  const int64_t EH = extent(c.H, c.KH, c.sh, c.dh, c.lh, c.ph, c.qh);
+  const int64_t EW = extent(c.W, c.KW, c.sw, c.dw, c.lw, c.pw, c.qw);
+  ASSERT_GT(EH, 0);
+  ASSERT_GT(EW, 0);
+  std::vector<double> x(static_cast<size_t>(c.N * c.C * c.H * c.W)),
+      w(static_cast<size_t>(c.O * c.C / c.groups * c.KH * c.KW));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i * 7 % 11) - 5;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<double>(i * 5 % 9) - 4;
+  const std::vector<double> want = conv_by_definition(c, x, w, EH, EW);
+  const ConvShape s = conv_shape(c, EH, EW);
+  const int64_t E = window_out_size(s.spatial), Kn = window_size(s.spatial), D = window_in_size(s.spatial);
+  const int64_t Cg = c.C / c.groups, Og = c.O / c.groups;
+  // conv.cu's conv_plain, on the host
+  std::vector<double> plain(want.size(), 0);
+  for (int64_t i = 0; i < static_cast<int64_t>(plain.size()); ++i) {
+    const int64_t e = i % E, bo = i / E, o = bo % c.O, b = bo / c.O, g = o / Og;
+    double acc = 0;
+    for (int64_t ch = 0; ch < Cg; ++ch)
+      for (int64_t k = 0; k < Kn; ++k) {
+        const int64_t src = window_source(s.spatial, e, k);
+        if (src >= 0)
+          acc += x[static_cast<size_t>((b * c.C + g * Cg + ch) * D + src)] *
+                 w[static_cast<size_t>((o * Cg + ch) * Kn + k)];
+      }
+    plain[static_cast<size_t>(i)] = acc;
+  }
+  EXPECT_EQ(plain, want);
+  // conv.cu's im2col and cuda_backend.cpp's strided-batched gemm over the groups, on the host
+  std::vector<double> gemm(want.size(), 0), col(static_cast<size_t>(c.C * Kn * E));
+  const GemmArgs ga = row_major_gemm(c.groups, Og, E, Cg * Kn);
+  for (int64_t b = 0; b < c.N; ++b) {
+    for (int64_t i = 0; i < static_cast<int64_t>(col.size()); ++i) {
+      const int64_t e = i % E, row = i / E, k = row % Kn, ch = row / Kn;
+      const int64_t src = window_source(s.spatial, e, k);
+      col[static_cast<size_t>(i)] = src >= 0 ? x[static_cast<size_t>((b * c.C + ch) * D + src)] : 0.0;
+    }
+    double* y = gemm.data() + b * c.O * E;
+    for (int64_t bt = 0; bt < ga.batch; ++bt)
+      for (int64_t i = 0; i < ga.m; ++i)
+        for (int64_t j = 0; j < ga.n; ++j) {
+          double acc = 0;
+          for (int64_t l = 0; l < ga.k; ++l)
+            acc += col[static_cast<size_t>(bt * ga.stride_a + i + l * ga.lda)] *
+                   w[static_cast<size_t>(bt * ga.stride_b + l + j * ga.ldb)];
+          y[bt * ga.stride_c + i + j * ga.ldc] = acc;
+        }
+  }
+  EXPECT_EQ(gemm, want);
+}
+
+TEST(CudaIndexMath, PoolWindowSkipsThePadding) {
+  // operand [1, 1, 4] (rank 3, windows over all dims), window [1, 1, 3], stride 2, pads_low 1:
+  // result 0 reads positions {-1, 0, 1} -> {pad, 0, 1}; result 1 reads {1, 2, 3}.
+  Window w;
+  w.rank = 3;
+  const int64_t in[3] = {1, 1, 4}, out[3] = {1, 1, 2}, win[3] = {1, 1, 3};
+  for (int d = 0; d < 3; ++d) {
+    w.in[d] = in[d];
+    w.out[d] = out[d];
+    w.win[d] = win[d];
+    w.stride[d] = d == 2 ? 2 : 1;
+    w.dil[d] = 1;
+    w.lhs_dil[d] = 1;
+    w.pad_lo[d] = d == 2 ? 1 : 0;
+  }
+  EXPECT_EQ(window_source(w, 0, 0), -1);
+  EXPECT_EQ(window_source(w, 0, 1), 0);
+  EXPECT_EQ(window_source(w, 0, 2), 1);
+  EXPECT_EQ(window_source(w, 1, 0), 1);
+  EXPECT_EQ(window_source(w, 1, 2), 3);
+  EXPECT_EQ(window_size(w), 3);
+  EXPECT_EQ(window_out_size(w), 2);
+}
+
 }  // namespace
 }  // namespace plumb::rt::cuda
