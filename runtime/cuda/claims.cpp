@@ -82,6 +82,14 @@ std::string why_contraction(const char* op, ir::DType a, ir::DType b, ir::DType 
          "overflow guard for cuBLAS's Dgemm yet, f8 no kernel";
 }
 
+// True when `v` is the result of a constant node of the top-level body: known to compile, so
+// slice's and pad's bounds (and their R-label checks) are resolved there.
+bool constant_value(const ir::Graph& g, ir::ValueId v) {
+  for (const ir::Node& n : g.body.nodes)
+    if (n.op == ir::Op::Constant && !n.outputs.empty() && n.outputs[0] == v) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string why_not(const ir::Graph& g, const ir::Node& n) {
@@ -123,6 +131,22 @@ std::string why_not(const ir::Graph& g, const ir::Node& n) {
       const ir::DType dt = in_dt(0);
       if (is_computed_float(dt) || is_wide_int(dt)) return "";
       return "pool " + dt_name(dt) + ": only f16, bf16, f32, f64 and 8- to 64-bit integers have cuda kernels";
+    }
+    case ir::Op::Slice:
+    case ir::Op::Pad: {
+      if (!movable(in_dt(0)))
+        return std::string(ir::op_name(n.op)) + " " + dt_name(in_dt(0)) + ": not movable";
+      for (size_t k = 1; k < 3; ++k)
+        if (!constant_value(g, n.inputs[k]))
+          return std::string(ir::op_name(n.op)) +
+                 " with bounds computed at run time (cuda takes constant bounds)";
+      return "";
+    }
+    case ir::Op::Gather: {
+      if (ir::attrs<ir::Op::Gather>(n).kind != ir::GatherKind::Axis)
+        return "gather kinds elements and nd have no cuda kernel yet (kind axis has)";
+      if (!movable(in_dt(0))) return "gather " + dt_name(in_dt(0)) + ": not movable";
+      return "";
     }
     case ir::Op::Transpose:
     case ir::Op::Broadcast:

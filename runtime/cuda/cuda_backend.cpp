@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ir/attrs.h"
+#include "runtime/cpu/ref/kernel.h"
 #include "runtime/cuda/claims.h"
 #include "runtime/cuda/kernels.h"
 #include "runtime/cuda/memory_pool.h"
@@ -152,11 +153,15 @@ struct Step {
   std::vector<int64_t> out_dims;
   ir::DType out_dt = ir::DType::F32;
   ReducePlan reduce;
-  View src_view;                           // transpose, broadcast
-  int64_t batch = 0, M = 0, N = 0, K = 0;  // matmul
-  ConvShape conv;                          // conv
-  int64_t col_offset = 0;                  // conv f32: its im2col matrix in scratch
-  Window window;                           // pool
+  View src_view;                             // transpose, broadcast
+  int64_t batch = 0, M = 0, N = 0, K = 0;    // matmul
+  ConvShape conv;                            // conv
+  int64_t col_offset = 0;                    // conv f32: its im2col matrix in scratch
+  Window window;                             // pool
+  int64_t src_offset = 0;                    // slice: its first element in the operand
+  PadSpec pad;                               // pad
+  int64_t outer = 0, extent = 0, inner = 0;  // gather axis: operand [outer, extent, inner]
+  int64_t flag_offset = 0;                   // gather: its gather.R1 flag in scratch
 };
 
 // The window of one op from its attributes and resolved shapes.
@@ -249,6 +254,19 @@ class CudaSpan final : public CompiledSpan {
                                                st.src_view, out, 0, row_major_view(st.out_dims), s),
                            what);
       case ir::Op::Concat: return run_concat(n, st, in, out, s);
+      case ir::Op::Gather: return run_gather(n, st, in, out, args, s);
+      case ir::Op::Slice: {
+        const int64_t w = runtime_elem_bytes(st.out_dt);
+        return cuda_status(
+            launch_strided_copy(static_cast<int>(w), static_cast<const uint8_t*>(in[0]) + st.src_offset * w,
+                                st.src_view, out, 0, row_major_view(st.out_dims), s),
+            what);
+      }
+      case ir::Op::Pad:
+        return cuda_status(
+            launch_pad(static_cast<int>(runtime_elem_bytes(st.out_dt)), in[0], row_major_view(st.in_dims[0]),
+                       out, row_major_view(st.out_dims), st.pad, in[3], s),
+            what);
       case ir::Op::MatMul: return run_matmul(st, in, out, args, cs);
       case ir::Op::Conv: return run_conv(st, in, out, args, cs);
       case ir::Op::Pool: {
@@ -316,6 +334,37 @@ class CudaSpan final : public CompiledSpan {
                        "matmul");
   }
 
+  // gather axis, then one read of its gather.R1 flag (a host sync); when set, ref's kernel runs
+  // on host copies of the operands to give ref's error, word for word.
+  Status run_gather(const ir::Node& n, const Step& st, const std::vector<const void*>& in, void* out,
+                    const SpanArgs& args, cudaStream_t s) const {
+    auto* flag = reinterpret_cast<int*>(args.scratch + st.flag_offset);
+    const int64_t J = elements(st.in_dims[1]);
+    PLUMB_RETURN_IF_ERROR(cuda_status(
+        launch_gather_axis(static_cast<int>(runtime_elem_bytes(st.out_dt)), in[0], in[1],
+                           st.in_dt[1] == ir::DType::I64, out, st.outer, st.extent, J, st.inner, flag, s),
+        "gather"));
+    int host_flag = 0;
+    PLUMB_RETURN_IF_ERROR(cuda_status(
+        cudaMemcpyAsync(&host_flag, flag, sizeof(int), cudaMemcpyDeviceToHost, s), "gather flag"));
+    PLUMB_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(s), "gather"));
+    if (!host_flag) return Status::ok();
+    std::vector<RtValue> host;
+    for (size_t k = 0; k < 2; ++k) {
+      Tensor t = Tensor::allocate(st.in_dt[k], st.in_dims[k]);
+      PLUMB_RETURN_IF_ERROR(cuda_status(
+          cudaMemcpyAsync(t.data, in[k], static_cast<size_t>(t.nbytes()), cudaMemcpyDeviceToHost, s),
+          "gather"));
+      host.emplace_back(std::move(t));
+    }
+    PLUMB_RETURN_IF_ERROR(cuda_status(cudaStreamSynchronize(s), "gather"));
+    RtValue result(Tensor::allocate(st.out_dt, st.out_dims));
+    NodeCall call{n, {&host[0], &host[1]}, {&result}, NumericMode::kNative, &g_};
+    Status err = ref::run_kernel(call);
+    if (err.is_ok()) return internal_error("cuda: gather flagged an index that ref's gather accepts");
+    return err;
+  }
+
   // conv f32: per batch element, im2col into the span's scratch and one strided-batched cuBLAS
   // product over the groups; then, as for matmul, -0 -> +0 and the spec's loop where the guard
   // flagged (an inf or NaN operand, also one the padding would skip, or a possible overflow).
@@ -363,6 +412,16 @@ class CudaSpan final : public CompiledSpan {
   std::vector<int64_t> preorder_;
 };
 
+// The plan's known i64[n] value %v (a constant or a folded value), or null.
+const Tensor* known_i64(const Plan& plan, ir::ValueId v, size_t n) {
+  if (v >= plan.known.size() || !plan.known[v].is_tensor()) return nullptr;
+  const Tensor& t = plan.known[v].tensor();
+  if (t.dtype != ir::DType::I64 || t.rank() != 1 || t.shape[0] != static_cast<int64_t>(n) ||
+      (n > 0 && !t.data))
+    return nullptr;
+  return &t;
+}
+
 class CudaPrepared final : public PreparedGraph {
  public:
   explicit CudaPrepared(const ir::Graph& g) : g_(g) {}
@@ -402,8 +461,12 @@ class CudaPrepared final : public PreparedGraph {
       const ir::Type& rt = plan.values[n.outputs[0]].type;
       st.out_dims = dims_of(rt);
       st.out_dt = rt.dtype;
-      if (Support s = shape_step(n, st); !s.yes) return declined(i, s.why_not);
+      if (Support s = shape_step(n, st, plan); !s.yes) return declined(i, s.why_not);
       needs_guard = needs_guard || uses_cublas(g_, n);
+      if (n.op == ir::Op::Gather) {
+        st.flag_offset = scratch;
+        scratch += kAlign;
+      }
       if (n.op == ir::Op::Conv && uses_cublas(g_, n)) {
         st.col_offset = scratch;
         scratch += aligned(std::max<int64_t>(1, st.conv.channels * window_size(st.conv.spatial) *
@@ -424,7 +487,7 @@ class CudaPrepared final : public PreparedGraph {
   }
 
   // The per-op planning of a step from its resolved shapes.
-  Support shape_step(const ir::Node& n, Step& st) const {
+  Support shape_step(const ir::Node& n, Step& st, const Plan& plan) const {
     switch (n.op) {
       case ir::Op::Reduce: {
         const auto& axes = ir::attrs<ir::Op::Reduce>(n).axes;
@@ -446,6 +509,68 @@ class CudaPrepared final : public PreparedGraph {
                 "broadcast of a dim that is neither 1 nor the result's (broadcast.R2, ref reports it)");
         st.src_view = broadcast_view(static_cast<int>(st.in_dims[0].size()), st.in_dims[0].data(),
                                      dims.data(), static_cast<int>(st.out_dims.size()), st.out_dims.data());
+        return Support::ok();
+      }
+      case ir::Op::Slice: {
+        // start, size, stride: constants (claims.cpp), so the view and slice.R1-R3 are settled
+        // here; a slice that breaks them is declined and ref reports it.
+        std::vector<const int64_t*> p;
+        for (size_t k = 1; k < 4; ++k) {
+          const Tensor* t = known_i64(plan, n.inputs[k], st.in_dims[0].size());
+          if (!t) return Support::no("slice bounds known only at run time");
+          p.push_back(t->as<int64_t>());
+        }
+        const View in = row_major_view(st.in_dims[0]);
+        View v;
+        v.rank = in.rank;
+        st.src_offset = 0;
+        bool empty = false;
+        for (int d = 0; d < in.rank; ++d) empty = empty || p[1][d] == 0;
+        for (int d = 0; d < in.rank; ++d) {
+          const int64_t start = p[0][d], size = p[1][d], stride = p[2][d], len = in.size[d];
+          if (stride == 0 || size < 0)
+            return Support::no("slice stride 0 or negative size (slice.R1/R2, ref reports it)");
+          if (size != st.out_dims[static_cast<size_t>(d)])
+            return Support::no("slice size differs from the planned result");
+          if (!empty) {
+            const __int128 last = static_cast<__int128>(start) + static_cast<__int128>(size - 1) * stride;
+            if (start < 0 || start >= len || last < 0 || last >= len)
+              return Support::no("slice out of range (slice.R3, ref reports it)");
+          }
+          v.size[d] = size;
+          v.stride[d] = stride * in.stride[d];
+          st.src_offset += empty ? 0 : start * in.stride[d];
+        }
+        st.src_view = v;
+        return Support::ok();
+      }
+      case ir::Op::Gather: {
+        const auto axis = static_cast<size_t>(ir::attrs<ir::Op::Gather>(n).axis);
+        const auto& x = st.in_dims[0];
+        st.outer = 1;
+        st.inner = 1;
+        for (size_t d = 0; d < axis; ++d) st.outer *= x[d];
+        for (size_t d = axis + 1; d < x.size(); ++d) st.inner *= x[d];
+        st.extent = x[axis];
+        return Support::ok();
+      }
+      case ir::Op::Pad: {
+        const size_t r = st.in_dims[0].size();
+        const Tensor* lo = known_i64(plan, n.inputs[1], r);
+        const Tensor* hi = known_i64(plan, n.inputs[2], r);
+        if (!lo || !hi) return Support::no("pad amounts known only at run time");
+        st.pad.mode = ir::attrs<ir::Op::Pad>(n).mode;
+        for (size_t d = 0; d < r; ++d) {
+          const int64_t l = lo->as<int64_t>()[d], h = hi->as<int64_t>()[d], len = st.in_dims[0][d];
+          const bool padded = l > 0 || h > 0;
+          if (l < 0 || h < 0 || len + l + h != st.out_dims[d])
+            return Support::no("pad amounts negative or not the planned result (pad.R1, ref reports it)");
+          if (st.pad.mode == ir::PadMode::Reflect && padded && (l >= len || h >= len))
+            return Support::no("reflect pad as large as the dim (pad.R2, ref reports it)");
+          if ((st.pad.mode == ir::PadMode::Edge || st.pad.mode == ir::PadMode::Wrap) && padded && len == 0)
+            return Support::no("edge/wrap pad of an empty dim (pad.R3, ref reports it)");
+          st.pad.low[d] = l;
+        }
         return Support::ok();
       }
       case ir::Op::Reshape:

@@ -37,6 +37,21 @@ cudaError_t launch_reduce(ir::ReduceKind kind, ir::DType dt, const void* x, void
 cudaError_t launch_strided_copy(int elem_bytes, const void* src, const View& src_view, void* dst,
                                 int64_t dst_offset, const View& dst_view, cudaStream_t s);
 
+// layout.cu: pad with its amounts and mode resolved (in: the operand's row-major view, out: the
+// result's); `value` is the device scalar read in constant mode.
+struct PadSpec {
+  ir::PadMode mode = ir::PadMode::Constant;
+  int64_t low[kMaxRank] = {};
+};
+cudaError_t launch_pad(int elem_bytes, const void* src, const View& in, void* dst, const View& out,
+                       const PadSpec& p, const void* value, cudaStream_t s);
+
+// gather.cu: gather kind axis over operand [outer, extent, inner] with `num_indices` i32/i64
+// indices; *flag (device memory) becomes 1 when an index is outside [0, extent) (gather.R1).
+cudaError_t launch_gather_axis(int elem_bytes, const void* x, const void* indices, bool indices_i64, void* y,
+                               int64_t outer, int64_t extent, int64_t num_indices, int64_t inner, int* flag,
+                               cudaStream_t s);
+
 // matmul.cu: the spec's matmul (one thread per result element, k ascending, products rounded
 // then summed, no FMA) for the operand/result dtypes of spec/ops/matmul.md that cuBLAS does not
 // take here. When `only_if` is not null the kernel does nothing unless *only_if != 0 (a device

@@ -19,7 +19,52 @@ cudaError_t copy_as(const void* src, const View& sv, void* dst, int64_t dst_offs
                    dv, n);
 }
 
+// pad (spec/ops/pad.md): result element i reads the operand at j (per dim: inside, or reflected,
+// edged or wrapped into it) or, in constant mode outside, the scalar *value.
+template <typename T>
+__global__ void pad_kernel(const T* src, View in, T* dst, View out, PadSpec p, const T* value, int64_t n) {
+  PLUMB_CUDA_FOR(i, n) {
+    int64_t rest = i, off = 0;
+    bool inside = true;
+    for (int d = out.rank - 1; d >= 0; --d) {
+      const int64_t q = rest / out.size[d], idx = rest - q * out.size[d];
+      rest = q;
+      const int64_t len = in.size[d];
+      int64_t j = idx - p.low[d];
+      if (j < 0 || j >= len) {
+        switch (p.mode) {
+          case ir::PadMode::Constant: inside = false; break;
+          case ir::PadMode::Reflect: j = j < 0 ? -j : 2 * (len - 1) - j; break;
+          case ir::PadMode::Edge: j = j < 0 ? 0 : len - 1; break;
+          default: j = ((j % len) + len) % len; break;
+        }
+      }
+      off += j * in.stride[d];
+    }
+    dst[i] = inside ? src[off] : *value;
+  }
+}
+
+template <typename T>
+cudaError_t pad_as(const void* src, const View& in, void* dst, const View& out, const PadSpec& p,
+                   const void* value, cudaStream_t s) {
+  const int64_t n = numel(out);
+  return launch_1d(pad_kernel<T>, n, s, static_cast<const T*>(src), in, static_cast<T*>(dst), out, p,
+                   static_cast<const T*>(value), n);
+}
+
 }  // namespace
+
+cudaError_t launch_pad(int elem_bytes, const void* src, const View& in, void* dst, const View& out,
+                       const PadSpec& p, const void* value, cudaStream_t s) {
+  switch (elem_bytes) {
+    case 1: return pad_as<uint8_t>(src, in, dst, out, p, value, s);
+    case 2: return pad_as<uint16_t>(src, in, dst, out, p, value, s);
+    case 4: return pad_as<uint32_t>(src, in, dst, out, p, value, s);
+    case 8: return pad_as<uint64_t>(src, in, dst, out, p, value, s);
+    default: return cudaErrorInvalidValue;
+  }
+}
 
 cudaError_t launch_strided_copy(int elem_bytes, const void* src, const View& src_view, void* dst,
                                 int64_t dst_offset, const View& dst_view, cudaStream_t s) {

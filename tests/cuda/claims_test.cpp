@@ -52,12 +52,13 @@ TEST(CudaClaims, OpsWithoutKernelsAreDeclinedByName) {
   auto x = b.input(Type::tensor(DType::F32, {4, 5}), "x");
   auto i = b.input(Type::tensor(DType::I64, {3}), "i");
   auto t = b.transpose(x, {1, 0});
-  auto gth = b.gather(ir::GatherKind::Axis, t, i, 0);
-  b.output(b.unary(ir::UnaryKind::Neg, gth), "y");
+  auto gth = b.gather(ir::GatherKind::Axis, t, i, 0);        // taken: kind axis
+  auto arg = b.arg_reduce(ir::ArgKind::Max, gth, 1, false);  // no kernel
+  b.output(b.unary(ir::UnaryKind::Neg, arg), "y");
   ASSERT_TRUE(b.ok()) << b.status().to_string();
   const auto claims = claim_spans(g);
-  EXPECT_EQ(claimed(claims), 2);  // the transpose; the neg
-  EXPECT_NE(declines(claims).find("cuda: gather has no cuda kernel yet"), std::string::npos)
+  EXPECT_EQ(claimed(claims), 2);  // transpose + gather; neg
+  EXPECT_NE(declines(claims).find("cuda: arg_reduce has no cuda kernel yet"), std::string::npos)
       << declines(claims);
 }
 
@@ -150,6 +151,29 @@ TEST(CudaClaims, ConvAndPoolAreTaken) {
   for (const ir::Node& n : g.body.nodes)
     if (n.op == ir::Op::Conv) conv_blas = uses_cublas(g, n);
   EXPECT_TRUE(conv_blas);
+}
+
+TEST(CudaClaims, SliceAndPadNeedConstantBounds) {
+  ir::Graph g;
+  Builder b(g);
+  auto x = b.input(Type::tensor(DType::F32, {8}), "x");
+  auto start = b.input(Type::tensor(DType::I64, {1}), "start");
+  auto one = b.const_ints(DType::I64, {1}, {1});
+  auto four = b.const_ints(DType::I64, {1}, {4});
+  auto s1 = b.slice(x, b.const_ints(DType::I64, {1}, {2}), four, one);  // constant bounds: taken
+  auto s2 = b.slice(x, start, four, one);                               // computed start: declined
+  b.output(b.pad(s1, one, one, b.scalar_float(DType::F32, 0), ir::PadMode::Edge), "a");
+  b.output(s2, "b");
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  const auto claims = claim_spans(g);
+  EXPECT_NE(declines(claims).find("slice with bounds computed at run time"), std::string::npos)
+      << declines(claims);
+  int taken_nodes = 0;
+  for (const Claim& c : claims)
+    if (c.support.yes)
+      for (uint32_t i = c.span.begin; i < c.span.end; ++i)
+        taken_nodes += g.body.nodes[i].op != ir::Op::Constant;
+  EXPECT_EQ(taken_nodes, 2);  // the first slice and the pad
 }
 
 TEST(CudaClaims, NoDeviceIsOneLineOrTheBackendIsThere) {

@@ -347,5 +347,58 @@ TEST(CudaGpu, PoolMatchesRefExactly) {
   }
 }
 
+TEST(CudaGpu, SliceAndPadMatchRef) {
+  SKIP_WITHOUT_GPU();
+  for (ir::PadMode mode :
+       {ir::PadMode::Constant, ir::PadMode::Reflect, ir::PadMode::Edge, ir::PadMode::Wrap}) {
+    ir::Graph g;
+    Builder b(g);
+    auto x = b.input(Type::tensor(DType::F32, {4, 6, 5}), "x");
+    auto s = b.slice(x, b.const_ints(DType::I64, {3}, {3, 1, 0}), b.const_ints(DType::I64, {3}, {2, 3, 5}),
+                     b.const_ints(DType::I64, {3}, {-2, 2, 1}));
+    auto p = b.pad(s, b.const_ints(DType::I64, {3}, {1, 2, 0}), b.const_ints(DType::I64, {3}, {1, 0, 4}),
+                   b.scalar_float(DType::F32, -7.5), mode);
+    b.output(p, "y");
+    same_as_ref(g, {random_tensor(DType::F32, {4, 6, 5}, 31)}, "slice + pad");
+  }
+}
+
+TEST(CudaGpu, GatherMatchesRefAndReportsRefsError) {
+  SKIP_WITHOUT_GPU();
+  for (DType it : {DType::I32, DType::I64}) {
+    ir::Graph g;
+    Builder b(g);
+    auto x = b.input(Type::tensor(DType::BF16, {3, 5, 4}), "x");
+    auto i = b.input(Type::tensor(it, {2, 3}), "i");
+    b.output(b.gather(ir::GatherKind::Axis, x, i, 1), "y");
+    Tensor idx = Tensor::allocate(it, {2, 3});
+    for (int64_t k = 0; k < 6; ++k) {
+      if (it == DType::I32)
+        idx.as<int32_t>()[k] = static_cast<int32_t>((k * 3) % 5);
+      else
+        idx.as<int64_t>()[k] = (k * 3) % 5;
+    }
+    same_as_ref(g, {random_tensor(DType::BF16, {3, 5, 4}, 41), idx}, "gather");
+    // index 5 of an extent of 5: gather.R1, with ref's words
+    if (it == DType::I32)
+      idx.as<int32_t>()[4] = 5;
+    else
+      idx.as<int64_t>()[4] = 5;
+    const std::vector<Tensor> in = {random_tensor(DType::BF16, {3, 5, 4}, 41), idx};
+    Status errs[2];
+    const char* names[2] = {"cuda", "ref"};
+    for (int k = 0; k < 2; ++k) {
+      SessionOptions o;
+      o.backend = names[k];
+      auto s = Session::create(g, o);
+      ASSERT_TRUE(s.has_value()) << s.status().to_string();
+      for (size_t j = 0; j < in.size(); ++j) ASSERT_TRUE((*s)->set_input(j, RtValue(in[j])).is_ok());
+      errs[k] = (*s)->run();
+    }
+    EXPECT_FALSE(errs[0].is_ok());
+    EXPECT_EQ(errs[0].to_string(), errs[1].to_string());
+  }
+}
+
 }  // namespace
 }  // namespace plumb::rt
