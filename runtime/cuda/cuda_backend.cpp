@@ -22,14 +22,15 @@ namespace {
 constexpr int64_t kAlign = 256;  // cudaMalloc's alignment; every scratch slot keeps it
 int64_t aligned(int64_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
 
-Status cuda_status(cudaError_t e, const std::string& what) {
+// The message is made only for an error: a span's run allocates nothing on the host.
+Status cuda_status(cudaError_t e, std::string_view what) {
   if (e == cudaSuccess) return Status::ok();
-  return runtime_error("", "cuda: " + what + ": " + cudaGetErrorString(e));
+  return runtime_error("", "cuda: " + std::string(what) + ": " + cudaGetErrorString(e));
 }
 
-Status blas_status(cublasStatus_t e, const std::string& what) {
+Status blas_status(cublasStatus_t e, std::string_view what) {
   if (e == CUBLAS_STATUS_SUCCESS) return Status::ok();
-  return runtime_error("", "cuda: " + what + ": " + cublasGetStatusString(e));
+  return runtime_error("", "cuda: " + std::string(what) + ": " + cublasGetStatusString(e));
 }
 
 class DeviceMemory final : public RawMemory {
@@ -162,6 +163,7 @@ struct Step {
   PadSpec pad;                               // pad
   int64_t outer = 0, extent = 0, inner = 0;  // gather axis: operand [outer, extent, inner]
   int64_t flag_offset = 0;                   // gather: its gather.R1 flag in scratch
+  std::vector<const void*> in_ptrs;          // the operands' buffers of the current run (sized at compile)
 };
 
 // The window of one op from its attributes and resolved shapes.
@@ -196,7 +198,7 @@ class CudaSpan final : public CompiledSpan {
   Status run(const SpanArgs& args, Stream* stream) override {
     auto* cs = dynamic_cast<CudaStream*>(stream);
     if (!cs) return internal_error("cuda: a span ran without its session's CUDA stream");
-    for (const Step& st : steps_) {
+    for (Step& st : steps_) {
       Status s = run_step(st, args, *cs);
       if (!s.is_ok()) return node_error(std::move(s), g_.body.nodes[st.node], preorder_[st.node]);
     }
@@ -212,17 +214,17 @@ class CudaSpan final : public CompiledSpan {
     return v->tensor().data;
   }
 
-  Status run_step(const Step& st, const SpanArgs& args, CudaStream& cs) const {
+  Status run_step(Step& st, const SpanArgs& args, CudaStream& cs) const {
     const ir::Node& n = g_.body.nodes[st.node];
-    std::vector<const void*> in;
-    for (const Slot& s : st.in) {
-      PLUMB_ASSIGN_OR_RETURN(void* p, ptr(s, args));
-      in.push_back(p);
+    std::vector<const void*>& in = st.in_ptrs;
+    for (size_t k = 0; k < st.in.size(); ++k) {
+      PLUMB_ASSIGN_OR_RETURN(void* p, ptr(st.in[k], args));
+      in[k] = p;
     }
     PLUMB_ASSIGN_OR_RETURN(void* out, ptr(st.out[0], args));
     const int64_t n_out = elements(st.out_dims);
     cudaStream_t s = cs.stream;
-    const std::string what(ir::op_name(n.op));
+    const std::string_view what = ir::op_name(n.op);
     switch (n.op) {
       case ir::Op::Unary:
         return cuda_status(launch_unary(ir::attrs<ir::Op::Unary>(n).kind, st.in_dt[0], in[0], out, n_out, s),
@@ -279,7 +281,7 @@ class CudaSpan final : public CompiledSpan {
                                        in[0], out, indices, st.window, s),
                            what);
       }
-      default: return internal_error("cuda: " + what + " was compiled but has no kernel");
+      default: return internal_error("cuda: " + std::string(what) + " was compiled but has no kernel");
     }
   }
 
@@ -460,6 +462,7 @@ class CudaPrepared final : public PreparedGraph {
       }
       const ir::Type& rt = plan.values[n.outputs[0]].type;
       st.out_dims = dims_of(rt);
+      st.in_ptrs.assign(st.in.size(), nullptr);
       st.out_dt = rt.dtype;
       if (Support s = shape_step(n, st, plan); !s.yes) return declined(i, s.why_not);
       needs_guard = needs_guard || uses_cublas(g_, n);
