@@ -3,7 +3,8 @@
 # toolkit configure as before. Sets PLUMB_CUDA_BACKEND (read by runtime/CMakeLists.txt and
 # tests/CMakeLists.txt).
 set(PLUMB_CUDA_BACKEND OFF)
-if(PLUMB_WITH_CUDA AND NOT PLUMB_TINY)
+# Not in a cross build (tools/toolchains/): the toolkit found would be the build machine's.
+if(PLUMB_WITH_CUDA AND NOT PLUMB_TINY AND NOT CMAKE_CROSSCOMPILING)
   if(PLUMB_SANITIZE OR PLUMB_TSAN OR PLUMB_FUZZ)
     # The sanitizers' flags are the host compiler's; CUDA's runtime under ASan needs
     # protect_shadow_gap=0 and reports its own allocations. The CPU-side tests run in the default build.
