@@ -134,6 +134,10 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;  // "ref" | "cpu" | "cuda"
   virtual Allocator& allocator() { return host_allocator(); }
+  // Whether this machine can run the backend (a device backend without its device: one line
+  // saying why, e.g. "cuda: no CUDA device: ..."); make_backend returns this error instead of
+  // the backend, so every command fails once, before any work.
+  virtual Status available() const { return Status::ok(); }
   virtual Expected<std::unique_ptr<Stream>> make_stream() { return std::unique_ptr<Stream>(); }
   // Claims spans of g.body (sorted, disjoint); nodes in no claim, and declined claims, run on
   // ref. `g` is the graph that runs (the f64 one in precise mode).
@@ -154,7 +158,8 @@ struct BackendEntry {
 
 // The backend called `name`: one built into this library, or one of `extra` (backends that a
 // program links in itself, e.g. the tests' backend). Unknown names are InvalidInput; known but
-// not built ones ("cpu", "cuda" in a build without them) are Unsupported.
+// not built ones ("cpu", "cuda" in a build without them) are Unsupported, and so are built ones
+// that this machine cannot run (Backend::available).
 Expected<std::unique_ptr<Backend>> make_backend(std::string_view name,
                                                 const std::vector<BackendEntry>& extra = {});
 std::vector<std::string> backend_names(const std::vector<BackendEntry>& extra = {});

@@ -52,10 +52,16 @@ std::vector<std::string> backend_names(const std::vector<BackendEntry>& extra) {
 
 Expected<std::unique_ptr<Backend>> make_backend(std::string_view name,
                                                 const std::vector<BackendEntry>& extra) {
+  const BackendEntry* found = nullptr;
   for (const BackendEntry& e : kBuilt)
-    if (e.name == name) return e.make();
+    if (!found && e.name == name) found = &e;
   for (const BackendEntry& e : extra)
-    if (e.name == name) return e.make();
+    if (!found && e.name == name) found = &e;
+  if (found) {
+    std::unique_ptr<Backend> b = found->make();
+    PLUMB_RETURN_IF_ERROR(b->available());
+    return b;
+  }
   if (!name.empty() && std::find(std::begin(kNotBuilt), std::end(kNotBuilt), name) != std::end(kNotBuilt))
     return unsupported("backend '" + std::string(name) +
                        "' is not built into this runtime (available: " + available(extra) + ")");

@@ -26,5 +26,5 @@ grep -q "declined" "$tmp/err" && fail "ref gives fallback reasons: $(cat "$tmp/e
 [[ -s "$tmp/err2" ]] && fail "stderr without PLUMB_VERBOSE: $(cat "$tmp/err2")"
 cmp -s "$tmp/a/output_0.pb" "$tmp/b/output_0.pb" || fail "the print changed the outputs"
 "$plumb" run "$d/model.onnx" --data "$d/data" --backend nope > /dev/null 2> "$tmp/err3" && fail "unknown backend accepted"
-grep -Eq "unknown backend 'nope' \(available: ref(, cpu)?\)" "$tmp/err3" || fail "unknown backend: $(cat "$tmp/err3")"
+grep -Eq "unknown backend 'nope' \(available: ref(, cpu)?(, cuda)?\)" "$tmp/err3" || fail "unknown backend: $(cat "$tmp/err3")"
 echo ok
