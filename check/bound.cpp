@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -13,6 +15,7 @@
 #include "ir/op.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/float_formats.h"
+#include "runtime/cpu/ref/philox.h"
 
 namespace plumb::check {
 
@@ -144,11 +147,30 @@ Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
   }
 }
 
+// The constant of constant node `n` with result y when Perturber::constant_on_host can perturb it:
+// f32 or f64, of y's type, its bytes all there; else null.
+const ir::ConstantData* host_perturbable(const ir::Graph& g, const ir::Node& n, ValueId y) {
+  if (n.op != ir::Op::Constant || n.outputs.size() != 1) return nullptr;
+  const uint32_t index = ir::attrs<ir::Op::Constant>(n).value.index;
+  if (index >= g.constants.size()) return nullptr;
+  const ir::ConstantData& c = g.constants[index];
+  const ir::DType dt = c.type.dtype;
+  if (!c.type.is_tensor() || (dt != ir::DType::F32 && dt != ir::DType::F64) || !(g.type_of(y) == c.type))
+    return nullptr;
+  const int64_t count = ir::shape_num_elements(c.type.shape);
+  if (count < 0 || c.size != ir::dtype_storage_bytes(dt, static_cast<uint64_t>(count)) ||
+      (count > 0 && c.data == nullptr))
+    return nullptr;
+  return &c;
+}
+
 // Emits, after a node, the perturbation of its float result `y` (renamed `y0`), ending in a node
 // whose output is the original id `y`.
 class Perturber {
  public:
-  Perturber(ir::Graph& g, uint64_t seed) : g_(g), b_(g), seed_(seed) {}
+  Perturber(ir::Graph& g, uint64_t seed, bool constants_on_host)
+      : g_(g), b_(g), seed_(seed), constants_on_host_(constants_on_host) {}
+  bool constants_on_host() const { return constants_on_host_; }
 
   // z uniform in [-h, h] (f64) of y0's shape.
   ValueId uniform(ValueId y0, double h) {
@@ -229,6 +251,56 @@ class Perturber {
     return b_.broadcast(v, sh, {});
   }
 
+  // The perturbation of float constant node `n` (result y: kRelative of rounding_of, half-width
+  // `width` u), computed here in one pass over the constant instead of by the ~20 nodes of
+  // perturb() over all of it in every run (resnet18's 11.7M weights were most of a stochastic run's
+  // elementwise work). The same operations on the same operands, in the same order, in f64 (what
+  // the precise run computes: its casts to f32 do not round), so the same bits: the words of the
+  // rng node perturb() would emit (its stream), z = w (2h / 2^32) - h, p = y z, then 0 where 2y is
+  // an integer or p is not finite, and y + p. Emits that constant (cast to y's dtype); nothing for a
+  // constant that is not f32 or f64 (perturb() then). CheckBound.ConstantsPerturbedOnTheHost
+  // compares the two.
+  Expected<std::vector<ir::Node>> constant_on_host(const ir::Node& n, const ir::ConstantData& c, ValueId y,
+                                                   double width, double u) {
+    const ir::DType dt = c.type.dtype;
+    ir::Type f64 = c.type;
+    f64.dtype = ir::DType::F64;
+    const int64_t count = ir::shape_num_elements(c.type.shape);
+    const double h = width * u, scale = 2 * h / 4294967296.0;
+    const uint64_t stream = stream_++;  // the stream of the rng node this replaces
+    std::vector<uint8_t> bytes(static_cast<size_t>(count) * sizeof(double));
+    double* out = reinterpret_cast<double*>(bytes.data());
+    rt::PhiloxCounter block{};
+    for (int64_t i = 0; i < count; ++i) {
+      double y_i;
+      if (dt == ir::DType::F32) {
+        float f;
+        std::memcpy(&f, c.data + i * sizeof(float), sizeof f);
+        y_i = static_cast<double>(f);
+      } else {
+        std::memcpy(&y_i, c.data + i * sizeof(double), sizeof y_i);
+      }
+      if (i % 4 == 0) block = rt::rng_block(static_cast<uint64_t>(i / 4), seed_, stream);
+      const double z = static_cast<double>(block[i % 4]) * scale - h;  // uniform(): u * (2h/2^32) - h
+      const double twice = y_i * 2;
+      double pert = y_i * z;
+      pert = std::floor(twice) == twice ? 0.0 : pert;  // where_not_half_integer
+      pert = std::fabs(pert) < std::numeric_limits<double>::infinity() ? pert : 0.0;  // finite_only
+      out[i] = y_i + pert;
+    }
+    b_.set_provenance(n.prov);
+    b_.set_step("noise");
+    b_.begin_region({});
+    ValueId v = b_.constant(ir::ConstantData::owned(f64, std::move(bytes)));  // (c may move: read it before)
+    if (dt != ir::DType::F64) v = b_.cast(v, dt);
+    ir::Region r = b_.end_region({});
+    PLUMB_RETURN_IF_ERROR(b_.status());
+    if (r.nodes.empty() || r.nodes.back().outputs.size() != 1 || r.nodes.back().outputs[0] != v)
+      return internal_error("stochastic graph: the perturbed constant does not end in its result");
+    r.nodes.back().outputs[0] = y;
+    return std::move(r.nodes);
+  }
+
   // The nodes that perturb y0 into y (y's id is kept for the last node's result).
   // With want_sigma, *sigma is a value (in the emitted nodes, before the last) holding the
   // perturbation's standard deviation per element.
@@ -294,6 +366,7 @@ class Perturber {
   ir::Builder b_;
   uint64_t seed_;
   uint64_t stream_ = 0;
+  bool constants_on_host_ = true;
   ValueId sd_ = ir::kNoValue, width_ = ir::kNoValue;
 };
 
@@ -324,6 +397,16 @@ Status rewrite(ir::Graph& g, ir::Region& region, double work_u, const std::vecto
     for (ir::Region& sub : n.regions)
       PLUMB_RETURN_IF_ERROR(rewrite(g, sub, wu, nullptr, p, nullptr, nullptr));
     const Rounding rd = rounding_of(g, n);
+    if (rd.constant && p.constants_on_host() && n.outputs.size() == 1 &&
+        !(want && want->count(n.outputs[0]) > 0)) {
+      const double u = std::max(wu, eps_of(g.type_of(n.outputs[0]).dtype) / 2);
+      if (const ir::ConstantData* c = host_perturbable(g, n, n.outputs[0])) {
+        PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> nodes,
+                               p.constant_on_host(n, *c, n.outputs[0], rd.width, u));
+        for (ir::Node& m : nodes) region.nodes.push_back(std::move(m));
+        continue;
+      }
+    }
     std::vector<std::pair<ValueId, ValueId>> renamed;  // (y, y0)
     if (rd.kind != Rounding::kNone)
       for (ValueId& y : n.outputs) {
@@ -358,7 +441,7 @@ Expected<StochasticGraph> stochastic_graph(const ir::Graph& g, const std::vector
   StochasticGraph sg;
   sg.graph = g;
   ir::Graph& out = sg.graph;
-  Perturber p(out, o.seed);
+  Perturber p(out, o.seed, o.constants_on_host);
   std::map<ValueId, ValueId> sigmas;
   if (o.ops) {
     const std::vector<double> top_u = working_roundoff(out, nodes);
