@@ -9,13 +9,13 @@
 #include <set>
 #include <utility>
 
+#include "check/constant_noise.h"
 #include "check/eval.h"
 #include "ir/attrs.h"
 #include "ir/builder.h"
 #include "ir/op.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/float_formats.h"
-#include "runtime/cpu/ref/philox.h"
 
 namespace plumb::check {
 
@@ -251,43 +251,20 @@ class Perturber {
     return b_.broadcast(v, sh, {});
   }
 
-  // The perturbation of float constant node `n` (result y: kRelative of rounding_of, half-width
-  // `width` u), computed here in one pass over the constant instead of by the ~20 nodes of
-  // perturb() over all of it in every run (resnet18's 11.7M weights were most of a stochastic run's
-  // elementwise work). The same operations on the same operands, in the same order, in f64 (what
-  // the precise run computes: its casts to f32 do not round), so the same bits: the words of the
-  // rng node perturb() would emit (its stream), z = w (2h / 2^32) - h, p = y z, then 0 where 2y is
-  // an integer or p is not finite, and y + p. Emits that constant (cast to y's dtype); nothing for a
-  // constant that is not f32 or f64 (perturb() then). CheckBound.ConstantsPerturbedOnTheHost
-  // compares the two.
+  // The perturbation of float constant node `n` (result y, kRelative of rounding_of with half-width
+  // `width` u), computed now (check/constant_noise.h: the same bits as the nodes of perturb(), in
+  // one pass instead of in every run), as an f64 constant cast to y's dtype; it takes the rng
+  // stream those nodes would have.
   Expected<std::vector<ir::Node>> constant_on_host(const ir::Node& n, const ir::ConstantData& c, ValueId y,
                                                    double width, double u) {
     const ir::DType dt = c.type.dtype;
     ir::Type f64 = c.type;
     f64.dtype = ir::DType::F64;
     const int64_t count = ir::shape_num_elements(c.type.shape);
-    const double h = width * u, scale = 2 * h / 4294967296.0;
     const uint64_t stream = stream_++;  // the stream of the rng node this replaces
     std::vector<uint8_t> bytes(static_cast<size_t>(count) * sizeof(double));
     double* out = reinterpret_cast<double*>(bytes.data());
-    rt::PhiloxCounter block{};
-    for (int64_t i = 0; i < count; ++i) {
-      double y_i;
-      if (dt == ir::DType::F32) {
-        float f;
-        std::memcpy(&f, c.data + i * sizeof(float), sizeof f);
-        y_i = static_cast<double>(f);
-      } else {
-        std::memcpy(&y_i, c.data + i * sizeof(double), sizeof y_i);
-      }
-      if (i % 4 == 0) block = rt::rng_block(static_cast<uint64_t>(i / 4), seed_, stream);
-      const double z = static_cast<double>(block[i % 4]) * scale - h;  // uniform(): u * (2h/2^32) - h
-      const double twice = y_i * 2;
-      double pert = y_i * z;
-      pert = std::floor(twice) == twice ? 0.0 : pert;  // where_not_half_integer
-      pert = std::fabs(pert) < std::numeric_limits<double>::infinity() ? pert : 0.0;  // finite_only
-      out[i] = y_i + pert;
-    }
+    perturb_constant(dt == ir::DType::F32, c.data, count, seed_, stream, width * u, out);
     b_.set_provenance(n.prov);
     b_.set_step("noise");
     b_.begin_region({});
