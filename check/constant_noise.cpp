@@ -3,6 +3,7 @@
 // AVX2 copy where the machine has it (simd::with_widest): floor is one instruction there.
 #include "check/constant_noise.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -24,34 +25,40 @@ PLUMB_REF_INLINE double element(const uint8_t* y, int64_t k) {
   return static_cast<double>(v);
 }
 
+// One element y moved by rng word w, as constant_noise.h says; `scale` = 2h / 2^32.
+PLUMB_REF_INLINE double moved(double y, uint32_t w, double scale, double h) {
+  const double z = static_cast<double>(w) * scale - h;  // Perturber::uniform
+  const double twice = y * 2;
+  double p = y * z;
+  p = std::floor(twice) == twice ? 0.0 : p;                              // where_not_half_integer
+  p = std::fabs(p) < std::numeric_limits<double>::infinity() ? p : 0.0;  // finite_only
+  return y + p;
+}
+
 template <typename T>
 void perturb(const uint8_t* y, int64_t n, uint64_t seed, uint64_t stream, double h, double* out) {
   const double scale = 2 * h / 4294967296.0;  // as Perturber::uniform's constant
   const int64_t whole = n / 4;
+  constexpr int64_t kBlocks = 256;  // rng blocks at a time: 4 KB of words
   simd::with_widest([&] {
-    // z = w (2h / 2^32) - h, block by block (as runtime/cpu/ref/rng.cpp makes the words)
-    const uint64_t key = seed, ctr = stream;  // locals, as in rng.cpp
-    PLUMB_REF_SIMD_LOOP
-    for (int64_t b = 0; b < whole; ++b) {
-      const rt::PhiloxCounter block = rt::rng_block(static_cast<uint64_t>(b), key, ctr);
-      for (int w = 0; w < 4; ++w) out[4 * b + w] = static_cast<double>(block[w]) * scale - h;
+    const uint64_t key = seed, ctr = stream;  // locals, as in runtime/cpu/ref/rng.cpp
+    uint32_t words[4 * kBlocks];
+    for (int64_t b0 = 0; b0 < whole; b0 += kBlocks) {
+      const int64_t blocks = std::min(kBlocks, whole - b0);
+      PLUMB_REF_SIMD_LOOP
+      for (int64_t b = 0; b < blocks; ++b)
+        rt::rng_block_into(static_cast<uint64_t>(b0 + b), key, ctr, words + 4 * b);
+      const uint8_t* src = y + 4 * b0 * static_cast<int64_t>(sizeof(T));
+      double* dst = out + 4 * b0;
+      PLUMB_REF_SIMD_LOOP
+      for (int64_t i = 0; i < 4 * blocks; ++i) dst[i] = moved(element<T>(src, i), words[i], scale, h);
     }
   });
   if (n % 4 != 0) {
     const rt::PhiloxCounter block = rt::rng_block(static_cast<uint64_t>(whole), seed, stream);
-    for (int64_t w = 0; w < n % 4; ++w) out[4 * whole + w] = static_cast<double>(block[w]) * scale - h;
+    for (int64_t w = 0; w < n % 4; ++w)
+      out[4 * whole + w] = moved(element<T>(y, 4 * whole + w), block[w], scale, h);
   }
-  simd::with_widest([&] {
-    // p = y z; 0 where 2y is an integer or p is not finite; y + p
-    PLUMB_REF_SIMD_LOOP
-    for (int64_t i = 0; i < n; ++i) {
-      const double v = element<T>(y, i), twice = v * 2;
-      double p = v * out[i];
-      p = std::floor(twice) == twice ? 0.0 : p;
-      p = std::fabs(p) < std::numeric_limits<double>::infinity() ? p : 0.0;
-      out[i] = v + p;
-    }
-  });
 }
 
 }  // namespace
