@@ -169,7 +169,9 @@ const ir::ConstantData* host_perturbable(const ir::Graph& g, const ir::Node& n, 
 class Perturber {
  public:
   Perturber(ir::Graph& g, uint64_t seed, bool constants_on_host)
-      : g_(g), b_(g), seed_(seed), constants_on_host_(constants_on_host) {}
+      : g_(g), b_(g), seed_(seed), constants_on_host_(constants_on_host) {
+    if (constants_on_host_) count_constant_nodes(g.body);
+  }
   bool constants_on_host() const { return constants_on_host_; }
 
   // z uniform in [-h, h] (f64) of y0's shape.
@@ -268,7 +270,16 @@ class Perturber {
     b_.set_provenance(n.prov);
     b_.set_step("noise");
     b_.begin_region({});
-    ValueId v = b_.constant(ir::ConstantData::owned(f64, std::move(bytes)));  // (c may move: read it before)
+    // The perturbed values replace the constant's when no other node reads it: the precise run
+    // would widen the unread f32 weights to f64 (make_precise_graph) in every run.
+    const uint32_t index = ir::attrs<ir::Op::Constant>(n).value.index;
+    ValueId v = ir::kNoValue;
+    if (index < constant_nodes_.size() && constant_nodes_[index] == 1) {
+      g_.constants[index] = ir::ConstantData::owned(f64, std::move(bytes));  // (c is read: not used after)
+      v = b_.emit1(ir::ConstantAttrs{ir::ConstRef{index}}, {});
+    } else {
+      v = b_.constant(ir::ConstantData::owned(f64, std::move(bytes)));  // (c may move: read it before)
+    }
     if (dt != ir::DType::F64) v = b_.cast(v, dt);
     ir::Region r = b_.end_region({});
     PLUMB_RETURN_IF_ERROR(b_.status());
@@ -344,6 +355,18 @@ class Perturber {
   uint64_t seed_;
   uint64_t stream_ = 0;
   bool constants_on_host_ = true;
+  std::vector<int> constant_nodes_;  // per constant: the constant nodes that read it
+
+  void count_constant_nodes(const ir::Region& r) {
+    constant_nodes_.resize(g_.constants.size());
+    for (const ir::Node& n : r.nodes) {
+      if (n.op == ir::Op::Constant) {
+        const uint32_t index = ir::attrs<ir::Op::Constant>(n).value.index;
+        if (index < constant_nodes_.size()) ++constant_nodes_[index];
+      }
+      for (const ir::Region& sub : n.regions) count_constant_nodes(sub);
+    }
+  }
   ValueId sd_ = ir::kNoValue, width_ = ir::kNoValue;
 };
 

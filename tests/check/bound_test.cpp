@@ -131,6 +131,35 @@ func @main(%p: f32[13]) -> (f32[13], f32[13], f64[3], f32[1,1]) {
 }
 )");
   const std::vector<rt::RtValue> in = {f32({13}, {1.5f, 2, 0.25f, 3, 1, 0.5f, 1, 1, 1, 7, 0.3f, 1, 9})};
+  // A second constant node reading %c's constant (a perturbed copy is then added, not replacing it).
+  ir::Graph shared = g;
+  {
+    ir::Node again = shared.body.nodes[0];
+    ASSERT_EQ(again.op, ir::Op::Constant);
+    again.outputs = {shared.add_value(shared.type_of(again.outputs[0]))};
+    shared.body.nodes.insert(shared.body.nodes.begin() + 1, again);
+    shared.body.results.push_back(again.outputs[0]);
+    shared.output_names.push_back("again");
+  }
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    NoiseOptions host, nodes;
+    host.seed = nodes.seed = seed;
+    nodes.constants_on_host = false;
+    auto a = stochastic_graph(shared, onnx_nodes_of(shared), host);
+    auto b = stochastic_graph(shared, onnx_nodes_of(shared), nodes);
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    int copies = 0, originals = 0;  // %c's two nodes: two perturbed copies, the f32 values kept
+    for (const ir::ConstantData& c : a->graph.constants)
+      if (c.type.is_tensor() && c.type.shape.size() == 1 && c.type.shape[0].size == 13)
+        (c.type.dtype == ir::DType::F64 ? copies : originals) += 1;
+    EXPECT_EQ(copies, 2);
+    EXPECT_EQ(originals, 1);
+    const std::vector<rt::RtValue> x = run_precise(a->graph, in), y = run_precise(b->graph, in);
+    ASSERT_EQ(x.size(), 5u);
+    for (size_t k = 0; k < x.size(); ++k)
+      EXPECT_TRUE(std::memcmp(x[k].tensor().data, y[k].tensor().data, x[k].tensor().nbytes()) == 0)
+          << "seed " << seed << ", result " << k;
+  }
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     NoiseOptions host, nodes;
     host.seed = nodes.seed = seed;
@@ -139,6 +168,8 @@ func @main(%p: f32[13]) -> (f32[13], f32[13], f64[3], f32[1,1]) {
     auto b = stochastic_graph(g, onnx_nodes_of(g), nodes);
     ASSERT_TRUE(a.has_value() && b.has_value());
     EXPECT_LT(a->graph.body.nodes.size() + 40, b->graph.body.nodes.size());  // 4 constants, ~14 nodes each
+    for (const ir::ConstantData& c : a->graph.constants)  // each read by one node: replaced
+      EXPECT_FALSE(c.type.dtype == ir::DType::F32 && c.type.shape.size() == 1 && c.type.shape[0].size == 13);
     const std::vector<rt::RtValue> x = run_precise(a->graph, in), y = run_precise(b->graph, in);
     ASSERT_EQ(x.size(), 4u);
     ASSERT_EQ(y.size(), 4u);
