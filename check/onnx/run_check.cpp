@@ -147,24 +147,35 @@ int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, 
     }
     const Status sv = ir::verify(sg->graph);  // made by check/bound.cpp: verified like every run graph
     const int64_t refusals = env.refusals();
-    auto q = sv.is_ok() ? run_graph(sg->graph, rt::NumericMode::kPrecise, inputs, env, progress)
-                        : Expected<std::vector<rt::RtValue>>(sv);
-    if (!q && env.refusals() > refusals) {
-      *refused = in_run(q.status(), label + strfmt(" %d/%d (f64)", k + 1, samples));
+    // The run's outputs are read in the session (no copy), but for the sigmas kept (the first run).
+    const bool keep = k == 0 && sigma;
+    std::unique_ptr<rt::Session> s;
+    std::vector<rt::RtValue> kept;
+    const Status q = [&]() -> Status {
+      PLUMB_RETURN_IF_ERROR(sv);
+      PLUMB_ASSIGN_OR_RETURN(s, make_session(sg->graph, rt::NumericMode::kPrecise, env, progress));
+      PLUMB_RETURN_IF_ERROR(run_session(*s, inputs));
+      if (keep) {
+        PLUMB_ASSIGN_OR_RETURN(kept, s->copy_outputs());
+      }
+      return Status::ok();
+    }();
+    if (!q.is_ok() && env.refusals() > refusals) {
+      *refused = in_run(q, label + strfmt(" %d/%d (f64)", k + 1, samples));
       return done;
     }
-    if (!q) {
-      if (why->empty()) *why = q.status().to_string();
+    if (!q.is_ok()) {
+      if (why->empty()) *why = q.to_string();
       return done;
     }
     sumsq.resize(precise.size());
-    for (size_t j = 0; j < precise.size() && j < q->size(); ++j)
-      add_squared_deviation((*q)[j], precise[j], sumsq[j]);
-    if (k == 0 && sigma) {
+    for (size_t j = 0; j < precise.size() && j < s->num_outputs(); ++j)
+      add_squared_deviation(keep ? kept[j] : s->output(j), precise[j], sumsq[j]);
+    if (keep) {
       sigma->assign(precise.size(), rt::RtValue());
       for (size_t j = 0; j < sg->sigma_result.size(); ++j)
-        if (sg->sigma_result[j] >= 0 && static_cast<size_t>(sg->sigma_result[j]) < q->size())
-          (*sigma)[base + j] = std::move((*q)[sg->sigma_result[j]]);
+        if (sg->sigma_result[j] >= 0 && static_cast<size_t>(sg->sigma_result[j]) < kept.size())
+          (*sigma)[base + j] = std::move(kept[sg->sigma_result[j]]);
     }
     ++done;
   }
