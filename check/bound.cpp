@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
+#include "check/constant_noise.h"
 #include "check/eval.h"
 #include "ir/attrs.h"
 #include "ir/builder.h"
@@ -144,11 +147,32 @@ Rounding rounding_of(const ir::Graph& g, const ir::Node& n) {
   }
 }
 
+// The constant of constant node `n` with result y when Perturber::constant_on_host can perturb it:
+// f32 or f64, of y's type, its bytes all there; else null.
+const ir::ConstantData* host_perturbable(const ir::Graph& g, const ir::Node& n, ValueId y) {
+  if (n.op != ir::Op::Constant || n.outputs.size() != 1) return nullptr;
+  const uint32_t index = ir::attrs<ir::Op::Constant>(n).value.index;
+  if (index >= g.constants.size()) return nullptr;
+  const ir::ConstantData& c = g.constants[index];
+  const ir::DType dt = c.type.dtype;
+  if (!c.type.is_tensor() || (dt != ir::DType::F32 && dt != ir::DType::F64) || !(g.type_of(y) == c.type))
+    return nullptr;
+  const int64_t count = ir::shape_num_elements(c.type.shape);
+  if (count < 0 || c.size != ir::dtype_storage_bytes(dt, static_cast<uint64_t>(count)) ||
+      (count > 0 && c.data == nullptr))
+    return nullptr;
+  return &c;
+}
+
 // Emits, after a node, the perturbation of its float result `y` (renamed `y0`), ending in a node
 // whose output is the original id `y`.
 class Perturber {
  public:
-  Perturber(ir::Graph& g, uint64_t seed) : g_(g), b_(g), seed_(seed) {}
+  Perturber(ir::Graph& g, uint64_t seed, bool constants_on_host)
+      : g_(g), b_(g), seed_(seed), constants_on_host_(constants_on_host) {
+    if (constants_on_host_) count_constant_nodes(g.body);
+  }
+  bool constants_on_host() const { return constants_on_host_; }
 
   // z uniform in [-h, h] (f64) of y0's shape.
   ValueId uniform(ValueId y0, double h) {
@@ -229,6 +253,42 @@ class Perturber {
     return b_.broadcast(v, sh, {});
   }
 
+  // The perturbation of float constant node `n` (result y, kRelative of rounding_of with half-width
+  // `width` u), computed now (check/constant_noise.h: the same bits as the nodes of perturb(), in
+  // one pass instead of in every run), as an f64 constant cast to y's dtype; it takes the rng
+  // stream those nodes would have.
+  Expected<std::vector<ir::Node>> constant_on_host(const ir::Node& n, const ir::ConstantData& c, ValueId y,
+                                                   double width, double u) {
+    const ir::DType dt = c.type.dtype;
+    ir::Type f64 = c.type;
+    f64.dtype = ir::DType::F64;
+    const int64_t count = ir::shape_num_elements(c.type.shape);
+    const uint64_t stream = stream_++;  // the stream of the rng node this replaces
+    std::vector<uint8_t> bytes(static_cast<size_t>(count) * sizeof(double));
+    double* out = reinterpret_cast<double*>(bytes.data());
+    perturb_constant(dt == ir::DType::F32, c.data, count, seed_, stream, width * u, out);
+    b_.set_provenance(n.prov);
+    b_.set_step("noise");
+    b_.begin_region({});
+    // The perturbed values replace the constant's when no other node reads it: the precise run
+    // would widen the unread f32 weights to f64 (make_precise_graph) in every run.
+    const uint32_t index = ir::attrs<ir::Op::Constant>(n).value.index;
+    ValueId v = ir::kNoValue;
+    if (index < constant_nodes_.size() && constant_nodes_[index] == 1) {
+      g_.constants[index] = ir::ConstantData::owned(f64, std::move(bytes));  // (c is read: not used after)
+      v = b_.emit1(ir::ConstantAttrs{ir::ConstRef{index}}, {});
+    } else {
+      v = b_.constant(ir::ConstantData::owned(f64, std::move(bytes)));  // (c may move: read it before)
+    }
+    if (dt != ir::DType::F64) v = b_.cast(v, dt);
+    ir::Region r = b_.end_region({});
+    PLUMB_RETURN_IF_ERROR(b_.status());
+    if (r.nodes.empty() || r.nodes.back().outputs.size() != 1 || r.nodes.back().outputs[0] != v)
+      return internal_error("stochastic graph: the perturbed constant does not end in its result");
+    r.nodes.back().outputs[0] = y;
+    return std::move(r.nodes);
+  }
+
   // The nodes that perturb y0 into y (y's id is kept for the last node's result).
   // With want_sigma, *sigma is a value (in the emitted nodes, before the last) holding the
   // perturbation's standard deviation per element.
@@ -294,6 +354,19 @@ class Perturber {
   ir::Builder b_;
   uint64_t seed_;
   uint64_t stream_ = 0;
+  bool constants_on_host_ = true;
+  std::vector<int> constant_nodes_;  // per constant: the constant nodes that read it
+
+  void count_constant_nodes(const ir::Region& r) {
+    constant_nodes_.resize(g_.constants.size());
+    for (const ir::Node& n : r.nodes) {
+      if (n.op == ir::Op::Constant) {
+        const uint32_t index = ir::attrs<ir::Op::Constant>(n).value.index;
+        if (index < constant_nodes_.size()) ++constant_nodes_[index];
+      }
+      for (const ir::Region& sub : n.regions) count_constant_nodes(sub);
+    }
+  }
   ValueId sd_ = ir::kNoValue, width_ = ir::kNoValue;
 };
 
@@ -324,6 +397,16 @@ Status rewrite(ir::Graph& g, ir::Region& region, double work_u, const std::vecto
     for (ir::Region& sub : n.regions)
       PLUMB_RETURN_IF_ERROR(rewrite(g, sub, wu, nullptr, p, nullptr, nullptr));
     const Rounding rd = rounding_of(g, n);
+    if (rd.constant && p.constants_on_host() && n.outputs.size() == 1 &&
+        !(want && want->count(n.outputs[0]) > 0)) {
+      const double u = std::max(wu, eps_of(g.type_of(n.outputs[0]).dtype) / 2);
+      if (const ir::ConstantData* c = host_perturbable(g, n, n.outputs[0])) {
+        PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> nodes,
+                               p.constant_on_host(n, *c, n.outputs[0], rd.width, u));
+        for (ir::Node& m : nodes) region.nodes.push_back(std::move(m));
+        continue;
+      }
+    }
     std::vector<std::pair<ValueId, ValueId>> renamed;  // (y, y0)
     if (rd.kind != Rounding::kNone)
       for (ValueId& y : n.outputs) {
@@ -358,7 +441,7 @@ Expected<StochasticGraph> stochastic_graph(const ir::Graph& g, const std::vector
   StochasticGraph sg;
   sg.graph = g;
   ir::Graph& out = sg.graph;
-  Perturber p(out, o.seed);
+  Perturber p(out, o.seed, o.constants_on_host);
   std::map<ValueId, ValueId> sigmas;
   if (o.ops) {
     const std::vector<double> top_u = working_roundoff(out, nodes);

@@ -75,6 +75,9 @@ struct NoiseOptions {
   uint64_t seed = 1;                  // one per run
   bool ops = true;                    // every float core result (local rounding)
   std::vector<ir::ValueId> sigma_of;  // top-level values whose perturbation sigma is also a result
+  // The perturbation of an f32 or f64 constant computed when the graph is made (one pass) rather
+  // than by nodes in every run: the same bits (false: the nodes, for the test that compares them).
+  bool constants_on_host = true;
 };
 
 struct StochasticGraph {

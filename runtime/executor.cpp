@@ -508,6 +508,8 @@ Expected<ir::Graph> make_precise_graph(const ir::Graph& g) {
   for (ir::Value& v : out.values) v.type = map_type(v.type);
   for (ir::ConstantData& c : out.constants) {
     if (!has_float(c.type)) continue;
+    // Already f64 (check's perturbed weights, check/bound.cpp): kept as it is, not copied.
+    if (c.type.is_tensor() && c.type.dtype == ir::DType::F64) continue;
     PLUMB_ASSIGN_OR_RETURN(Tensor t, constant_tensor(c));
     std::vector<uint8_t> bytes(static_cast<size_t>(t.numel()) * sizeof(double));
     PLUMB_RETURN_IF_ERROR(widen_into(t, reinterpret_cast<double*>(bytes.data())));

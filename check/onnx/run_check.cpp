@@ -75,9 +75,9 @@ Status in_run(const Status& status, const std::string& run) {
   return Status(status.code(), run + ": " + status.message(), status.label(), status.place());
 }
 
-Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode mode,
-                                             const std::vector<rt::RtValue>& inputs, const RunEnv& env,
-                                             Progress& progress, const std::string& backend = "ref") {
+Expected<std::unique_ptr<rt::Session>> make_session(const ir::Graph& g, rt::NumericMode mode,
+                                                    const RunEnv& env, Progress& progress,
+                                                    const std::string& backend = "ref") {
   rt::SessionOptions o;
   o.mode = mode;
   o.backend = mode == rt::NumericMode::kNative ? backend : "ref";
@@ -85,10 +85,21 @@ Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode
   o.memory = env.memory;
   o.on_node = progress.node_counter();
   o.verify = false;  // verified by the caller (run_all)
-  PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, rt::Session::create(g, o));
-  for (size_t k = 0; k < inputs.size() && k < s->num_inputs(); ++k)
-    PLUMB_RETURN_IF_ERROR(s->set_input(k, inputs[k]));
-  PLUMB_RETURN_IF_ERROR(s->run());
+  return rt::Session::create(g, o);
+}
+
+// Runs `s` on `inputs` (its outputs are then s.output(k), until its next run).
+Status run_session(rt::Session& s, const std::vector<rt::RtValue>& inputs) {
+  for (size_t k = 0; k < inputs.size() && k < s.num_inputs(); ++k)
+    PLUMB_RETURN_IF_ERROR(s.set_input(k, inputs[k]));
+  return s.run();
+}
+
+Expected<std::vector<rt::RtValue>> run_graph(const ir::Graph& g, rt::NumericMode mode,
+                                             const std::vector<rt::RtValue>& inputs, const RunEnv& env,
+                                             Progress& progress, const std::string& backend = "ref") {
+  PLUMB_ASSIGN_OR_RETURN(std::unique_ptr<rt::Session> s, make_session(g, mode, env, progress, backend));
+  PLUMB_RETURN_IF_ERROR(run_session(*s, inputs));
   return s->copy_outputs();
 }
 
@@ -136,24 +147,35 @@ int stochastic_runs(const ir::Graph& g, const std::vector<OnnxNodeInfo>& nodes, 
     }
     const Status sv = ir::verify(sg->graph);  // made by check/bound.cpp: verified like every run graph
     const int64_t refusals = env.refusals();
-    auto q = sv.is_ok() ? run_graph(sg->graph, rt::NumericMode::kPrecise, inputs, env, progress)
-                        : Expected<std::vector<rt::RtValue>>(sv);
-    if (!q && env.refusals() > refusals) {
-      *refused = in_run(q.status(), label + strfmt(" %d/%d (f64)", k + 1, samples));
+    // The run's outputs are read in the session (no copy), but for the sigmas kept (the first run).
+    const bool keep = k == 0 && sigma;
+    std::unique_ptr<rt::Session> s;
+    std::vector<rt::RtValue> kept;
+    const Status q = [&]() -> Status {
+      PLUMB_RETURN_IF_ERROR(sv);
+      PLUMB_ASSIGN_OR_RETURN(s, make_session(sg->graph, rt::NumericMode::kPrecise, env, progress));
+      PLUMB_RETURN_IF_ERROR(run_session(*s, inputs));
+      if (keep) {
+        PLUMB_ASSIGN_OR_RETURN(kept, s->copy_outputs());
+      }
+      return Status::ok();
+    }();
+    if (!q.is_ok() && env.refusals() > refusals) {
+      *refused = in_run(q, label + strfmt(" %d/%d (f64)", k + 1, samples));
       return done;
     }
-    if (!q) {
-      if (why->empty()) *why = q.status().to_string();
+    if (!q.is_ok()) {
+      if (why->empty()) *why = q.to_string();
       return done;
     }
     sumsq.resize(precise.size());
-    for (size_t j = 0; j < precise.size() && j < q->size(); ++j)
-      add_squared_deviation((*q)[j], precise[j], sumsq[j]);
-    if (k == 0 && sigma) {
+    for (size_t j = 0; j < precise.size() && j < s->num_outputs(); ++j)
+      add_squared_deviation(keep ? kept[j] : s->output(j), precise[j], sumsq[j]);
+    if (keep) {
       sigma->assign(precise.size(), rt::RtValue());
       for (size_t j = 0; j < sg->sigma_result.size(); ++j)
-        if (sg->sigma_result[j] >= 0 && static_cast<size_t>(sg->sigma_result[j]) < q->size())
-          (*sigma)[base + j] = std::move((*q)[sg->sigma_result[j]]);
+        if (sg->sigma_result[j] >= 0 && static_cast<size_t>(sg->sigma_result[j]) < kept.size())
+          (*sigma)[base + j] = std::move(kept[sg->sigma_result[j]]);
     }
     ++done;
   }
@@ -196,7 +218,10 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
                                &why, &refused);
   if (!refused.is_ok()) return refused;
   if (r.isolated) {
-    // The fed expected values moved by their own noise (check/bound.h "inputs"), on the host.
+    // The fed expected values moved by their own noise (check/bound.h "inputs"), on the host. One
+    // session for these runs (the same graph on other inputs): created, planned and its constants
+    // widened once.
+    std::unique_ptr<rt::Session> precise;
     for (int k = 0; k < samples; ++k) {
       progress.run(label + ": expected-input noise runs", k + 1, samples);
       std::vector<rt::RtValue> moved = inputs;
@@ -207,16 +232,21 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
                             static_cast<uint64_t>(k) * 1000003 + j + 1);
       }
       const int64_t before = env.refusals();
-      auto q = run_graph(g, rt::NumericMode::kPrecise, moved, env, progress);
-      if (!q && env.refusals() > before)
-        return in_run(q.status(), label + strfmt(": expected-input noise run %d/%d (f64)", k + 1, samples));
-      if (!q) {
-        if (why.empty()) why = q.status().to_string();
+      const Status q = [&]() -> Status {
+        if (!precise) {
+          PLUMB_ASSIGN_OR_RETURN(precise, make_session(g, rt::NumericMode::kPrecise, env, progress));
+        }
+        return run_session(*precise, moved);
+      }();
+      if (!q.is_ok() && env.refusals() > before)
+        return in_run(q, label + strfmt(": expected-input noise run %d/%d (f64)", k + 1, samples));
+      if (!q.is_ok()) {
+        if (why.empty()) why = q.to_string();
         break;
       }
       r.inputs.resize(r.precise.size());
-      for (size_t j = 0; j < r.precise.size() && j < q->size(); ++j)
-        add_squared_deviation((*q)[j], r.precise[j], r.inputs[j]);
+      for (size_t j = 0; j < r.precise.size() && j < precise->num_outputs(); ++j)
+        add_squared_deviation(precise->output(j), r.precise[j], r.inputs[j]);
       ++r.inputs_runs;
     }
   }

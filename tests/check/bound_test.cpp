@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "check/eval.h"
 #include "ir/verify.h"
@@ -110,6 +111,84 @@ func @main(%p: f32[4]) -> (f32[4], i64[4]) {
     EXPECT_EQ(taps[2], 2);
   }
   EXPECT_TRUE(other_perturbed);  // 0.3 is a rounded value: faithfully rounded, +-2u
+}
+
+// The perturbation of an f32 or f64 constant is computed when the stochastic graph is made
+// (NoiseOptions::constants_on_host) rather than by its nodes in every run: the same bits, for values
+// of every kind (integers and half-integers, -0, subnormals, huge, inf, NaN, a partial last rng
+// block), in constants that feed an op (whose own perturbation comes after theirs in the rng
+// streams) and an f64 constant, over several seeds.
+TEST(CheckBound, ConstantsPerturbedOnTheHost) {
+  const ir::Graph g = graph_of(R"(plumb 1
+func @main(%p: f32[13]) -> (f32[13], f32[13], f64[3], f32[1,1]) {
+  %c = constant {value = dense<f32[13]>[0.3, -0.5, 3, -0, 1e-40, 3e38, inf, -inf, nan, 0.1, -7.25, 1.0000001, 2.5e-7]} : f32[13]
+  %t = binary %p, %c {kind = mul} : f32[13] loc("mul", Mul, 14)
+  %d = constant {value = dense<f64[3]>[0.1, -1e300, 2]} : f64[3]
+  %a = constant {value = dense<f32[1,5]>[0.3, 0.7, -1.1, 2.9, 0.01]} : f32[1,5]
+  %b = constant {value = dense<f32[5,1]>[1.3, -0.7, 0.2, 4.9, 0.11]} : f32[5,1]
+  %m = matmul %a, %b {to = f32} : f32[1,1] loc("mm", MatMul, 13)
+  return %c, %t, %d, %m
+}
+)");
+  const std::vector<rt::RtValue> in = {f32({13}, {1.5f, 2, 0.25f, 3, 1, 0.5f, 1, 1, 1, 7, 0.3f, 1, 9})};
+  // A second constant node reading %c's constant (a perturbed copy is then added, not replacing it).
+  ir::Graph shared = g;
+  {
+    ir::Node again = shared.body.nodes[0];
+    ASSERT_EQ(again.op, ir::Op::Constant);
+    again.outputs = {shared.add_value(shared.type_of(again.outputs[0]))};
+    shared.body.nodes.insert(shared.body.nodes.begin() + 1, again);
+    shared.body.results.push_back(again.outputs[0]);
+    shared.output_names.push_back("again");
+  }
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    NoiseOptions host, nodes;
+    host.seed = nodes.seed = seed;
+    nodes.constants_on_host = false;
+    auto a = stochastic_graph(shared, onnx_nodes_of(shared), host);
+    auto b = stochastic_graph(shared, onnx_nodes_of(shared), nodes);
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    int copies = 0, originals = 0;  // %c's two nodes: two perturbed copies, the f32 values kept
+    for (const ir::ConstantData& c : a->graph.constants)
+      if (c.type.is_tensor() && c.type.shape.size() == 1 && c.type.shape[0].size == 13)
+        (c.type.dtype == ir::DType::F64 ? copies : originals) += 1;
+    EXPECT_EQ(copies, 2);
+    EXPECT_EQ(originals, 1);
+    const std::vector<rt::RtValue> x = run_precise(a->graph, in), y = run_precise(b->graph, in);
+    ASSERT_EQ(x.size(), 5u);
+    for (size_t k = 0; k < x.size(); ++k)
+      EXPECT_TRUE(std::memcmp(x[k].tensor().data, y[k].tensor().data, x[k].tensor().nbytes()) == 0)
+          << "seed " << seed << ", result " << k;
+  }
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    NoiseOptions host, nodes;
+    host.seed = nodes.seed = seed;
+    nodes.constants_on_host = false;
+    auto a = stochastic_graph(g, onnx_nodes_of(g), host);
+    auto b = stochastic_graph(g, onnx_nodes_of(g), nodes);
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    EXPECT_LT(a->graph.body.nodes.size() + 40, b->graph.body.nodes.size());  // 4 constants, ~14 nodes each
+    for (const ir::ConstantData& c : a->graph.constants)  // each read by one node: replaced
+      EXPECT_FALSE(c.type.dtype == ir::DType::F32 && c.type.shape.size() == 1 && c.type.shape[0].size == 13);
+    const std::vector<rt::RtValue> x = run_precise(a->graph, in), y = run_precise(b->graph, in);
+    ASSERT_EQ(x.size(), 4u);
+    ASSERT_EQ(y.size(), 4u);
+    bool perturbed = false;
+    for (size_t k = 0; k < x.size(); ++k) {
+      const rt::Tensor &xt = x[k].tensor(), &yt = y[k].tensor();
+      ASSERT_EQ(xt.dtype, ir::DType::F64);  // precise
+      ASSERT_EQ(xt.numel(), yt.numel());
+      for (int64_t i = 0; i < xt.numel(); ++i) {
+        uint64_t xb = 0, yb = 0;
+        std::memcpy(&xb, xt.as<double>() + i, sizeof xb);
+        std::memcpy(&yb, yt.as<double>() + i, sizeof yb);
+        EXPECT_EQ(xb, yb) << "seed " << seed << ", result " << k << ", element " << i;
+      }
+    }
+    const double c0 = x[0].tensor().as<double>()[0];
+    perturbed = c0 != static_cast<double>(0.3f);
+    EXPECT_TRUE(perturbed) << "seed " << seed;
+  }
 }
 
 rt::RtValue f64(const std::vector<double>& data) {

@@ -67,6 +67,14 @@ void pack_rhs(const T* src, int64_t k, int64_t n, int64_t k_stride, A* dst, int6
       A* out = dst + (q * k + k0) * kCols;
       for (int64_t kk = k0; kk < k1; ++kk, out += kCols) {
         const T* row = src + kk * k_stride + j0;
+        // A full row of one type: memcpy, one vector copy (the loop, whose operands might alias
+        // for all GCC knows, copied one element at a time).
+        if constexpr (std::is_same_v<T, A>) {
+          if (cols == kCols) {
+            std::memcpy(out, row, sizeof(A) * kCols);
+            continue;
+          }
+        }
         if (cols == kCols) {
           for (int c = 0; c < kCols; ++c) out[c] = static_cast<A>(row[c]);
         } else {

@@ -8,6 +8,7 @@
 // terms in the spec's order in both.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -330,7 +331,9 @@ void conv_tiled(const A* in, const A* wt, A* out, const ConvGeometry& g, int thr
                 const A* src =
                     pointwise ? in + (nn * c_all + grp * cg + kk) * g.in_plane + j0 : rows + i * n + j0;
                 if (cols == S::kCols) {
-                  for (int c = 0; c < S::kCols; ++c) dst[c] = src[c];
+                  // memcpy: one vector copy (the loop, whose src and dst might alias for all GCC
+                  // knows, was copied one element at a time)
+                  std::memcpy(dst, src, sizeof(A) * S::kCols);
                 } else {
                   for (int c = 0; c < S::kCols; ++c) dst[c] = c < cols ? src[c] : A(0);
                 }

@@ -35,10 +35,7 @@ Status kernel<ir::Op::Rng>(KernelCtx& cx) {
       const uint64_t key = seed, ctr = stream;  // locals, so that GCC keeps them out of the lanes' loads
       uint32_t* out = dst;
       PLUMB_REF_SIMD_LOOP
-      for (int64_t b = begin; b < end; ++b) {
-        const PhiloxCounter block = rng_block(static_cast<uint64_t>(b), key, ctr);
-        for (int w = 0; w < 4; ++w) out[4 * b + w] = block[w];
-      }
+      for (int64_t b = begin; b < end; ++b) rng_block_into(static_cast<uint64_t>(b), key, ctr, out + 4 * b);
     });
   });
   if (n % 4 != 0) {

@@ -95,11 +95,16 @@ PLUMB_REF_INLINE void zero(Vec<T>& v) {
   v = Vec<T>{};  // all bits 0: +0 and 0
 }
 
-// Every lane x (not 0 + x: that would turn -0 into +0).
+// Every lane x (not 0 + x: that would turn -0 into +0). Through an array and one load: GCC turns
+// that into a single broadcast (vbroadcastsd) in the AVX2 copy of a kernel, where setting the
+// lanes one by one, in a helper compiled for the baseline target and inlined there, became a
+// 128-bit duplicate and an insert of the upper half, a shuffle that competes with the multiplies
+// and adds of the contraction's inner loop.
 template <typename T>
 PLUMB_REF_INLINE void splat(Vec<T>& v, T x) {
-  v = Vec<T>{};
-  for (int i = 0; i < kLanes<T>; ++i) v[i] = x;
+  T lanes[kLanes<T>];
+  for (int i = 0; i < kLanes<T>; ++i) lanes[i] = x;
+  std::memcpy(&v, lanes, sizeof v);
 }
 
 template <typename T>
