@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """An independent float64 numpy evaluation of the graphs `plumb gen` builds (tests/cli/gen.sh):
-every op gen builds, written from the ONNX operator text (opsets 13 to 17), nothing from plumb.
+every op gen builds, written from the ONNX operator text (opsets 13 to 17), nothing from plumb
+(the ops of gen_recipes_math/index/layout.cpp are in gen_oracle_ops.py).
 For each model folder it runs onnx.checker (full check), evaluates the graph on the folder's
 inputs and compares every output_<k>.pb (ref's values) with the evaluation. With --ops it also
 checks that every op of the list appears in some model.
@@ -15,6 +16,7 @@ import sys
 
 import numpy as np
 import onnx
+import gen_oracle_ops
 from onnx import helper
 from onnx import numpy_helper as nh
 
@@ -142,9 +144,9 @@ def softmax(x, axis):
 
 
 def to_bfloat16(x):
-    u = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    u = np.atleast_1d(x.astype(np.float32)).view(np.uint32).astype(np.uint64)
     u = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
-    return u.view(np.float32).astype(np.float64)
+    return u.view(np.float32).astype(np.float64).reshape(np.shape(x))
 
 
 def cast(x, to):
@@ -152,7 +154,9 @@ def cast(x, to):
         return x.astype(np.float16).astype(np.float64)
     if to == onnx.TensorProto.BFLOAT16:
         return to_bfloat16(x)
-    return x  # double and float: the oracle computes in float64 throughout
+    if to == onnx.TensorProto.INT64:
+        return x.astype(np.int64)  # float to int truncates towards zero
+    return x.astype(np.float64)  # double and float: the oracle computes in float64 throughout
 
 
 def evaluate(node, ins):
@@ -255,7 +259,10 @@ def evaluate(node, ins):
         return [np.where(*ins)]
     if op == 'Cast':
         return [cast(x, a['to'])]
-    raise KeyError(op)
+    more = gen_oracle_ops.evaluate_more(node, ins, windows, window_setup)
+    if more is None:
+        raise KeyError(op)
+    return more
 
 
 def check(folder):
@@ -282,6 +289,7 @@ def check(folder):
 
 
 def main(argv):
+    np.seterr(all="ignore")  # NaN and inf are built on purpose (IsNaN of Sqrt, IsInf of Reciprocal)
     wanted = []
     if argv[:1] == ['--ops']:
         wanted, argv = argv[1].split(','), argv[2:]
