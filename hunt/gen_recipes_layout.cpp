@@ -123,9 +123,12 @@ bool norm_extra(Builder& b, const std::string& op) {
   const Value x = of_rank(b, lo, 4, {b.rng.in(1, 2), b.rng.in(1, 4), b.rng.in(3, 7), b.rng.in(3, 7)});
   const int r = rank(x);
   if (op == "InstanceNormalization") {
+    // One spatial element: its variance is 0 and 1 / sqrt(epsilon) amplifies the rounding of any
+    // formulation (onnxruntime's x * s + (B - mean * s) is off by 1e-5 where ref gives B): left out.
+    const double n = static_cast<double>(num_elements(Dims(x.dims.begin() + 2, x.dims.end())));
+    if (n < 2) return false;
     const Value in = spread(b, x, 2);
     const int64_t c = x.dims[1];
-    const double n = static_cast<double>(num_elements(Dims(x.dims.begin() + 2, x.dims.end())));
     const Value out = b.push(x.dims, std::sqrt(n) * 1.5 + 0.5, false);
     auto* node = b.node(
         op, {in.name, b.const_f32_random({c}, 0.5f, 1.5f), b.const_f32_random({c}, -0.5f, 0.5f)}, {out.name});

@@ -2,8 +2,8 @@
 # plumb gen (issue 22): 12 models of one seed written unsharded and as 3 shards run as parallel
 # processes must be the same folders, byte for byte; another seed gives other models. Every model
 # passes onnx.checker (full check), `plumb check` against its own folder, and its outputs match an
-# independent float64 numpy evaluation of the graph (lib/gen_oracle.py knows each op gen builds);
-# 120 models of opset 17 hold every op gen builds. --ops builds only the ops asked for. check-many
+# independent float64 numpy evaluation of the graph (lib/gen_oracle.py and gen_oracle_ops.py know
+# each op gen builds); 260 models of opset 17 in three --ops runs hold every op gen builds. --ops builds only the ops asked for. check-many
 # of the folders as 3 parallel shards, merged, equals its unsharded run.
 # Usage errors: exit 2, one line. Exit 77 in a build without the ONNX tools.
 set -uo pipefail
@@ -35,16 +35,30 @@ for d in "$tmp"/all/model_*; do
   "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1 || fail "plumb check $d exited $?"
 done
 
-# Every op gen builds appears in 120 models of opset 17 (LayerNormalization's first); those and the
-# 12 above pass the checker and match the numpy oracle.
+# Every op of the first generator (55 op types) appears in 120 models of opset 17 restricted to
+# them (LayerNormalization's first); those, the 12 above and the runs of the newer recipes below
+# pass the checker and match the numpy oracle.
 all_ops=Abs,Neg,Relu,Sigmoid,Tanh,Add,Sub,Mul,Max,Min,MatMul,Gemm,Conv,BatchNormalization
 all_ops+=,LayerNormalization,MaxPool,AveragePool,GlobalAveragePool,GlobalMaxPool,ReduceSum,ReduceMean
 all_ops+=,ReduceMax,ReduceMin,ReduceProd,ReduceL1,ReduceL2,ReduceSumSquare,ReduceLogSumExp,Softmax
 all_ops+=,LogSoftmax,Reshape,Transpose,Flatten,Squeeze,Unsqueeze,Concat,Split,Slice,Gather,Where,Equal
 all_ops+=,Greater,GreaterOrEqual,Less,LessOrEqual,Cast,Shape,Expand,ConvTranspose,Sqrt,Pow,Div,Clip,Erf,Pad
-"$plumb" gen -o "$tmp/ops" --seed 3 --count 120 --opset 17 --max-nodes 12 || fail "opset 17 gen exited $?"
-/usr/bin/python3 "$src/tests/cli/lib/gen_oracle.py" --ops "$all_ops" "$tmp"/all/model_* "$tmp"/ops/model_* ||
-  fail "checker, numpy oracle or op coverage"
+"$plumb" gen -o "$tmp/ops" --seed 3 --count 120 --opset 17 --max-nodes 12 --ops "$all_ops" ||
+  fail "opset 17 gen exited $?"
+# The ops of gen_recipes_math.cpp (unary math, activations with attributes: 50 models) and of
+# gen_recipes_math/index/layout.cpp's other families (90 models), each run restricted to them.
+math_ops=Exp,Log,Sqrt,Reciprocal,Floor,Ceil,Round,Sign,Sin,Cos,Tan,Atan,Asin,Acos,Atanh,Sinh,Cosh,Asinh
+math_ops+=,Acosh,Softplus,Softsign,Identity,Erf,LeakyRelu,Elu,Selu,Celu,HardSigmoid,HardSwish
+math_ops+=,ThresholdedRelu,Shrink,Hardmax,PRelu,Dropout
+more_ops=Div,Pow,Mod,Sum,Mean,And,Or,Xor,Not,IsNaN,IsInf,QuantizeLinear,DequantizeLinear,ArgMax,ArgMin
+more_ops+=,OneHot,TopK,CumSum,Tile,GatherElements,GatherND,Trilu,Compress,ReverseSequence,ScatterElements
+more_ops+=,ScatterND,ConstantOfShape,Range,EyeLike,Size,HannWindow,HammingWindow,BlackmanWindow
+more_ops+=,DepthToSpace,SpaceToDepth,Einsum,Det,InstanceNormalization,LRN,LpNormalization
+more_ops+=,MeanVarianceNormalization,Resize,LpPool,GlobalLpPool
+"$plumb" gen -o "$tmp/math" --seed 3 --count 50 --opset 17 --max-nodes 8 --ops "$math_ops" || fail "math gen exited $?"
+"$plumb" gen -o "$tmp/more" --seed 3 --count 90 --opset 17 --max-nodes 8 --ops "$more_ops" || fail "more gen exited $?"
+/usr/bin/python3 "$src/tests/cli/lib/gen_oracle.py" --ops "$all_ops,$math_ops,$more_ops" "$tmp"/all/model_* \
+  "$tmp"/ops/model_* "$tmp"/math/model_* "$tmp"/more/model_* || fail "checker, numpy oracle or op coverage"
 for d in "$tmp"/ops/model_00000*; do
   "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1 || fail "plumb check $d exited $?"
 done
