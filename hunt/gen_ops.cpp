@@ -150,6 +150,12 @@ const std::vector<OpRecipe>& op_recipes() {
       {"GlobalLpPool", "pool", lp_pool},
       {"Resize", "resize", resize},
       {"Det", "layout", det},
+      {"RNN", "rnn", rnn},
+      {"LSTM", "rnn", rnn},
+      {"GRU", "rnn", rnn},
+      {"If", "control", control},
+      {"Loop", "control", control},
+      {"Scan", "control", control},
   };
   return recipes;
 }

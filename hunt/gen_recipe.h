@@ -135,5 +135,8 @@ bool lp_pool(Builder& b, const std::string& op);
 bool resize(Builder& b, const std::string& op);
 bool det(Builder& b, const std::string& op);
 bool window_fn(Builder& b, const std::string& op);
+// RNN, LSTM, GRU; If, Loop, Scan (gen_recipes_seq.cpp):
+bool rnn(Builder& b, const std::string& op);
+bool control(Builder& b, const std::string& op);
 
 }  // namespace plumb::hunt::gen::recipe

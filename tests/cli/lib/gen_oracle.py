@@ -159,10 +159,19 @@ def cast(x, to):
     return x.astype(np.float64)  # double and float: the oracle computes in float64 throughout
 
 
-def evaluate(node, ins):
+def run_graph(graph, env, values):
+    """A subgraph's outputs: its inputs bound to `values`, names of the outer scope `env` visible."""
+    scope = dict(env)
+    scope.update(zip([i.name for i in graph.input], values))
+    for n in graph.node:
+        scope.update(zip(n.output, evaluate(n, [scope[x] if x else None for x in n.input], scope)))
+    return [scope[o.name] for o in graph.output]
+
+
+def evaluate(node, ins, env=None):
     a = {at.name: helper.get_attribute_value(at) for at in node.attribute}
     op = node.op_type
-    x = ins[0]
+    x = ins[0] if ins else None
     unary = {'Abs': np.abs, 'Neg': np.negative, 'Relu': lambda v: np.maximum(v, 0), 'Tanh': np.tanh,
              'Sigmoid': lambda v: 1 / (1 + np.exp(-v))}
     unary.update({'Sqrt': np.sqrt, 'Erf': np.vectorize(math.erf, otypes=[np.float64])})
@@ -259,7 +268,7 @@ def evaluate(node, ins):
         return [np.where(*ins)]
     if op == 'Cast':
         return [cast(x, a['to'])]
-    more = gen_oracle_ops.evaluate_more(node, ins, windows, window_setup)
+    more = gen_oracle_ops.evaluate_more(node, ins, windows, window_setup, env, run_graph)
     if more is None:
         raise KeyError(op)
     return more
@@ -273,7 +282,7 @@ def check(folder):
     for k, i in enumerate(m.graph.input):
         env[i.name] = tensor(f'{folder}/test_data_set_0/input_{k}.pb').astype(np.float64)
     for n in m.graph.node:
-        outs = evaluate(n, [env[x] if x else None for x in n.input])
+        outs = evaluate(n, [env[x] if x else None for x in n.input], env)
         env.update(zip(n.output, outs))
     problems = []
     for k, o in enumerate(m.graph.output):

@@ -214,9 +214,15 @@ def resize(x, ins, a):
     return ref.interpolate_nd(x, coeffs, scale_factors=[float(s) for s in scales], **kw)
 
 
-def evaluate_more(node, ins, windows_of, window_setup):
+def evaluate_more(node, ins, windows_of, window_setup, env=None, run_graph=None):
     """The outputs of `node` (a list), or None when the op is not one of this module's."""
     op, a = node.op_type, attrs(node)
+    if op in ('RNN', 'LSTM', 'GRU'):
+        return recurrent(op, ins, a)
+    if op in ('If', 'Loop', 'Scan'):
+        return control(node, ins, env, run_graph)
+    if op == 'Constant':
+        return [numpy_helper.to_array(a['value']).astype(np.float64)]
     x = ins[0] if ins else None
     with np.errstate(all='ignore'):
         if op in UNARY:
@@ -306,3 +312,87 @@ def evaluate_more(node, ins, windows_of, window_setup):
     if op == 'Det':
         return [np.linalg.det(x)]
     return None
+
+
+def sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def recurrent(op, ins, a):
+    """RNN, LSTM, GRU as the text's equations write them (default activations, gates iofc / zrh,
+    B = [Wb, Rb]); the reverse direction runs over time backwards and writes Y at each step's own
+    time; layout 1 reads and writes batch-major tensors."""
+    get = lambda k: ins[k] if len(ins) > k and ins[k] is not None else None  # noqa: E731
+    x, w, r = ins[0], ins[1], ins[2]
+    layout = a.get('layout', 0)
+    if layout:
+        x = x.transpose(1, 0, 2)
+    seq, batch, _ = x.shape
+    dirs, hidden = w.shape[0], a['hidden_size']
+    g = w.shape[1] // hidden
+    bias = get(3) if get(3) is not None else np.zeros((dirs, 2 * g * hidden))
+    h0, c0 = get(5), get(6)
+    if layout:
+        h0 = h0.transpose(1, 0, 2) if h0 is not None else None
+        c0 = c0.transpose(1, 0, 2) if c0 is not None else None
+    y = np.zeros((seq, dirs, batch, hidden))
+    y_h, y_c = np.zeros((dirs, batch, hidden)), np.zeros((dirs, batch, hidden))
+    for d in range(dirs):
+        wb, rb = bias[d, :g * hidden], bias[d, g * hidden:]
+        h = h0[d] if h0 is not None else np.zeros((batch, hidden))
+        c = c0[d] if c0 is not None else np.zeros((batch, hidden))
+        reverse = a.get('direction', b'forward') == b'reverse' or d == 1
+        for t in (range(seq - 1, -1, -1) if reverse else range(seq)):
+            xw = x[t] @ w[d].T + wb
+            if op == 'RNN':
+                h = np.tanh(xw + h @ r[d].T + rb)
+            elif op == 'LSTM':
+                gates = xw + h @ r[d].T + rb
+                i, o, f, cc = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
+                c = sigmoid(f) * c + sigmoid(i) * np.tanh(cc)
+                h = sigmoid(o) * np.tanh(c)
+            else:
+                hr = h @ r[d].T
+                z = sigmoid(xw[:, :hidden] + hr[:, :hidden] + rb[:hidden])
+                rr = sigmoid(xw[:, hidden:2 * hidden] + hr[:, hidden:2 * hidden] + rb[hidden:2 * hidden])
+                rh = r[d][2 * hidden:]
+                if a.get('linear_before_reset', 0):
+                    n = np.tanh(xw[:, 2 * hidden:] + rr * (h @ rh.T + rb[2 * hidden:]))
+                else:
+                    n = np.tanh(xw[:, 2 * hidden:] + (rr * h) @ rh.T + rb[2 * hidden:])
+                h = (1 - z) * n + z * h
+            y[t, d] = h
+        y_h[d], y_c[d] = h, c
+    if layout:
+        return [y.transpose(2, 0, 1, 3), y_h.transpose(1, 0, 2), y_c.transpose(1, 0, 2)]
+    return [y, y_h, y_c]
+
+
+def control(node, ins, env, run_graph):
+    """If, Loop, Scan: run_graph(graph, env, values) evaluates a subgraph whose inputs are bound to
+    `values` over the outer scope `env`, giving its outputs."""
+    op = node.op_type
+    graphs = {at.name: at.g for at in node.attribute if at.type == at.GRAPH}
+    a = attrs(node)
+    if op == 'If':
+        return run_graph(graphs['then_branch' if bool(ins[0]) else 'else_branch'], env, [])
+    if op == 'Loop':
+        trips = int(ins[0]) if ins[0] is not None else 1 << 30
+        cond = bool(ins[1]) if len(ins) > 1 and ins[1] is not None else True
+        carried, scans, i = list(ins[2:]), [], 0
+        while i < trips and cond:
+            outs = run_graph(graphs['body'], env, [np.array(i, np.int64), np.array(cond)] + carried)
+            cond, carried = bool(outs[0]), outs[1:1 + len(carried)]
+            scans.append(outs[1 + len(carried):])
+            i += 1
+        return carried + [np.stack([s[k] for s in scans]) for k in range(len(scans[0]) if scans else 0)]
+    n_scan = a['num_scan_inputs']
+    states, xs = list(ins[:len(ins) - n_scan]), ins[len(ins) - n_scan:]
+    dirs = a.get('scan_input_directions', [0] * n_scan)
+    ys = []
+    for t in range(xs[0].shape[0]):
+        step = [x[x.shape[0] - 1 - t] if dirs[k] else x[t] for k, x in enumerate(xs)]
+        outs = run_graph(graphs['body'], env, states + step)
+        states = outs[:len(states)]
+        ys.append(outs[len(states):])
+    return states + [np.stack([y[k] for y in ys]) for k in range(len(ys[0]))]
