@@ -54,6 +54,11 @@ Value exact_value(Builder& b, int lo, int hi, const Dims& fresh);
 // `name` (a tensor of another element type, e.g. ArgMax's int64 or a comparison's bool) cast to
 // float32 and pushed to the pool.
 Value to_float(Builder& b, const std::string& name, const Dims& dims, double bound, bool exact);
+// `name` (of data-dependent dims in ONNX's shape inference and plumb's: a Compress, a Loop's scan
+// output, a sequence's element) reshaped to the `dims` the recipe knows it has and pushed, as
+// x[mask].view(...) exports it, so that the ops after it (those needing static dims in plumb:
+// ConvTranspose, SpaceToDepth, Det) see static dims.
+Value settle(Builder& b, const std::string& name, const Dims& dims, double bound, bool exact);
 // Abs(x) + c (c > 0): a value at least c, for the ops defined or well-conditioned only there (Log,
 // Sqrt, Reciprocal, Div's divisor, Pow's base).
 Value positive(Builder& b, const Value& x, float c);
@@ -138,5 +143,11 @@ bool window_fn(Builder& b, const std::string& op);
 // RNN, LSTM, GRU; If, Loop, Scan (gen_recipes_seq.cpp):
 bool rnn(Builder& b, const std::string& op);
 bool control(Builder& b, const std::string& op);
+// BitShift, MatMulInteger, QLinearMatMul; losses; sequences; Optional, CastLike, Constant
+// (gen_recipes_misc.cpp):
+bool integer_op(Builder& b, const std::string& op);
+bool loss(Builder& b, const std::string& op);
+bool sequence(Builder& b, const std::string& op);
+bool wrap_op(Builder& b, const std::string& op);
 
 }  // namespace plumb::hunt::gen::recipe

@@ -142,6 +142,12 @@ Value to_float(Builder& b, const std::string& name, const Dims& dims, double bou
   return out;
 }
 
+Value settle(Builder& b, const std::string& name, const Dims& dims, double bound, bool exact) {
+  const Value out = b.push(dims, bound, exact);
+  b.node("Reshape", {name, b.const_i64(dims)}, {out.name});
+  return out;
+}
+
 Value positive(Builder& b, const Value& x, float c) {
   const std::string a = b.fresh("v");
   b.node("Abs", {x.name}, {a});

@@ -185,16 +185,13 @@ bool index_op(Builder& b, const std::string& op) {
       dims = {kept};
     else
       dims[static_cast<size_t>(a)] = kept;
-    // Its result's dims are data-dependent (ONNX's shape inference and plumb's leave them
-    // symbolic): a Reshape to the known dims follows, as x[mask].view(...) exports, so that the
-    // ops after it (a ConvTranspose needs static spatial dims in plumb) see static ones.
+    // Its result's dims are data-dependent: settled to the ones known here.
     const std::string picked = b.fresh("v");
     auto* node =
         b.node("Compress",
                {x.name, b.initializer(::onnx::TensorProto::BOOL, {len}, keep.data(), keep.size())}, {picked});
     if (!flat) set_int(node, "axis", axis_text(b.rng, a, r));
-    const Value out = b.push(dims, x.bound, x.exact);
-    b.node("Reshape", {picked, b.const_i64(dims)}, {out.name});
+    settle(b, picked, dims, x.bound, x.exact);
     return true;
   }
   // ReverseSequence: time and batch axes 0 and 1 (either way round), each sequence's length 1..T.

@@ -148,7 +148,7 @@ bool control(Builder& b, const std::string& op) {
     if (scan_out) {
       sub_node(g, "Identity", {"v_out"}, "scanned");
       typed(g->add_output(), "scanned", ::onnx::TensorProto::FLOAT, x.dims);
-      b.pool.push_back(Value{outs[1], sdims, x.bound + 1, false});
+      settle(b, outs[1], sdims, x.bound + 1, false);  // its length is data-dependent in ONNX
     }
     return true;
   }

@@ -134,7 +134,8 @@ def reduce(op, x, axes, keep):
          'ReduceL1': lambda v: np.sum(np.abs(v), axis=axes, keepdims=keep),
          'ReduceL2': lambda v: np.sqrt(np.sum(v * v, axis=axes, keepdims=keep)),
          'ReduceSumSquare': lambda v: np.sum(v * v, axis=axes, keepdims=keep),
-         'ReduceLogSumExp': lambda v: np.log(np.sum(np.exp(v), axis=axes, keepdims=keep))}
+         'ReduceLogSumExp': lambda v: np.log(np.sum(np.exp(v), axis=axes, keepdims=keep)),
+         'ReduceLogSum': lambda v: np.log(np.sum(v, axis=axes, keepdims=keep))}
     return f[op](x)
 
 
@@ -154,8 +155,8 @@ def cast(x, to):
         return x.astype(np.float16).astype(np.float64)
     if to == onnx.TensorProto.BFLOAT16:
         return to_bfloat16(x)
-    if to == onnx.TensorProto.INT64:
-        return x.astype(np.int64)  # float to int truncates towards zero
+    if to not in (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE):
+        return x.astype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[to])  # float to int truncates towards zero
     return x.astype(np.float64)  # double and float: the oracle computes in float64 throughout
 
 

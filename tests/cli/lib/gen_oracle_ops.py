@@ -222,7 +222,12 @@ def evaluate_more(node, ins, windows_of, window_setup, env=None, run_graph=None)
     if op in ('If', 'Loop', 'Scan'):
         return control(node, ins, env, run_graph)
     if op == 'Constant':
-        return [numpy_helper.to_array(a['value']).astype(np.float64)]
+        if 'value' in a:
+            return [numpy_helper.to_array(a['value']).astype(np.float64)]
+        return [np.array(a['value_float'] if 'value_float' in a else a['value_floats'], dtype=np.float64)]
+    more = misc(node, ins, a)
+    if more is not None:
+        return more
     x = ins[0] if ins else None
     with np.errstate(all='ignore'):
         if op in UNARY:
@@ -396,3 +401,77 @@ def control(node, ins, env, run_graph):
         states = outs[:len(states)]
         ys.append(outs[len(states):])
     return states + [np.stack([y[k] for y in ys]) for k in range(len(ys[0]))]
+
+
+def nll(x, target, weight, a):
+    """NegativeLogLikelihoodLoss: -x[n, t[n], d...] * w[t], ignored targets contributing 0; mean
+    divides by the weights of the targets not ignored."""
+    ignore = a.get('ignore_index')
+    t = np.where(target == ignore, 0, target) if ignore is not None else target
+    picked = np.take_along_axis(x, np.expand_dims(t, 1), axis=1).squeeze(1)
+    w = weight[t] if weight is not None else np.ones_like(picked)
+    if ignore is not None:
+        w = np.where(target == ignore, 0, w)
+    loss = -picked * w
+    red = a.get('reduction', b'mean').decode()
+    if red == 'none':
+        return loss
+    return np.sum(loss) if red == 'sum' else np.sum(loss) / np.sum(w)
+
+
+def misc(node, ins, a):
+    op = node.op_type
+    get = lambda k: ins[k] if len(ins) > k and ins[k] is not None else None  # noqa: E731
+    if op == 'BitShift':
+        return [np.left_shift(ins[0], ins[1]) if a['direction'] == b'LEFT' else np.right_shift(ins[0], ins[1])]
+    if op == 'MatMulInteger':
+        az = get(2).astype(np.int64) if get(2) is not None else 0
+        bz = get(3).astype(np.int64) if get(3) is not None else 0
+        return [((ins[0].astype(np.int64) - az) @ (ins[1].astype(np.int64) - bz)).astype(np.int32)]
+    if op == 'QLinearMatMul':
+        a_, asc, az, b_, bsc, bz, ysc, yz = ins
+        acc = (a_.astype(np.int64) - int(az)) @ (b_.astype(np.int64) - int(bz))
+        return [np.clip(np.rint(acc * (asc * bsc / ysc)) + int(yz), 0, 255).astype(np.uint8)]
+    if op == 'NegativeLogLikelihoodLoss':
+        return [nll(ins[0], ins[1], get(2), a)]
+    if op == 'SoftmaxCrossEntropyLoss':
+        x = ins[0]
+        log_prob = x - np.max(x, axis=1, keepdims=True)
+        log_prob = log_prob - np.log(np.sum(np.exp(log_prob), axis=1, keepdims=True))
+        return [nll(log_prob, ins[1], get(2), a), log_prob]
+    if op == 'SplitToSequence':
+        x, axis = ins[0], a.get('axis', 0) % ins[0].ndim
+        if get(1) is not None:
+            return [list(np.split(x, np.cumsum(ins[1])[:-1], axis=axis))]
+        parts = np.split(x, x.shape[axis], axis=axis)
+        return [parts if a.get('keepdims', 1) else [np.squeeze(p, axis) for p in parts]]
+    if op == 'SequenceConstruct':
+        return [list(ins)]
+    if op == 'SequenceEmpty':
+        return [[]]
+    if op == 'SequenceInsert':
+        seq = list(ins[0])
+        pos = int(get(2)) if get(2) is not None else len(seq)
+        pos += len(seq) if pos < 0 else 0  # negative positions count from the back
+        seq.insert(pos, ins[1])
+        return [seq]
+    if op == 'SequenceErase':
+        seq = list(ins[0])
+        del seq[int(get(1)) if get(1) is not None else -1]
+        return [seq]
+    if op == 'SequenceAt':
+        return [ins[0][int(ins[1])]]
+    if op == 'SequenceLength':
+        return [np.array(len(ins[0]), dtype=np.int64)]
+    if op == 'ConcatFromSequence':
+        fn = np.stack if a.get('new_axis', 0) else np.concatenate
+        return [fn(ins[0], axis=a['axis'])]
+    if op == 'Optional':
+        return [('optional', ins[0])]
+    if op == 'OptionalHasElement':
+        return [np.array(ins[0][1] is not None)]
+    if op == 'OptionalGetElement':
+        return [ins[0][1]]
+    if op == 'CastLike':
+        return [ins[0].astype(ins[1].dtype).astype(np.float64)]
+    return None
