@@ -200,8 +200,8 @@ bool sequence(Builder& b, const std::string& op) {
     b.node("SequenceAt", {seq, b.const_i64({pos - (b.rng.chance(30) ? n : 0)}, true)}, {at});
     settle(b, at, items[static_cast<size_t>(pos)], std::max(x.bound, 1.0), exact);
   } else {
-    const bool new_axis = b.rng.chance(40);
     const int er = static_cast<int>(items[0].size());
+    const bool new_axis = er == 0 || b.rng.chance(40);  // rank-0 items have no axis to concatenate on
     const int a = b.rng.below(er + (new_axis ? 1 : 0));
     Dims dims = items[0];
     if (new_axis)
