@@ -175,6 +175,15 @@ const std::vector<OpRecipe>& op_recipes() {
       {"CastLike", "wrap", wrap_op},
       {"Constant", "wrap", wrap_op},
       {"ReduceLogSum", "reduce", reduce},
+      {"DFT", "signal", signal},
+      {"STFT", "signal", signal},
+      {"GridSample", "resize", grid_sample},
+      {"ConvInteger", "integer", conv_integer},
+      {"QLinearConv", "integer", conv_integer},
+      {"NonZero", "sized", data_sized},
+      {"Unique", "sized", data_sized},
+      {"MaxUnpool", "sized", data_sized},
+      {"SequenceMap", "sequence", control},
   };
   return recipes;
 }

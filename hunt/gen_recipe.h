@@ -149,5 +149,11 @@ bool integer_op(Builder& b, const std::string& op);
 bool loss(Builder& b, const std::string& op);
 bool sequence(Builder& b, const std::string& op);
 bool wrap_op(Builder& b, const std::string& op);
+// DFT, STFT; GridSample; ConvInteger, QLinearConv; NonZero, Unique, MaxUnpool
+// (gen_recipes_signal.cpp):
+bool signal(Builder& b, const std::string& op);
+bool grid_sample(Builder& b, const std::string& op);
+bool conv_integer(Builder& b, const std::string& op);
+bool data_sized(Builder& b, const std::string& op);
 
 }  // namespace plumb::hunt::gen::recipe

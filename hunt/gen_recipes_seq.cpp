@@ -123,6 +123,29 @@ bool control(Builder& b, const std::string& op) {
     return true;
   }
   const Value x = any_value(b, op == "Scan" ? 1 : 0);
+  if (op == "SequenceMap") {
+    // A sequence of x and 1 or 2 constants of its dims, each mapped through a one-node body with a
+    // constant (Mul by 0.5 or Add 0.5), stacked back on a new axis.
+    std::vector<std::string> items = {x.name};
+    for (int k = b.rng.in(1, 2); k > 0; --k) items.push_back(b.const_f32_random(x.dims, -1, 1));
+    Dims dims = x.dims;
+    dims.insert(dims.begin(), static_cast<int64_t>(items.size()));
+    if (num_elements(dims) > kMaxElements) return false;
+    const std::string seq = b.fresh("v"), mapped = b.fresh("v"), cat = b.fresh("v");
+    b.node("SequenceConstruct", items, {seq});
+    auto* node = b.node("SequenceMap", {seq}, {mapped});
+    auto* g = graph_attr(node, "body");
+    auto* in = g->add_input();
+    typed(in, "e", ::onnx::TensorProto::FLOAT, x.dims);
+    const bool mul = b.rng.chance(50);
+    sub_node(g, mul ? "Mul" : "Add", {"e", sub_const(g, "k", 0.5f)}, "f");
+    typed(g->add_output(), "f", ::onnx::TensorProto::FLOAT, x.dims);
+    auto* cn = b.node("ConcatFromSequence", {mapped}, {cat});
+    set_int(cn, "axis", 0);
+    set_int(cn, "new_axis", 1);
+    settle(b, cat, dims, std::max(x.bound, 1.0) + 0.5, false);
+    return true;
+  }
   if (op == "Loop") {
     const int64_t trips = b.rng.in(1, 3);
     const bool scan_out = b.rng.chance(60);

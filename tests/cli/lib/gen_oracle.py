@@ -17,6 +17,7 @@ import sys
 import numpy as np
 import onnx
 import gen_oracle_ops
+import gen_oracle_signal
 from onnx import helper
 from onnx import numpy_helper as nh
 
@@ -205,6 +206,9 @@ def evaluate(node, ins, env=None):
         return [conv(*ins, **a)]
     if op == 'ConvTranspose':
         return [conv_transpose(*ins, **a)]
+    signal = gen_oracle_signal.evaluate_signal(node, ins, a, conv, run_graph, env)
+    if signal is not None:
+        return signal
     if op in ('MaxPool', 'AveragePool'):
         return [pool(x, op, **a)]
     if op == 'GlobalAveragePool':
