@@ -184,6 +184,13 @@ const std::vector<OpRecipe>& op_recipes() {
       {"Unique", "sized", data_sized},
       {"MaxUnpool", "sized", data_sized},
       {"SequenceMap", "sequence", control},
+      {"DynamicQuantizeLinear", "quant", dynamic_quantize},
+      {"RandomUniformLike", "random", random_op},
+      {"RandomNormalLike", "random", random_op},
+      {"RandomUniform", "random", random_op},
+      {"RandomNormal", "random", random_op},
+      {"Bernoulli", "random", random_op},
+      {"Multinomial", "random", random_op},
   };
   return recipes;
 }

@@ -155,5 +155,7 @@ bool signal(Builder& b, const std::string& op);
 bool grid_sample(Builder& b, const std::string& op);
 bool conv_integer(Builder& b, const std::string& op);
 bool data_sized(Builder& b, const std::string& op);
+bool dynamic_quantize(Builder& b, const std::string& op);
+bool random_op(Builder& b, const std::string& op);
 
 }  // namespace plumb::hunt::gen::recipe

@@ -186,3 +186,57 @@ bool data_sized(Builder& b, const std::string& op) {
 }
 
 }  // namespace plumb::hunt::gen::recipe
+
+namespace plumb::hunt::gen::recipe {
+
+// DynamicQuantizeLinear of an exact value: scale = (max(0, max x) - min(0, min x)) / 255 and
+// x / scale are single float32 divisions (correctly rounded everywhere), then rounded half to
+// even; the uint8 result, scale and zero point come back dequantized.
+bool dynamic_quantize(Builder& b, const std::string&) {
+  const Value x = ready(b, exact_value(b, 1, 4, {b.rng.in(1, 4), b.rng.in(1, 5)}));
+  const std::string y = b.fresh("v"), s = b.fresh("v"), z = b.fresh("v");
+  b.node("DynamicQuantizeLinear", {x.name}, {y, s, z});
+  const Value out = b.push(x.dims, 2 * x.bound + 1, false);
+  b.node("DequantizeLinear", {y, s, z}, {out.name});
+  return true;
+}
+
+// The random ops, whose values no two backends share: each sample is multiplied by 0 and added to
+// a value, so that what is compared is the op's shape and type (and that it lowers and runs).
+// Bernoulli reads Sigmoid(x), Multinomial [batch, classes] log-probabilities.
+bool random_op(Builder& b, const std::string& op) {
+  const Value x = op == "Multinomial" ? of_rank(b, 2, 2, {b.rng.in(1, 3), b.rng.in(2, 5)}) : any_value(b, 1);
+  const std::string r = b.fresh("v");
+  Dims dims = x.dims;
+  ::onnx::NodeProto* node = nullptr;
+  if (op == "RandomUniformLike" || op == "RandomNormalLike") {
+    node = b.node(op, {x.name}, {r});
+  } else if (op == "RandomUniform" || op == "RandomNormal") {
+    node = b.node(op, {}, {r});
+    set_ints(node, "shape", x.dims);
+  } else if (op == "Bernoulli") {
+    const std::string p = b.fresh("v");
+    b.node("Sigmoid", {x.name}, {p});
+    node = b.node(op, {p}, {r});
+  } else {
+    const int64_t samples = b.rng.in(1, 3);
+    const std::string idx = b.fresh("v");
+    node = b.node(op, {x.name}, {idx});
+    set_int(node, "sample_size", samples);
+    set_int(b.node("Cast", {idx}, {r}), "to", ::onnx::TensorProto::FLOAT);
+    dims = {x.dims[0], samples};
+  }
+  if (op != "Multinomial" && op != "Bernoulli" && b.rng.chance(40)) set_float(node, "seed", 7.0f);
+  const auto out_dims = broadcast(x.dims, dims);
+  const std::string zero = b.fresh("v");
+  b.node("Mul", {r, b.const_f32({}, {0.0f})}, {zero});
+  if (!out_dims) {  // Multinomial's [batch, samples] against x's [batch, classes]: the zeros go on
+    b.pool.push_back(Value{zero, dims, 0, true});
+    return true;
+  }
+  const Value out = b.push(*out_dims, x.bound, x.exact);
+  b.node("Add", {x.name, zero}, {out.name});
+  return true;
+}
+
+}  // namespace plumb::hunt::gen::recipe

@@ -3,7 +3,7 @@
 # processes must be the same folders, byte for byte; another seed gives other models. Every model
 # passes onnx.checker (full check), `plumb check` against its own folder, and its outputs match an
 # independent float64 numpy evaluation of the graph (lib/gen_oracle.py and gen_oracle_ops.py know
-# each op gen builds); 338 models of opset 17 in six --ops runs hold every op gen builds. --ops builds only the ops asked for. check-many
+# each op gen builds); 354 models of opset 17 in six --ops runs hold every op gen builds. --ops builds only the ops asked for. check-many
 # of the folders as 3 parallel shards, merged, equals its unsharded run.
 # Usage errors: exit 2, one line. Exit 77 in a build without the ONNX tools.
 set -uo pipefail
@@ -48,7 +48,7 @@ all_ops+=,Greater,GreaterOrEqual,Less,LessOrEqual,Cast,Shape,Expand,ConvTranspos
 # The ops of gen_recipes_math.cpp (unary math, activations with attributes: 50 models) and of
 # gen_recipes_math/index/layout.cpp's other families (90 models), the recurrent and control-flow
 # ops of gen_recipes_seq.cpp (24 models), those of gen_recipes_misc.cpp (30) and of
-# gen_recipes_signal.cpp (24), each run restricted to them.
+# gen_recipes_signal.cpp (40), each run restricted to them.
 math_ops=Exp,Log,Sqrt,Reciprocal,Floor,Ceil,Round,Sign,Sin,Cos,Tan,Atan,Asin,Acos,Atanh,Sinh,Cosh,Asinh
 math_ops+=,Acosh,Softplus,Softsign,Identity,Erf,LeakyRelu,Elu,Selu,Celu,HardSigmoid,HardSwish
 math_ops+=,ThresholdedRelu,Shrink,Hardmax,PRelu,Dropout
@@ -65,9 +65,10 @@ misc_ops=BitShift,MatMulInteger,QLinearMatMul,NegativeLogLikelihoodLoss,SoftmaxC
 misc_ops+=,SequenceConstruct,SequenceEmpty,SequenceInsert,SequenceErase,SequenceAt,ConcatFromSequence
 misc_ops+=,SequenceLength,Optional,OptionalHasElement,OptionalGetElement,CastLike,Constant,ReduceLogSum
 "$plumb" gen -o "$tmp/misc" --seed 3 --count 30 --opset 17 --max-nodes 6 --ops "$misc_ops" || fail "misc gen exited $?"
-misc_ops+=,DFT,STFT,GridSample,ConvInteger,QLinearConv,NonZero,Unique,MaxUnpool,SequenceMap
-"$plumb" gen -o "$tmp/signal" --seed 3 --count 24 --opset 17 --max-nodes 5 \
-  --ops DFT,STFT,GridSample,ConvInteger,QLinearConv,NonZero,Unique,MaxUnpool,SequenceMap || fail "signal gen exited $?"
+sig_ops=DFT,STFT,GridSample,ConvInteger,QLinearConv,NonZero,Unique,MaxUnpool,SequenceMap,DynamicQuantizeLinear
+sig_ops+=,RandomUniformLike,RandomNormalLike,RandomUniform,RandomNormal,Bernoulli,Multinomial
+misc_ops+=,$sig_ops
+"$plumb" gen -o "$tmp/signal" --seed 3 --count 40 --opset 17 --max-nodes 5 --ops "$sig_ops" || fail "signal gen exited $?"
 /usr/bin/python3 "$src/tests/cli/lib/gen_oracle.py" --ops "$all_ops,$math_ops,$more_ops,$seq_ops,$misc_ops" \
   "$tmp"/all/model_* "$tmp"/ops/model_* "$tmp"/math/model_* "$tmp"/more/model_* "$tmp"/seq/model_* "$tmp"/misc/model_* \
   "$tmp"/signal/model_* ||

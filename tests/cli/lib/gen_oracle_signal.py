@@ -1,6 +1,7 @@
 """The third part of tests/cli/lib/gen_oracle.py's float64 numpy evaluation: the ops of plumb gen's
 hunt/gen_recipes_signal.cpp (DFT, STFT, GridSample, ConvInteger, QLinearConv, NonZero, Unique,
-MaxPool's indices and MaxUnpool) and SequenceMap, each written from the ONNX operator text
+MaxPool's indices and MaxUnpool, DynamicQuantizeLinear, the random ops as gen uses them) and
+SequenceMap, each written from the ONNX operator text
 (opsets 16 and 17), nothing from plumb.
 """
 import numpy as np
@@ -122,6 +123,20 @@ def evaluate_signal(node, ins, a, conv, run_graph, env):
         out = np.zeros(int(np.prod(shape)))
         out[idx.reshape(-1)] = y.reshape(-1)
         return [out.reshape(shape)]
+    if op == 'DynamicQuantizeLinear':
+        # In float32, as the text's formula reads for a float input: two divisions, rounded once each.
+        x = ins[0].astype(np.float32)
+        scale = np.float32((max(0.0, float(x.max())) - min(0.0, float(x.min()))) / np.float32(255))
+        zp = np.clip(np.rint(np.float32(-min(0.0, float(x.min()))) / scale), 0, 255) if scale else 0.0
+        y = np.clip(np.rint(x / scale) + zp, 0, 255) if scale else np.full(x.shape, zp)
+        return [y.astype(np.uint8), np.array(scale, dtype=np.float64), np.array(zp, dtype=np.uint8)]
+    # The random ops: gen multiplies every sample by 0, so only the shape and type matter here.
+    if op in ('RandomUniformLike', 'RandomNormalLike', 'Bernoulli'):
+        return [np.zeros(ins[0].shape)]
+    if op in ('RandomUniform', 'RandomNormal'):
+        return [np.zeros(a['shape'])]
+    if op == 'Multinomial':
+        return [np.zeros((ins[0].shape[0], a.get('sample_size', 1)), dtype=np.int32)]
     if op == 'SequenceMap':
         body = [at.g for at in node.attribute if at.name == 'body'][0]
         return [[run_graph(body, env, [e])[0] for e in ins[0]]]
