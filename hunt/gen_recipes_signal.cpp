@@ -22,7 +22,14 @@ namespace plumb::hunt::gen::recipe {
 // [batch, len, 1] signal with a frame step, a Hann window or none.
 bool signal(Builder& b, const std::string& op) {
   if (op == "DFT") {
-    const Value x = ready(b, of_rank(b, 2, 3, {b.rng.in(1, 2), b.rng.in(2, 8)}));
+    // Signals of at most 8 samples in [-1, 1]: a float32 DFT's rounding grows with n * |x| (onnxruntime's
+    // was 2.4e-5 off float64 at n = 36 where plumb's f64 twiddles gave 1.4e-6: both fine, but past
+    // the campaign's 1e-5 tolerance).
+    auto v = pick(b, [](const Value& y) {
+      return rank(y) >= 2 && rank(y) <= 3 &&
+             std::all_of(y.dims.begin() + 1, y.dims.end(), [](int64_t d) { return d <= 8; });
+    });
+    const Value x = ready(b, v ? *v : b.input({b.rng.in(1, 2), b.rng.in(2, 8)}), 1);
     const int r = rank(x);
     const int a = b.rng.in(1, r - 1);
     Dims sdims = x.dims;
@@ -34,14 +41,15 @@ bool signal(Builder& b, const std::string& op) {
     int64_t n = x.dims[static_cast<size_t>(a)];
     std::vector<std::string> ins = {sig};
     if (b.rng.chance(30)) {
-      n = std::max<int64_t>(1, n + b.rng.in(-1, 2));
+      n = std::min<int64_t>(8, std::max<int64_t>(1, n + b.rng.in(-1, 2)));
       ins.push_back(b.const_i64({n}, true));
     }
     const bool inverse = b.rng.chance(30), onesided = !inverse && b.rng.chance(40);
     Dims dims = sdims;
     dims[static_cast<size_t>(a)] = onesided ? n / 2 + 1 : n;
     dims.back() = 2;
-    const Value out = b.push(dims, x.bound * static_cast<double>(n), false);
+    const Value out =
+        b.push(dims, x.bound * static_cast<double>(std::max(n, x.dims[static_cast<size_t>(a)])), false);
     auto* node = b.node("DFT", ins, {out.name});
     if (a != 1 || b.rng.chance(30)) set_int(node, "axis", a);
     if (inverse) set_int(node, "inverse", 1);
