@@ -2,9 +2,10 @@
 # plumb gen (issue 22): 12 models of one seed written unsharded and as 3 shards run as parallel
 # processes must be the same folders, byte for byte; another seed gives other models. Every model
 # passes onnx.checker (full check), `plumb check` against its own folder, and its outputs match an
-# independent float64 numpy evaluation of the graph (lib/gen_oracle.py and gen_oracle_ops.py know
-# each op gen builds); 354 models of opset 17 in six --ops runs hold every op gen builds. --ops builds only the ops asked for. check-many
-# of the folders as 3 parallel shards, merged, equals its unsharded run.
+# independent float64 numpy evaluation of the graph (lib/gen_oracle.py, gen_oracle_ops.py and
+# gen_oracle_signal.py know each op gen builds); 354 models of opset 17 in six --ops runs hold every
+# op gen builds (170). --ops builds only the ops asked for. check-many of the folders as 3
+# parallel shards, merged, equals its unsharded run.
 # Usage errors: exit 2, one line. Exit 77 in a build without the ONNX tools.
 set -uo pipefail
 plumb=$1 src=$2
