@@ -3,11 +3,12 @@
 // node with attributes and constant inputs valid at the model's opset. Which inputs and attributes
 // an op has at that opset (axes as an attribute or an input, dilations of a pool) and which types a
 // Cast may target come from libonnx's schemas; output shapes are the recipes' hand-written rules
-// (hunt/gen_recipes_compute.cpp, gen_recipes_data.cpp; the schemas hold them as inference code, not as data),
-// checked by libonnx's full check in tests/cli/gen.sh. Values stay well-conditioned by construction: a value
-// whose bound exceeds kMaxBound is first scaled by a power of two, weights are scaled by 1/fan-in, variances
-// of BatchNormalization are in [0.5, 1.5], LayerNormalization's input gets a ramp that keeps its variance far
-// from 0, comparisons read only exact values.
+// (hunt/gen_recipes_{compute,data,math,index,layout,seq,misc,signal}.cpp; the schemas hold them as
+// inference code, not as data), checked by libonnx's full check in tests/cli/gen.sh. Values stay
+// well-conditioned by construction: a value whose bound exceeds kMaxBound is first scaled by a power of
+// two, weights are scaled by 1/fan-in, variances of BatchNormalization are in [0.5, 1.5], normalizations
+// read a ramp that keeps their variance far from 0, steep or partial ops read conditioned inputs, and
+// ops whose result jumps (comparisons, Floor, ArgMax, ...) read only exact values.
 #include <vector>
 
 #include "hunt/gen_graph.h"
