@@ -116,7 +116,40 @@ bool einsum(Builder& b, const std::string&) {
   return true;
 }
 
-// InstanceNormalization, LRN, LpNormalization, MeanVarianceNormalization.
+namespace {
+
+// GroupNorm as torch exports it before opset 18: x [N, C, ...] reshaped to [N, G, -1],
+// InstanceNormalization with scale 1 and bias 0 per group, reshaped back, then Mul by gamma and Add
+// beta of dims [C, 1, ...]; the ramp goes over each group's elements.
+bool group_norm(Builder& b, const Value& x) {
+  const int64_t nb = x.dims[0], c = x.dims[1];
+  std::vector<int64_t> groups;
+  for (int64_t g = 1; g <= c; ++g)
+    if (c % g == 0) groups.push_back(g);
+  const int64_t g = groups[static_cast<size_t>(b.rng.below(static_cast<int>(groups.size())))];
+  const int64_t m = num_elements(x.dims) / (nb * g);
+  const Value grouped = reshape(b, x, {nb, g, m});
+  const Value in = spread(b, grouped, 2);
+  const std::string normed = b.fresh("v");
+  b.node("InstanceNormalization",
+         {in.name, b.const_f32({g}, std::vector<float>(static_cast<size_t>(g), 1.0f)),
+          b.const_f32({g}, std::vector<float>(static_cast<size_t>(g), 0.0f))},
+         {normed});
+  const double bound = std::sqrt(static_cast<double>(m));
+  const Value back = reshape(b, Value{normed, {nb, g, m}, bound, false}, x.dims);
+  Dims pdims(x.dims.size() - 1, 1);
+  pdims[0] = c;
+  const std::string scaled = b.fresh("v");
+  b.node("Mul", {back.name, b.const_f32_random(pdims, 0.5f, 1.5f)}, {scaled});
+  const Value out = b.push(x.dims, bound * 1.5 + 0.5, false);
+  b.node("Add", {scaled, b.const_f32_random(pdims, -0.5f, 0.5f)}, {out.name});
+  return true;
+}
+
+}  // namespace
+
+// InstanceNormalization (alone, or inside GroupNorm as exports before 18 spell it), LRN,
+// LpNormalization, MeanVarianceNormalization.
 bool norm_extra(Builder& b, const std::string& op) {
   // LRN: onnxruntime's kernel takes 4-D inputs only.
   const int lo = op == "LpNormalization" ? 1 : (op == "LRN" ? 4 : 3);
@@ -127,8 +160,9 @@ bool norm_extra(Builder& b, const std::string& op) {
     // formulation (onnxruntime's x * s + (B - mean * s) is off by 1e-5 where ref gives B): left out.
     const double n = static_cast<double>(num_elements(Dims(x.dims.begin() + 2, x.dims.end())));
     if (n < 2) return false;
-    const Value in = spread(b, x, 2);
     const int64_t c = x.dims[1];
+    if (c >= 2 && b.rng.chance(35)) return group_norm(b, x);
+    const Value in = spread(b, x, 2);
     const Value out = b.push(x.dims, std::sqrt(n) * 1.5 + 0.5, false);
     auto* node = b.node(
         op, {in.name, b.const_f32_random({c}, 0.5f, 1.5f), b.const_f32_random({c}, -0.5f, 0.5f)}, {out.name});
