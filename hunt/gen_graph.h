@@ -78,14 +78,16 @@ class Builder {
   std::string const_f32_random(const std::vector<int64_t>& dims, float lo, float hi);
   std::string const_i64(const std::vector<int64_t>& values, bool scalar = false);
   std::string const_i64_dims(const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
+  // An initializer of any element type (bool, uint8, int8, double: the recipes of
+  // gen_recipes_math.cpp and gen_recipes_index.cpp), `bytes` raw little-endian bytes.
+  std::string initializer(int32_t elem_type, const std::vector<int64_t>& dims, const void* data,
+                          size_t bytes);
   ::onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs);
   Value& push(const std::vector<int64_t>& dims, double bound, bool exact, const std::string& name = "");
   int nodes() const;
 
  private:
-  std::string initializer(int32_t elem_type, const std::vector<int64_t>& dims, const void* data,
-                          size_t bytes);
   ::onnx::GraphProto* graph_;
   std::set<std::string> enabled_;
   int counter_ = 0;

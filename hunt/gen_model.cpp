@@ -30,6 +30,8 @@ const std::vector<std::string>& gen_supported_ops() {
     std::vector<std::string> out;
     for (const auto& r : gen::op_recipes()) out.push_back(r.op);
     std::sort(out.begin(), out.end());
+    // An op two recipes build (Sqrt, Erf: alone and inside a decomposed LayerNorm or GELU) once.
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }();
   return ops;

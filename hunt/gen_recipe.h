@@ -47,6 +47,38 @@ int64_t axis_text(Rng& rng, int a, int r);
 void set_axes(Builder& b, const std::string& op, std::vector<std::string>& ins, ::onnx::NodeProto** node,
               const std::vector<int64_t>& axes, const std::string& out);
 
+// An exact value (see Value) of rank lo..hi from the pool, else a new graph input (the latest
+// value's dims when their rank fits, else `fresh`): for ops whose result jumps (Floor, Sign, Mod,
+// comparisons, ArgMax, TopK's indices), where an input rounded differently could flip it.
+Value exact_value(Builder& b, int lo, int hi, const Dims& fresh);
+// `name` (a tensor of another element type, e.g. ArgMax's int64 or a comparison's bool) cast to
+// float32 and pushed to the pool.
+Value to_float(Builder& b, const std::string& name, const Dims& dims, double bound, bool exact);
+// `name` (of data-dependent dims in ONNX's shape inference and plumb's: a Compress, a Loop's scan
+// output, a sequence's element) reshaped to the `dims` the recipe knows it has and pushed, as
+// x[mask].view(...) exports it, so that the ops after it (those needing static dims in plumb:
+// ConvTranspose, SpaceToDepth, Det) see static dims.
+Value settle(Builder& b, const std::string& name, const Dims& dims, double bound, bool exact);
+// Abs(x) + c (c > 0): a value at least c, for the ops defined or well-conditioned only there (Log,
+// Sqrt, Reciprocal, Div's divisor, Pow's base).
+Value positive(Builder& b, const Value& x, float c);
+// A bool tensor of `c`'s dims: a comparison (one enabled, else any) of the exact value `c` with a
+// threshold. The name of the result.
+std::string condition(Builder& b, const Value& c);
+
+// Shared with gen_recipes_compute.cpp's window ops: an image batch's dims [1..2, 1..4, 3..7
+// (, 3..7)]; one spatial axis of a window op (kernel, stride, dilation, pads; the output size, at
+// least 1); the padding attributes; x plus a ramp over the dims from axis a on whose step keeps
+// the elements a normalization reads at least 1 apart.
+Dims image_dims(Rng& rng);
+struct Window {
+  int64_t k = 1, s = 1, d = 1, pb = 0, pe = 0, out = 1;
+};
+Window window(Rng& rng, int64_t size, bool dilate);
+void set_padding(Builder& b, ::onnx::NodeProto* node, bool same, const std::vector<int64_t>& pads_begin,
+                 const std::vector<int64_t>& pads_end);
+Value spread(Builder& b, const Value& x, int a);
+
 // The recipes (op_recipes() in gen_ops.cpp names which ops each serves): each adds one node of
 // `op`, or returns false when it found no value it applies to.
 // Elementwise, matrix products, convolution, normalization, pooling, activations
@@ -82,5 +114,48 @@ bool slice(Builder& b, const std::string& op);
 bool gather(Builder& b, const std::string& op);
 bool where(Builder& b, const std::string& op);
 bool cast(Builder& b, const std::string& op);
+// Unary math, activations with attributes, Div/Pow/Mod/Sum/Mean, logical ops, quantization
+// (gen_recipes_math.cpp):
+bool unary_math(Builder& b, const std::string& op);
+bool activation(Builder& b, const std::string& op);
+bool arith(Builder& b, const std::string& op);
+bool logical(Builder& b, const std::string& op);
+bool quantize(Builder& b, const std::string& op);
+// Indices and data movement: ArgMax/ArgMin, TopK, CumSum, Tile, ConstantOfShape, Range,
+// GatherElements/ND, ScatterElements/ND, OneHot, Trilu, Compress, ReverseSequence, EyeLike, Size
+// (gen_recipes_index.cpp):
+bool arg_reduce(Builder& b, const std::string& op);
+bool top_k(Builder& b, const std::string& op);
+bool cum_sum(Builder& b, const std::string& op);
+bool index_op(Builder& b, const std::string& op);
+bool scatter(Builder& b, const std::string& op);
+bool generate_op(Builder& b, const std::string& op);
+// Layout and the other normalizations: DepthToSpace/SpaceToDepth, Einsum, InstanceNormalization,
+// LRN, LpNormalization, MeanVarianceNormalization, LpPool/GlobalLpPool, Resize, Det, windows
+// (gen_recipes_layout.cpp):
+bool depth_space(Builder& b, const std::string& op);
+bool einsum(Builder& b, const std::string& op);
+bool norm_extra(Builder& b, const std::string& op);
+bool lp_pool(Builder& b, const std::string& op);
+bool resize(Builder& b, const std::string& op);
+bool det(Builder& b, const std::string& op);
+bool window_fn(Builder& b, const std::string& op);
+// RNN, LSTM, GRU; If, Loop, Scan (gen_recipes_seq.cpp):
+bool rnn(Builder& b, const std::string& op);
+bool control(Builder& b, const std::string& op);
+// BitShift, MatMulInteger, QLinearMatMul; losses; sequences; Optional, CastLike, Constant
+// (gen_recipes_misc.cpp):
+bool integer_op(Builder& b, const std::string& op);
+bool loss(Builder& b, const std::string& op);
+bool sequence(Builder& b, const std::string& op);
+bool wrap_op(Builder& b, const std::string& op);
+// DFT, STFT; GridSample; ConvInteger, QLinearConv; NonZero, Unique, MaxUnpool
+// (gen_recipes_signal.cpp):
+bool signal(Builder& b, const std::string& op);
+bool grid_sample(Builder& b, const std::string& op);
+bool conv_integer(Builder& b, const std::string& op);
+bool data_sized(Builder& b, const std::string& op);
+bool dynamic_quantize(Builder& b, const std::string& op);
+bool random_op(Builder& b, const std::string& op);
 
 }  // namespace plumb::hunt::gen::recipe

@@ -4,10 +4,16 @@
 #include <cstdint>
 #include <optional>
 
+#include <onnx/onnx_pb.h>
+
+#include <iterator>
+#include <string>
+
 #include "hunt/gen_recipe.h"
 
 namespace plumb::hunt::gen::recipe {
 
+// An upper bound on ln(n) computed without libm (whose log may differ in the last bit between
 // platforms, and the bytes of a run must not): ln(2) times the bits n needs.
 double ln_bound(double n) {
   int bits = 0;
@@ -117,6 +123,54 @@ Value partner(Builder& b, const Value& v) {
   if (w) return ready(b, *w);
   Dims dims = broadcast_partner(b.rng, v.dims);
   return Value{b.const_f32_random(dims, -1, 1), dims, 1.0, true};
+}
+
+Value exact_value(Builder& b, int lo, int hi, const Dims& fresh) {
+  auto v = pick(b, [&](const Value& x) {
+    return x.exact && rank(x) >= lo && rank(x) <= hi && num_elements(x.dims) <= kMaxElements / 4;
+  });
+  if (v) return ready(b, *v);
+  const Value& last = b.pool.back();
+  if (rank(last) >= lo && rank(last) <= hi && num_elements(last.dims) <= kMaxElements / 4)
+    return b.input(last.dims);
+  return b.input(fresh);
+}
+
+Value to_float(Builder& b, const std::string& name, const Dims& dims, double bound, bool exact) {
+  const Value out = b.push(dims, bound, exact);
+  set_int(b.node("Cast", {name}, {out.name}), "to", ::onnx::TensorProto::FLOAT);
+  return out;
+}
+
+Value settle(Builder& b, const std::string& name, const Dims& dims, double bound, bool exact) {
+  const Value out = b.push(dims, bound, exact);
+  b.node("Reshape", {name, b.const_i64(dims)}, {out.name});
+  return out;
+}
+
+Value positive(Builder& b, const Value& x, float c) {
+  const std::string a = b.fresh("v");
+  b.node("Abs", {x.name}, {a});
+  const Value out = b.push(x.dims, x.bound + c, false);
+  b.node("Add", {a, b.const_f32({}, {c})}, {out.name});
+  return out;
+}
+
+std::string condition(Builder& b, const Value& c) {
+  static const char* const kCompare[] = {"Equal", "Greater", "GreaterOrEqual", "Less", "LessOrEqual"};
+  std::vector<std::string> ok;
+  for (const char* op : kCompare)
+    if (b.enabled(op)) ok.push_back(op);
+  if (ok.empty()) ok.assign(std::begin(kCompare), std::end(kCompare));
+  const std::string cmp = ok[static_cast<size_t>(b.rng.below(static_cast<int>(ok.size())))];
+  const std::string threshold = b.const_f32(
+      {}, {cmp == "Equal" || b.rng.chance(40) ? 0.0f : static_cast<float>(b.rng.unit() * c.bound / 2)});
+  const std::string out = b.fresh("v");
+  if (b.rng.chance(70))
+    b.node(cmp, {c.name, threshold}, {out});
+  else
+    b.node(cmp, {threshold, c.name}, {out});
+  return out;
 }
 
 }  // namespace plumb::hunt::gen::recipe

@@ -155,11 +155,6 @@ Value batch_norm(Builder& b, const Value& x) {
   return out;
 }
 
-// One spatial axis of a window op: kernel, stride, dilation, pads; the output size, at least 1.
-struct Window {
-  int64_t k = 1, s = 1, d = 1, pb = 0, pe = 0, out = 1;
-};
-
 Window window(Rng& rng, int64_t size, bool dilate) {
   Window w;
   w.k = rng.in(1, 3);

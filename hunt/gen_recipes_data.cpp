@@ -21,6 +21,7 @@ bool reduce(Builder& b, const std::string& op) {
   const double max_bound = op == "ReduceProd" ? 1.0 : (op == "ReduceSumSquare" ? 4.0 : kMaxBound);
   Value x = any_value(b, 1);
   x = ready(b, x, max_bound);
+  if (op == "ReduceLogSum") x = positive(b, x, 0.5f);  // a sum of positive terms, at least 1/2
   const int r = rank(x);
   std::vector<bool> reduced(static_cast<size_t>(r), false);
   const bool all = b.rng.chance(10);
@@ -50,6 +51,7 @@ bool reduce(Builder& b, const std::string& op) {
   if (op == "ReduceL2") bound = x.bound * std::sqrt(n);
   if (op == "ReduceSumSquare") bound = x.bound * x.bound * n;
   if (op == "ReduceLogSumExp") bound = x.bound + ln_bound(n) + 1;
+  if (op == "ReduceLogSum") bound = ln_bound(n * x.bound) + 1;
   const bool exact = (op == "ReduceMax" || op == "ReduceMin") && x.exact;
   const Value out = b.push(out_dims, bound, exact);
   std::vector<std::string> ins = {x.name};

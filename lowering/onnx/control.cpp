@@ -359,7 +359,21 @@ Expected<std::vector<ValueId>> emit_scan(LowerCtx& cx, const onnx::OnnxGraph& bo
     if (axis < -rank || axis >= rank)
       return invalid_model("", "scan_output_axes value " + std::to_string(axis) + " out of range");
     if (axis < 0) axis += rank;
-    results.push_back(stack_or_empty(cx, r.collected[k], r.collected_elem[k], axis));
+    ValueId y = stack_or_empty(cx, r.collected[k], r.collected_elem[k], axis);
+    // A scan runs exactly as many steps as its first scan input's axis has, so where that extent
+    // and the body's value are static, so is the stacked output: said with a Reshape, since the
+    // loop's collected sequence has a symbolic length and ops after the Scan (SpaceToDepth, Det,
+    // ConvTranspose) need static dims (found by plumb gen, issue 22).
+    const ir::Type xt = cx.type(xs[0]);
+    const ir::Type& elem = r.collected_elem[k];
+    bool known = xt.shape[static_cast<size_t>(spec.in_axes[0])].is_static();
+    std::vector<int64_t> dims;
+    for (const ir::Dim& d : elem.shape) known = known && d.is_static(), dims.push_back(d.size);
+    if (known) {
+      dims.insert(dims.begin() + axis, xt.shape[static_cast<size_t>(spec.in_axes[0])].size);
+      y = b.reshape(y, b.shape_const(dims));
+    }
+    results.push_back(y);
   }
   return results;
 }

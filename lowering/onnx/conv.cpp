@@ -128,8 +128,8 @@ ValueId as_scalar(LowerCtx& cx, ValueId v) {
 
 // QLinearConv-10: the ConvInteger accumulator plus the i32 bias, scaled by
 // x_scale * w_scale / y_scale (an f32 product, as the ONNX reference computes it; w_scale may be
-// per output channel), plus y_zero_point, clipped to the output dtype's range and rounded half to
-// even. The scaling is done in f64 so the only rounding after the f32 multiplier is the final one.
+// per output channel), rounded half to even, plus y_zero_point, clipped to the output dtype's
+// range. The scaling is done in f64 so the only rounding after the f32 multiplier is the final one.
 Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0), xs = cx.input(n, 1), xz = cx.input(n, 2);
   ValueId w = cx.input(n, 3), ws = cx.input(n, 4), wz = cx.input(n, 5);
@@ -156,11 +156,14 @@ Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
   ValueId accf = to_f64(cx, acc);
   ValueId multf =
       cx.b.broadcast(to_f64(cx, mult), shape_value(cx, accf), rank_of(cx, mult) == 0 ? Ints{} : Ints{1});
-  ValueId r = cx.b.binary(BK::Mul, accf, multf);
+  // Rounded before y_zero_point is added, as QuantizeLinear's y = saturate(round(x / y_scale) + zp):
+  // rounding after it moves a tie by an odd zero point the other way (plumb gen, issue 22, found
+  // round(-2.5 + 107) = 104 where onnxruntime and the text's order give -2 + 107 = 105).
+  ValueId r = cx.b.unary(UK::Round, cx.b.binary(BK::Mul, accf, multf));
   r = cx.b.binary(BK::Add, r, cx.b.broadcast(to_f64(cx, as_scalar(cx, yz)), shape_value(cx, r), {}));
   const double lo = out_dt == ir::DType::U8 ? 0 : -128, hi = out_dt == ir::DType::U8 ? 255 : 127;
   r = cx.b.binary(BK::Min, cx.b.binary(BK::Max, r, splat(cx, lo, r)), splat(cx, hi, r));
-  cx.set_output(n, 0, cx.b.cast(cx.b.unary(UK::Round, r), out_dt));
+  cx.set_output(n, 0, cx.b.cast(r, out_dt));
   return Status::ok();
 }
 

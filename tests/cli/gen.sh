@@ -2,9 +2,10 @@
 # plumb gen (issue 22): 12 models of one seed written unsharded and as 3 shards run as parallel
 # processes must be the same folders, byte for byte; another seed gives other models. Every model
 # passes onnx.checker (full check), `plumb check` against its own folder, and its outputs match an
-# independent float64 numpy evaluation of the graph (lib/gen_oracle.py knows each op gen builds);
-# 120 models of opset 17 hold every op gen builds. --ops builds only the ops asked for. check-many
-# of the folders as 3 parallel shards, merged, equals its unsharded run.
+# independent float64 numpy evaluation of the graph (lib/gen_oracle.py, gen_oracle_ops.py and
+# gen_oracle_signal.py know each op gen builds); 354 models of opset 17 in six --ops runs hold every
+# op gen builds (170). --ops builds only the ops asked for. check-many of the folders as 3
+# parallel shards, merged, equals its unsharded run.
 # Usage errors: exit 2, one line. Exit 77 in a build without the ONNX tools.
 set -uo pipefail
 plumb=$1 src=$2
@@ -35,15 +36,43 @@ for d in "$tmp"/all/model_*; do
   "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1 || fail "plumb check $d exited $?"
 done
 
-# Every op gen builds appears in 120 models of opset 17 (LayerNormalization's first); those and the
-# 12 above pass the checker and match the numpy oracle.
+# Every op of the first generator (55 op types) appears in 120 models of opset 17 restricted to
+# them (LayerNormalization's first); those, the 12 above and the runs of the newer recipes below
+# pass the checker and match the numpy oracle.
 all_ops=Abs,Neg,Relu,Sigmoid,Tanh,Add,Sub,Mul,Max,Min,MatMul,Gemm,Conv,BatchNormalization
 all_ops+=,LayerNormalization,MaxPool,AveragePool,GlobalAveragePool,GlobalMaxPool,ReduceSum,ReduceMean
 all_ops+=,ReduceMax,ReduceMin,ReduceProd,ReduceL1,ReduceL2,ReduceSumSquare,ReduceLogSumExp,Softmax
 all_ops+=,LogSoftmax,Reshape,Transpose,Flatten,Squeeze,Unsqueeze,Concat,Split,Slice,Gather,Where,Equal
 all_ops+=,Greater,GreaterOrEqual,Less,LessOrEqual,Cast,Shape,Expand,ConvTranspose,Sqrt,Pow,Div,Clip,Erf,Pad
-"$plumb" gen -o "$tmp/ops" --seed 3 --count 120 --opset 17 --max-nodes 12 || fail "opset 17 gen exited $?"
-/usr/bin/python3 "$src/tests/cli/lib/gen_oracle.py" --ops "$all_ops" "$tmp"/all/model_* "$tmp"/ops/model_* ||
+"$plumb" gen -o "$tmp/ops" --seed 3 --count 120 --opset 17 --max-nodes 12 --ops "$all_ops" ||
+  fail "opset 17 gen exited $?"
+# The ops of gen_recipes_math.cpp (unary math, activations with attributes: 50 models) and of
+# gen_recipes_math/index/layout.cpp's other families (90 models), the recurrent and control-flow
+# ops of gen_recipes_seq.cpp (24 models), those of gen_recipes_misc.cpp (30) and of
+# gen_recipes_signal.cpp (40), each run restricted to them.
+math_ops=Exp,Log,Sqrt,Reciprocal,Floor,Ceil,Round,Sign,Sin,Cos,Tan,Atan,Asin,Acos,Atanh,Sinh,Cosh,Asinh
+math_ops+=,Acosh,Softplus,Softsign,Identity,Erf,LeakyRelu,Elu,Selu,Celu,HardSigmoid,HardSwish
+math_ops+=,ThresholdedRelu,Shrink,Hardmax,PRelu,Dropout
+more_ops=Div,Pow,Mod,Sum,Mean,And,Or,Xor,Not,IsNaN,IsInf,QuantizeLinear,DequantizeLinear,ArgMax,ArgMin
+more_ops+=,OneHot,TopK,CumSum,Tile,GatherElements,GatherND,Trilu,Compress,ReverseSequence,ScatterElements
+more_ops+=,ScatterND,ConstantOfShape,Range,EyeLike,Size,HannWindow,HammingWindow,BlackmanWindow
+more_ops+=,DepthToSpace,SpaceToDepth,Einsum,Det,InstanceNormalization,LRN,LpNormalization
+more_ops+=,MeanVarianceNormalization,Resize,LpPool,GlobalLpPool
+"$plumb" gen -o "$tmp/math" --seed 3 --count 50 --opset 17 --max-nodes 8 --ops "$math_ops" || fail "math gen exited $?"
+"$plumb" gen -o "$tmp/more" --seed 3 --count 90 --opset 17 --max-nodes 8 --ops "$more_ops" || fail "more gen exited $?"
+seq_ops=RNN,LSTM,GRU,If,Loop,Scan
+"$plumb" gen -o "$tmp/seq" --seed 3 --count 24 --opset 17 --max-nodes 6 --ops "$seq_ops" || fail "seq gen exited $?"
+misc_ops=BitShift,MatMulInteger,QLinearMatMul,NegativeLogLikelihoodLoss,SoftmaxCrossEntropyLoss,SplitToSequence
+misc_ops+=,SequenceConstruct,SequenceEmpty,SequenceInsert,SequenceErase,SequenceAt,ConcatFromSequence
+misc_ops+=,SequenceLength,Optional,OptionalHasElement,OptionalGetElement,CastLike,Constant,ReduceLogSum
+"$plumb" gen -o "$tmp/misc" --seed 3 --count 30 --opset 17 --max-nodes 6 --ops "$misc_ops" || fail "misc gen exited $?"
+sig_ops=DFT,STFT,GridSample,ConvInteger,QLinearConv,NonZero,Unique,MaxUnpool,SequenceMap,DynamicQuantizeLinear
+sig_ops+=,RandomUniformLike,RandomNormalLike,RandomUniform,RandomNormal,Bernoulli,Multinomial
+misc_ops+=,$sig_ops
+"$plumb" gen -o "$tmp/signal" --seed 3 --count 40 --opset 17 --max-nodes 5 --ops "$sig_ops" || fail "signal gen exited $?"
+/usr/bin/python3 "$src/tests/cli/lib/gen_oracle.py" --ops "$all_ops,$math_ops,$more_ops,$seq_ops,$misc_ops" \
+  "$tmp"/all/model_* "$tmp"/ops/model_* "$tmp"/math/model_* "$tmp"/more/model_* "$tmp"/seq/model_* "$tmp"/misc/model_* \
+  "$tmp"/signal/model_* ||
   fail "checker, numpy oracle or op coverage"
 for d in "$tmp"/ops/model_00000*; do
   "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1 || fail "plumb check $d exited $?"

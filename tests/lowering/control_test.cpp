@@ -279,6 +279,28 @@ TEST(LowerScan, ZeroLengthScanKeepsStatesAndGivesEmptyOutput) {
   EXPECT_EQ(Shape(out[1]), (Ints{0, 3}));
 }
 
+TEST(LowerScan, StaticStepsGiveStaticScanOutputForOpsThatNeedThem) {
+  // plumb gen (issue 22) found a Scan whose output fed SpaceToDepth ("needs a static 4-D input"):
+  // x [1, 4, 2, 2] scanned over axis 0 (1 step, y = v + acc = v) is ys [1, 4, 2, 2], static; then
+  // SpaceToDepth(blocksize 2) gives [1, 16, 1, 1] with the 2x2 blocks' elements as channels.
+  MultiNode g(13);
+  std::vector<double> x(16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(i);
+  g.Input("s0", DType::F32, {4, 2, 2}, std::vector<double>(16, 0));
+  g.Input("x", DType::F32, {1, 4, 2, 2}, x);
+  auto body =
+      Sub({{"acc", T(DType::F32, {4, 2, 2})}, {"v", T(DType::F32, {4, 2, 2})}},
+          {Node("Add", {"acc", "v"}, {"acc_out"}), Node("Identity", {"acc_out"}, {"y"})}, {"acc_out", "y"});
+  g.Add(Node("Scan", {"s0", "x"}, {"sum", "ys"}, {GraphAttr("body", body), IntAttr("num_scan_inputs", 1)}));
+  g.Add(Node("SpaceToDepth", {"ys"}, {"z"}, {IntAttr("blocksize", 2)}));
+  g.Output("z");
+  auto out = g.RunOk();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Shape(out[0]), (Ints{1, 16, 1, 1}));
+  // Channel c of the output is block offset (c / 4 / 2, c / 4 % 2) of input channel c % 4.
+  ExpectNear(Values(out[0]), {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15});
+}
+
 TEST(LowerSequenceMap, AddsTensorToEachElement) {
   MultiNode g(17);
   g.Input("a", DType::F32, {2}, {1, 2});

@@ -377,6 +377,23 @@ TEST(LowerMatMulInteger, BatchBroadcast) {
   EXPECT_EQ(out[0].tensor().shape, (Ints{2, 1, 1}));
 }
 
+TEST(LowerQLinearConv, RoundsBeforeAddingAnOddZeroPoint) {
+  // plumb gen (issue 22): x [1,1,1,2] = [131, 123] - x_zp 128 = [3, -5]; a 1x1 kernel [1], w_zp 0;
+  // scales 0.5 * 1 / 1: [1.5, -2.5] round half to even to [2, -2], plus y_zp 107: [109, 105]
+  // (rounding after the zero point gave round(108.5) = 108 and round(104.5) = 104).
+  auto out = RunQ("QLinearConv", 10,
+                  {{DType::U8, {1, 1, 1, 2}, {131, 123}},
+                   {DType::F32, {}, {0.5}},
+                   {DType::U8, {}, {128}},
+                   {DType::U8, {1, 1, 1, 1}, {1}},
+                   {DType::F32, {}, {1}},
+                   {DType::U8, {}, {0}},
+                   {DType::F32, {}, {1}},
+                   {DType::U8, {}, {107}}},
+                  {}, 1);
+  ExpectExact(out, 0, DType::U8, {109, 105});
+}
+
 TEST(LowerQLinearMatMul, OnnxDocExampleUint8) {
   // The ONNX QLinearMatMul example (backend test qlinearmatmul_2D_uint8_float32).
   auto out = RunQ("QLinearMatMul", 10,

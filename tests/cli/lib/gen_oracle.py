@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """An independent float64 numpy evaluation of the graphs `plumb gen` builds (tests/cli/gen.sh):
-every op gen builds, written from the ONNX operator text (opsets 13 to 17), nothing from plumb.
+every op gen builds, written from the ONNX operator text (opsets 13 to 17), nothing from plumb
+(the ops of gen_recipes_math/index/layout.cpp are in gen_oracle_ops.py).
 For each model folder it runs onnx.checker (full check), evaluates the graph on the folder's
 inputs and compares every output_<k>.pb (ref's values) with the evaluation. With --ops it also
 checks that every op of the list appears in some model.
@@ -15,6 +16,8 @@ import sys
 
 import numpy as np
 import onnx
+import gen_oracle_ops
+import gen_oracle_signal
 from onnx import helper
 from onnx import numpy_helper as nh
 
@@ -132,7 +135,8 @@ def reduce(op, x, axes, keep):
          'ReduceL1': lambda v: np.sum(np.abs(v), axis=axes, keepdims=keep),
          'ReduceL2': lambda v: np.sqrt(np.sum(v * v, axis=axes, keepdims=keep)),
          'ReduceSumSquare': lambda v: np.sum(v * v, axis=axes, keepdims=keep),
-         'ReduceLogSumExp': lambda v: np.log(np.sum(np.exp(v), axis=axes, keepdims=keep))}
+         'ReduceLogSumExp': lambda v: np.log(np.sum(np.exp(v), axis=axes, keepdims=keep)),
+         'ReduceLogSum': lambda v: np.log(np.sum(v, axis=axes, keepdims=keep))}
     return f[op](x)
 
 
@@ -142,9 +146,9 @@ def softmax(x, axis):
 
 
 def to_bfloat16(x):
-    u = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    u = np.atleast_1d(x.astype(np.float32)).view(np.uint32).astype(np.uint64)
     u = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32)
-    return u.view(np.float32).astype(np.float64)
+    return u.view(np.float32).astype(np.float64).reshape(np.shape(x))
 
 
 def cast(x, to):
@@ -152,13 +156,24 @@ def cast(x, to):
         return x.astype(np.float16).astype(np.float64)
     if to == onnx.TensorProto.BFLOAT16:
         return to_bfloat16(x)
-    return x  # double and float: the oracle computes in float64 throughout
+    if to not in (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE):
+        return x.astype(onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[to])  # float to int truncates towards zero
+    return x.astype(np.float64)  # double and float: the oracle computes in float64 throughout
 
 
-def evaluate(node, ins):
+def run_graph(graph, env, values):
+    """A subgraph's outputs: its inputs bound to `values`, names of the outer scope `env` visible."""
+    scope = dict(env)
+    scope.update(zip([i.name for i in graph.input], values))
+    for n in graph.node:
+        scope.update(zip(n.output, evaluate(n, [scope[x] if x else None for x in n.input], scope)))
+    return [scope[o.name] for o in graph.output]
+
+
+def evaluate(node, ins, env=None):
     a = {at.name: helper.get_attribute_value(at) for at in node.attribute}
     op = node.op_type
-    x = ins[0]
+    x = ins[0] if ins else None
     unary = {'Abs': np.abs, 'Neg': np.negative, 'Relu': lambda v: np.maximum(v, 0), 'Tanh': np.tanh,
              'Sigmoid': lambda v: 1 / (1 + np.exp(-v))}
     unary.update({'Sqrt': np.sqrt, 'Erf': np.vectorize(math.erf, otypes=[np.float64])})
@@ -191,6 +206,9 @@ def evaluate(node, ins):
         return [conv(*ins, **a)]
     if op == 'ConvTranspose':
         return [conv_transpose(*ins, **a)]
+    signal = gen_oracle_signal.evaluate_signal(node, ins, a, conv, run_graph, env)
+    if signal is not None:
+        return signal
     if op in ('MaxPool', 'AveragePool'):
         return [pool(x, op, **a)]
     if op == 'GlobalAveragePool':
@@ -255,7 +273,10 @@ def evaluate(node, ins):
         return [np.where(*ins)]
     if op == 'Cast':
         return [cast(x, a['to'])]
-    raise KeyError(op)
+    more = gen_oracle_ops.evaluate_more(node, ins, windows, window_setup, env, run_graph)
+    if more is None:
+        raise KeyError(op)
+    return more
 
 
 def check(folder):
@@ -266,7 +287,7 @@ def check(folder):
     for k, i in enumerate(m.graph.input):
         env[i.name] = tensor(f'{folder}/test_data_set_0/input_{k}.pb').astype(np.float64)
     for n in m.graph.node:
-        outs = evaluate(n, [env[x] if x else None for x in n.input])
+        outs = evaluate(n, [env[x] if x else None for x in n.input], env)
         env.update(zip(n.output, outs))
     problems = []
     for k, o in enumerate(m.graph.output):
@@ -282,6 +303,7 @@ def check(folder):
 
 
 def main(argv):
+    np.seterr(all="ignore")  # NaN and inf are built on purpose (IsNaN of Sqrt, IsInf of Reciprocal)
     wanted = []
     if argv[:1] == ['--ops']:
         wanted, argv = argv[1].split(','), argv[2:]

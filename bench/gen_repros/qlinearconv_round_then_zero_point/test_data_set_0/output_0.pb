@@ -1,0 +1,1 @@
+Bv5JeiiVQpZZdjnnK‚E‡Š

@@ -1,0 +1,143 @@
+"""The third part of tests/cli/lib/gen_oracle.py's float64 numpy evaluation: the ops of plumb gen's
+hunt/gen_recipes_signal.cpp (DFT, STFT, GridSample, ConvInteger, QLinearConv, NonZero, Unique,
+MaxPool's indices and MaxUnpool, DynamicQuantizeLinear, the random ops as gen uses them) and
+SequenceMap, each written from the ONNX operator text
+(opsets 16 and 17), nothing from plumb.
+"""
+import numpy as np
+
+
+def dft(x, ins, a):
+    axis = a.get('axis', 1)
+    sig = x[..., 0] if x.shape[-1] == 1 else x[..., 0] + 1j * x[..., 1]
+    n = int(ins[1]) if len(ins) > 1 and ins[1] is not None else sig.shape[axis]
+    y = (np.fft.ifft if a.get('inverse', 0) else np.fft.fft)(sig, n=n, axis=axis)
+    if a.get('onesided', 0):
+        y = np.take(y, np.arange(n // 2 + 1), axis=axis)
+    return np.stack([y.real, y.imag], axis=-1)
+
+
+def stft(ins, a):
+    x, step = ins[0][..., 0], int(ins[1])
+    window = ins[2] if len(ins) > 2 and ins[2] is not None else None
+    frame = len(window) if window is not None else int(ins[3])
+    frames = (x.shape[1] - frame) // step + 1
+    segs = np.stack([x[:, t * step:t * step + frame] for t in range(frames)], axis=1)
+    if window is not None:
+        segs = segs * window
+    y = np.fft.rfft(segs, axis=-1) if a.get('onesided', 1) else np.fft.fft(segs, axis=-1)
+    return np.stack([y.real, y.imag], axis=-1)
+
+
+def reflect(v, lo, hi):
+    span = hi - lo
+    if span <= 0:
+        return lo
+    if v < lo:
+        d = lo - v
+        k, r = int(d // span), d % span
+        return lo + r if k % 2 == 0 else hi - r
+    if v > hi:
+        d = v - hi
+        k, r = int(d // span), d % span
+        return hi - r if k % 2 == 0 else lo + r
+    return v
+
+
+def grid_sample(x, grid, a):
+    """Bilinear: a grid point (-1, -1) is the top-left pixel's centre (align_corners) or corner."""
+    n, c, h, w = x.shape
+    align = a.get('align_corners', 0)
+    pad = a.get('padding_mode', b'zeros').decode()
+    out = np.zeros((n, c) + grid.shape[1:3])
+
+    def pixel(b, yy, xx):
+        if 0 <= yy < h and 0 <= xx < w:
+            return x[b, :, yy, xx]
+        return np.zeros(c)
+    for b in range(n):
+        for i in range(grid.shape[1]):
+            for j in range(grid.shape[2]):
+                gx, gy = grid[b, i, j]
+                px = (gx + 1) / 2 * (w - 1) if align else ((gx + 1) * w - 1) / 2
+                py = (gy + 1) / 2 * (h - 1) if align else ((gy + 1) * h - 1) / 2
+                if pad == 'border':
+                    px, py = min(max(px, 0), w - 1), min(max(py, 0), h - 1)
+                elif pad == 'reflection':
+                    px = reflect(px, 0, w - 1) if align else reflect(px, -0.5, w - 0.5)
+                    py = reflect(py, 0, h - 1) if align else reflect(py, -0.5, h - 0.5)
+                    px, py = min(max(px, 0), w - 1), min(max(py, 0), h - 1)
+                x0, y0 = int(np.floor(px)), int(np.floor(py))
+                fx, fy = px - x0, py - y0
+                out[b, :, i, j] = ((1 - fy) * ((1 - fx) * pixel(b, y0, x0) + fx * pixel(b, y0, x0 + 1)) +
+                                   fy * ((1 - fx) * pixel(b, y0 + 1, x0) + fx * pixel(b, y0 + 1, x0 + 1)))
+    return out
+
+
+def max_pool_indices(x, a):
+    """MaxPool's Indices (no padding, dilation 1): the flat index into x of each window's first
+    maximum, row-major over the whole tensor (storage_order 0)."""
+    ks, st = a['kernel_shape'], a.get('strides', [1] * len(a['kernel_shape']))
+    n, c, h, w = x.shape
+    oh, ow = (h - ks[0]) // st[0] + 1, (w - ks[1]) // st[1] + 1
+    y, idx = np.zeros((n, c, oh, ow)), np.zeros((n, c, oh, ow), dtype=np.int64)
+    for b in range(n):
+        for ch in range(c):
+            for i in range(oh):
+                for j in range(ow):
+                    win = x[b, ch, i * st[0]:i * st[0] + ks[0], j * st[1]:j * st[1] + ks[1]]
+                    k = int(np.argmax(win))
+                    yy, xx = i * st[0] + k // ks[1], j * st[1] + k % ks[1]
+                    y[b, ch, i, j] = win.flat[k]
+                    idx[b, ch, i, j] = ((b * c + ch) * h + yy) * w + xx
+    return [y, idx]
+
+
+def evaluate_signal(node, ins, a, conv, run_graph, env):
+    op = node.op_type
+    if op == 'DFT':
+        return [dft(ins[0], ins, a)]
+    if op == 'STFT':
+        return [stft(ins, a)]
+    if op == 'GridSample':
+        return [grid_sample(ins[0], ins[1], a)]
+    if op in ('ConvInteger', 'QLinearConv'):
+        q = op == 'QLinearConv'
+        x, xz = ins[0].astype(np.float64), float(ins[2] if q else ins[2])
+        w, wz = ins[3 if q else 1].astype(np.float64), float(ins[5] if q else ins[3])
+        acc = conv(x - xz, w - wz, **{k: v for k, v in a.items()})
+        if not q:
+            return [acc.astype(np.int32)]
+        return [np.clip(np.rint(acc * (ins[1] * ins[4] / ins[6])) + int(ins[7]), 0, 255).astype(np.uint8)]
+    if op == 'NonZero':
+        return [np.array(np.nonzero(ins[0]), dtype=np.int64)]
+    if op == 'Unique':
+        y, first, inverse, counts = np.unique(ins[0], return_index=True, return_inverse=True, return_counts=True)
+        return [y, first.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)]
+    if op == 'MaxPool' and len(node.output) > 1:
+        return max_pool_indices(ins[0], a)
+    if op == 'MaxUnpool':
+        y, idx = ins[0], ins[1]
+        ks, st = a['kernel_shape'], a.get('strides', [1] * len(a['kernel_shape']))
+        shape = list(y.shape[:2]) + [(y.shape[2 + i] - 1) * st[i] + ks[i] for i in range(len(ks))]
+        out = np.zeros(int(np.prod(shape)))
+        out[idx.reshape(-1)] = y.reshape(-1)
+        return [out.reshape(shape)]
+    if op == 'DynamicQuantizeLinear':
+        # In float32, as the text's formula reads for a float input: two divisions, rounded once each.
+        x = ins[0].astype(np.float32)
+        scale = np.float32((max(0.0, float(x.max())) - min(0.0, float(x.min()))) / np.float32(255))
+        zp = np.clip(np.rint(np.float32(-min(0.0, float(x.min()))) / scale), 0, 255) if scale else 0.0
+        y = np.clip(np.rint(x / scale) + zp, 0, 255) if scale else np.full(x.shape, zp)
+        return [y.astype(np.uint8), np.array(scale, dtype=np.float64), np.array(zp, dtype=np.uint8)]
+    # The random ops: gen multiplies every sample by 0, so only the shape and type matter here.
+    if op in ('RandomUniformLike', 'RandomNormalLike', 'Bernoulli'):
+        return [np.zeros(ins[0].shape)]
+    if op in ('RandomUniform', 'RandomNormal'):
+        return [np.zeros(a['shape'])]
+    if op == 'Multinomial':
+        return [np.zeros((ins[0].shape[0], a.get('sample_size', 1)), dtype=np.int32)]
+    if op == 'SequenceMap':
+        body = [at.g for at in node.attribute if at.name == 'body'][0]
+        return [[run_graph(body, env, [e])[0] for e in ins[0]]]
+    return None
