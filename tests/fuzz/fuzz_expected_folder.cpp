@@ -18,7 +18,7 @@
 
 namespace {
 
-constexpr const char* kFiles[] = {"names.json", "a.npy",  "output_0.npy", "input_0.npy",
+constexpr const char* kFiles[] = {"names.json",  "a.npy", "output_0.npy",    "input_0.npy",
                                   "output_1.pb", "b.npz", "polygraphy.json", "input_1.pb"};
 constexpr size_t kFileCount = sizeof(kFiles) / sizeof(kFiles[0]);
 const std::string kSeparator = "\n@@\n";

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ir/attr_ref.h"
@@ -393,21 +395,13 @@ void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const
   if (!in_place) store_from<A>(out, result.numel(), result, 0);
 }
 
-// The accumulator type of a conv with these dtypes, as a tag for `f`.
+// The accumulator type of a conv with these dtypes, as a tag for `f` (dispatch.h).
+struct ConvOp {
+  static constexpr std::string_view name = "conv";
+};
 template <typename F>
 void with_acc(ir::DType input, ir::DType result, F&& f) {
-  // A PLUMB_REF_OPS build keeps the accumulator types that its conv dtypes select (dispatch.h).
-  if (ir::is_float(result)) {
-    if (input == ir::DType::F64 || result == ir::DType::F64) {
-      if constexpr (op_acc_f64("conv")) f(double{});
-    } else {
-      if constexpr (op_acc_f32("conv")) f(float{});
-    }
-  } else if (ir::dtype_bits(result) == 64) {
-    if constexpr (op_acc_u64("conv")) f(uint64_t{});
-  } else {
-    if constexpr (op_acc_u32("conv")) f(uint32_t{});
-  }
+  with_contraction_acc<ConvOp>(input, result, std::forward<F>(f));
 }
 
 }  // namespace

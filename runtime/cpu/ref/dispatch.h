@@ -171,6 +171,26 @@ constexpr bool op_acc_u32(std::string_view op) {
   return false;
 }
 
+// Calls f(A{}) with the accumulator type A of a contraction (matmul, conv) whose operand `in` and
+// result have these dtypes: double when either is f64, float for another float result, uint64_t
+// for a 64-bit integer result, uint32_t for another integer (integers wrap, so unsigned). `Op`
+// names the op (`static constexpr std::string_view name`): a PLUMB_REF_OPS build compiles only the
+// accumulators its dtypes select, and calls nothing for the others.
+template <typename Op, typename F>
+void with_contraction_acc(ir::DType in, ir::DType result, F&& f) {
+  if (ir::is_float(result)) {
+    if (in == ir::DType::F64 || result == ir::DType::F64) {
+      if constexpr (op_acc_f64(Op::name)) f(double{});
+    } else {
+      if constexpr (op_acc_f32(Op::name)) f(float{});
+    }
+  } else if (ir::dtype_bits(result) == 64) {
+    if constexpr (op_acc_u64(Op::name)) f(uint64_t{});
+  } else {
+    if constexpr (op_acc_u32(Op::name)) f(uint32_t{});
+  }
+}
+
 template <typename R>
 R dtype_not_built(ir::DType dt) {
   if constexpr (std::is_same_v<R, Status>)

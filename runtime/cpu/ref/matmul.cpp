@@ -2,7 +2,9 @@
 // one accumulator per result element, computed in the accumulator type (f32 for f32/f16/bf16/f8,
 // f64 for f64, integers modulo 2^32 or 2^64), starting at +0, each product and each sum rounded.
 #include <algorithm>
+#include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "runtime/cpu/ref/accumulate.h"
@@ -85,21 +87,13 @@ void matmul_any(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t ba
     matmul_typed<A, 4>(lhs, rhs, result, batch, m, k, n, threads, scratch);
 }
 
-// The accumulator type of a matmul with these dtypes, as a tag for `f`.
+// The accumulator type of a matmul with these dtypes, as a tag for `f` (dispatch.h).
+struct MatmulOp {
+  static constexpr std::string_view name = "matmul";
+};
 template <typename F>
 void with_acc(ir::DType lhs, ir::DType result, F&& f) {
-  // A PLUMB_REF_OPS build keeps the accumulator types that its matmul dtypes select (dispatch.h).
-  if (ir::is_float(result)) {
-    if (lhs == ir::DType::F64 || result == ir::DType::F64) {
-      if constexpr (op_acc_f64("matmul")) f(double{});
-    } else {
-      if constexpr (op_acc_f32("matmul")) f(float{});
-    }
-  } else if (ir::dtype_bits(result) == 64) {
-    if constexpr (op_acc_u64("matmul")) f(uint64_t{});
-  } else {
-    if constexpr (op_acc_u32("matmul")) f(uint32_t{});
-  }
+  with_contraction_acc<MatmulOp>(lhs, result, std::forward<F>(f));
 }
 
 // batch, m, k, n of a matmul of these shapes (rank >= 2, verified).
