@@ -89,6 +89,8 @@ for t in "${targets[@]}"; do
   build=$(build_of "$t")
   seed "$t" "$build"
   mkdir -p "$build/findings/$t"
+  # TMPDIR: fuzz_expected_folder writes its folder there; memory, not disk.
+  [[ -d /dev/shm ]] && export TMPDIR=/dev/shm
   "$build/bin/$t" -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=1024 \
     -timeout=10 -print_final_stats=1 -artifact_prefix="$build/findings/$t/" \
     "$build/corpus/$t"

@@ -23,11 +23,14 @@ constexpr const char* kFiles[] = {"names.json",  "a.npy", "output_0.npy",    "in
 constexpr size_t kFileCount = sizeof(kFiles) / sizeof(kFiles[0]);
 const std::string kSeparator = "\n@@\n";
 
-// One folder per fuzzing process, made on the first input and emptied before each.
+// One folder per fuzzing process, made on the first input and emptied before each (left behind
+// when the process ends: a few small files).
 const std::string& folder() {
   static const std::string dir = [] {
-    char tmpl[] = "/tmp/plumb_fuzz_expected_XXXXXX";
-    const char* made = ::mkdtemp(tmpl);
+    const char* tmp = std::getenv("TMPDIR");  // tools/fuzz.sh points it at /dev/shm: no disk writes
+    std::string tmpl =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/plumb_fuzz_expected_XXXXXX";
+    const char* made = ::mkdtemp(tmpl.data());
     if (made == nullptr) std::abort();
     return std::string(made);
   }();
