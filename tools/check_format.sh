@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks that every tracked C++ source is formatted with clang-format-14 and the repository's
+# Checks that every C++ and CUDA source that git tracks, or would track (untracked, not ignored:
+# a new file is checked before `git add`), is formatted with clang-format-14 and the repository's
 # .clang-format (what CI runs; tools/setup.sh installs clang-format-14). Generated headers that
 # opt out with "// clang-format off" are formatted as they say. With --fix, formats them instead.
 # Exit 0: clean; 1: the files listed need `clang-format-14 -i`.
@@ -19,7 +20,7 @@ while IFS= read -r f; do
   elif ! "$fmt" --dry-run -Werror "$f" >/dev/null 2>&1; then
     bad+=("$f")
   fi
-done < <(git ls-files '*.cpp' '*.h' '*.cc' '*.hpp')
+done < <(git ls-files --cached --others --exclude-standard '*.cpp' '*.h' '*.cc' '*.hpp' '*.cu' '*.cuh')
 if ((${#bad[@]})); then
   printf '%s\n' "${bad[@]}"
   echo "check_format: ${#bad[@]} files need $fmt -i (or tools/check_format.sh --fix)"
