@@ -23,6 +23,52 @@ bool lowered(const std::string& op, int opset) {
   return lower::default_registry().find("", op, opset) != nullptr;
 }
 
+// How often a step with target ops draws one of them (docs/gen.md, "Steering"); the other steps
+// draw as without --targets, so that the ops no report lists still appear.
+constexpr int kTargetPercent = 60;
+
+// The node that wrote `name` (nullptr for graph inputs and initializers).
+const ::onnx::NodeProto* producer(const ::onnx::GraphProto& g, const std::string& name) {
+  for (int k = g.node_size() - 1; k >= 0; --k)
+    for (const std::string& o : g.node(k).output())
+      if (o == name) return &g.node(k);
+  return nullptr;
+}
+
+// A recipe for an op a report's uncovered grams want next, drawn with their weights: the chain
+// ends at the node that wrote the latest value (most recipes read it), and the ops of the nodes
+// it read make the 3-gram prefixes. nullptr when the report wants none of the enabled ops.
+const gen::OpRecipe* target_recipe(const GenTargets& t, const gen::Builder& b, const ::onnx::GraphProto& g,
+                                   gen::Rng& rng) {
+  std::string last;
+  std::vector<std::string> before;
+  if (const ::onnx::NodeProto* p = producer(g, b.pool.back().name)) {
+    last = p->op_type();
+    for (const std::string& in : p->input())
+      if (const ::onnx::NodeProto* q = in.empty() ? nullptr : producer(g, in)) before.push_back(q->op_type());
+  }
+  const auto ops = target_ops(t, last, before, [&](const std::string& op) { return b.enabled(op); });
+  if (ops.empty() || !rng.chance(kTargetPercent)) return nullptr;
+  int64_t total = 0;
+  for (const auto& o : ops) total += o.second;
+  // Weights are small counts (a report's grams), so the modulo's bias is negligible and fixed.
+  int64_t w = static_cast<int64_t>(rng.next() % static_cast<uint64_t>(total));
+  std::string op = ops.back().first;
+  for (const auto& o : ops) {
+    if (w < o.second) {
+      op = o.first;
+      break;
+    }
+    w -= o.second;
+  }
+  // The last recipe serving the op: for Sqrt and Erf the plain unary one, not the decomposed
+  // LayerNorm or GELU that ends elsewhere.
+  const gen::OpRecipe* r = nullptr;
+  for (const auto& c : gen::op_recipes())
+    if (c.op == op) r = &c;
+  return r;
+}
+
 }  // namespace
 
 const std::vector<std::string>& gen_supported_ops() {
@@ -102,6 +148,12 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
   b.input(dims);
   const int target = 1 + rng.below(options.max_nodes);
   for (int tries = 0; b.nodes() < target && tries < 20 * target; ++tries) {
+    if (options.targets) {
+      if (const gen::OpRecipe* r = target_recipe(*options.targets, b, *g, rng)) {
+        r->build(b, r->op);
+        continue;
+      }
+    }
     const int w = rng.below(weights.back());
     const size_t f =
         static_cast<size_t>(std::upper_bound(weights.begin(), weights.end(), w) - weights.begin());

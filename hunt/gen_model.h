@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "frontends/onnx/tensor_proto.h"
+#include "hunt/gen_targets.h"
 #include "ir/status.h"
 
 namespace onnx {
@@ -23,6 +25,9 @@ struct GenOptions {
   int max_nodes = 8;             // node count drawn in [1, max_nodes]; the last step may pass it
   std::vector<std::string> ops;  // empty = every op gen_supported_ops() lists that exists at opset
   int opset = 13;                // default_opset_import; IR 8 (Debian's libonnx 1.12 checker)
+  // --targets: steer draws toward a coverage report's uncovered op sequences (null: no steering;
+  // the draws, and so the bytes, are then those of a run without it).
+  std::shared_ptr<const GenTargets> targets;
 };
 
 // The ops this generator can build, sorted.
