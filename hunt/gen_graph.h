@@ -87,6 +87,23 @@ class Builder {
   Value& push(const std::vector<int64_t>& dims, double bound, bool exact, const std::string& name = "");
   int nodes() const;
 
+  // What the builder holds besides the GraphProto and the stream: a step tried and undone (gen
+  // --targets retries a step whose node missed a report's attribute classes) restores it together
+  // with a copy of the graph.
+  struct State {
+    std::vector<Value> pool;
+    std::vector<onnx::Tensor> input_data;
+    std::set<std::string> consumed;
+    int counter = 0;
+  };
+  State state() const { return State{pool, input_data, consumed, counter_}; }
+  void restore(State s) {
+    pool = std::move(s.pool);
+    input_data = std::move(s.input_data);
+    consumed = std::move(s.consumed);
+    counter_ = s.counter;
+  }
+
  private:
   ::onnx::GraphProto* graph_;
   std::set<std::string> enabled_;

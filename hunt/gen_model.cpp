@@ -12,6 +12,7 @@
 
 #include "hunt/gen_graph.h"
 #include "hunt/onnx_proto.h"
+#include "hunt/op_sequences.h"
 #include "hunt/reduce_values.h"
 #include "lowering/onnx/registry.h"
 
@@ -26,6 +27,38 @@ bool lowered(const std::string& op, int opset) {
 // How often a step with target ops draws one of them (docs/gen.md, "Steering"); the other steps
 // draw as without --targets, so that the ops no report lists still appear.
 constexpr int kTargetPercent = 60;
+// How often a targeted step is tried (undone and drawn again) until its node makes a new path
+// whose key, attribute classes included, the report lists; the last try is kept whatever it made.
+constexpr int kTargetTries = 4;
+
+// The keys of `model`'s 1- to 3-grams (labels as `plumb coverage --sequences` gives them) that
+// the report lists as uncovered.
+std::set<std::string> target_hits(const GenTargets& t, const ::onnx::ModelProto& model) {
+  SequenceSet set(3);
+  add_model(model, "", set);
+  std::set<std::string> hits;
+  for (const auto& grams : set.grams)
+    for (const auto& kv : grams)
+      if (t.keys.count(kv.first)) hits.insert(kv.first);
+  return hits;
+}
+
+// Builds `r` up to kTargetTries times, keeping the first try that adds a listed key.
+void build_targeted(const GenTargets& t, const gen::OpRecipe& r, gen::Builder& b, ::onnx::ModelProto* model) {
+  const std::set<std::string> before = target_hits(t, *model);
+  ::onnx::GraphProto* g = model->mutable_graph();
+  for (int attempt = 1;; ++attempt) {
+    const ::onnx::GraphProto saved = *g;
+    gen::Builder::State state = b.state();
+    const bool built = r.build(b, r.op);
+    if (attempt == kTargetTries) return;
+    if (built)
+      for (const std::string& key : target_hits(t, *model))
+        if (!before.count(key)) return;
+    *g = saved;
+    b.restore(std::move(state));
+  }
+}
 
 // The node that wrote `name` (nullptr for graph inputs and initializers).
 const ::onnx::NodeProto* producer(const ::onnx::GraphProto& g, const std::string& name) {
@@ -150,7 +183,7 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
   for (int tries = 0; b.nodes() < target && tries < 20 * target; ++tries) {
     if (options.targets) {
       if (const gen::OpRecipe* r = target_recipe(*options.targets, b, *g, rng)) {
-        r->build(b, r->op);
+        build_targeted(*options.targets, *r, b, model);
         continue;
       }
     }

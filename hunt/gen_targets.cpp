@@ -177,6 +177,10 @@ Expected<GenTargets> read_gen_targets(const std::string& path) {
       seq.push_back(name->text);
     }
     if (seq.size() != ops->items.size()) continue;
+    const Json* key = uncovered->items[k].get("key");
+    if (!key || key->kind != Json::kString)
+      return invalid_input("uncovered[" + std::to_string(k) + "] has no \"key\"").with_place(path);
+    t.keys.insert(key->text);
     ++t.grams;
     ++t.start[seq[0]];
     if (seq.size() >= 2) ++t.next[seq[0]][seq[1]];

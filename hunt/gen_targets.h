@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +22,8 @@ struct GenTargets {
   std::map<std::string, int64_t> start;                        // a gram's first op (n >= 2), n = 1's op
   std::map<std::string, std::map<std::string, int64_t>> next;  // o1 -> o2 of 2-grams, 3-gram prefixes
   std::map<std::pair<std::string, std::string>, std::map<std::string, int64_t>> third;  // (o1, o2) -> o3
-  int64_t grams = 0;  // the uncovered grams read (any n, ai.onnx only)
+  std::set<std::string> keys;  // the grams' keys with attribute classes ("Conv[f32,2d] -> Relu[f32]")
+  int64_t grams = 0;           // the uncovered grams read (any n, ai.onnx only)
 };
 
 // Reads a plumb-sequence-coverage/1 JSON; an error names the file and what is wrong.

@@ -72,7 +72,7 @@ misc_ops+=,$sig_ops
 "$plumb" gen -o "$tmp/signal" --seed 3 --count 40 --opset 17 --max-nodes 5 --ops "$sig_ops" || fail "signal gen exited $?"
 # --targets: a coverage report of tests/models against 60 generated models lists what they leave
 # uncovered; 60 models of the same seeds generated with that report as targets cover more of its
-# uncovered 2- and 3-grams (docs/gen.md, "Steering": 17 + 5 of 519 + 888 without, 46 + 11 with);
+# uncovered 2- and 3-grams (docs/gen.md, "Steering": 17 + 5 of 519 + 888 without, 50 + 11 with);
 # 2 shards of the targeted run equal it; its models pass the checker and the oracle (below).
 "$plumb" gen -o "$tmp/plain" --seed 7 --count 60 --opset 17 || fail "plain gen exited $?"
 "$plumb" coverage --sequences 3 "$src/tests/models" --against "$tmp/plain" --json "$tmp/plain.json" > /dev/null ||
