@@ -192,6 +192,7 @@ const std::vector<OpRecipe>& op_recipes() {
       {"RandomNormal", "random", random_op},
       {"Bernoulli", "random", random_op},
       {"Multinomial", "random", random_op},
+      {"NonMaxSuppression", "detect", nms},
   };
   return recipes;
 }

@@ -157,5 +157,7 @@ bool conv_integer(Builder& b, const std::string& op);
 bool data_sized(Builder& b, const std::string& op);
 bool dynamic_quantize(Builder& b, const std::string& op);
 bool random_op(Builder& b, const std::string& op);
+// NonMaxSuppression of constant boxes and scores (gen_recipes_detect.cpp):
+bool nms(Builder& b, const std::string& op);
 
 }  // namespace plumb::hunt::gen::recipe

@@ -1,7 +1,7 @@
 """The third part of tests/cli/lib/gen_oracle.py's float64 numpy evaluation: the ops of plumb gen's
 hunt/gen_recipes_signal.cpp (DFT, STFT, GridSample, ConvInteger, QLinearConv, NonZero, Unique,
 MaxPool's indices and MaxUnpool, DynamicQuantizeLinear, the random ops as gen uses them) and
-SequenceMap, each written from the ONNX operator text
+SequenceMap, and of hunt/gen_recipes_detect.cpp (NonMaxSuppression), each written from the ONNX operator text
 (opsets 16 and 17), nothing from plumb.
 """
 import numpy as np
@@ -93,6 +93,41 @@ def max_pool_indices(x, a):
     return [y, idx]
 
 
+def non_max_suppression(ins, a):
+    # ONNX's text: boxes [B, N, 4] as any diagonal pair of corners [y1, x1, y2, x2]
+    # (center_point_box 0) or [x_center, y_center, width, height] (1); per batch and class, boxes
+    # by descending score, those with a score below score_threshold removed, a box dropped when
+    # its IoU with a box already selected is above iou_threshold, at most
+    # max_output_boxes_per_class (default 0: none) selected; rows [batch, class, box].
+    boxes, scores = ins[0].astype(np.float64), ins[1].astype(np.float64)
+    opt = lambda k, d: float(np.asarray(ins[k]).reshape(-1)[0]) if len(ins) > k and ins[k] is not None else d
+    max_out, iou_t, score_t = int(opt(2, 0)), opt(3, 0.0), opt(4, None)
+    if a.get('center_point_box', 0) == 1:
+        cx, cy, w, h = (boxes[..., k] for k in range(4))
+        boxes = np.stack([cy - h / 2, cx - w / 2, cy + h / 2, cx + w / 2], axis=-1)
+    lo = np.minimum(boxes[..., 0:2], boxes[..., 2:4])
+    hi = np.maximum(boxes[..., 0:2], boxes[..., 2:4])
+
+    def iou(b, i, j):
+        inter = np.prod(np.maximum(0.0, np.minimum(hi[b, i], hi[b, j]) - np.maximum(lo[b, i], lo[b, j])))
+        area = lambda k: np.prod(hi[b, k] - lo[b, k])
+        return inter / (area(i) + area(j) - inter)
+
+    rows = []
+    for b in range(scores.shape[0]):
+        for c in range(scores.shape[1]):
+            kept = []
+            for i in sorted(range(scores.shape[2]), key=lambda k: -scores[b, c, k]):
+                if len(kept) == max_out:
+                    break
+                if score_t is not None and scores[b, c, i] < score_t:
+                    continue
+                if all(iou(b, i, j) <= iou_t for j in kept):
+                    kept.append(i)
+            rows += [[b, c, i] for i in kept]
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+
 def evaluate_signal(node, ins, a, conv, run_graph, env):
     op = node.op_type
     if op == 'DFT':
@@ -111,6 +146,8 @@ def evaluate_signal(node, ins, a, conv, run_graph, env):
         return [np.clip(np.rint(acc * (ins[1] * ins[4] / ins[6])) + int(ins[7]), 0, 255).astype(np.uint8)]
     if op == 'NonZero':
         return [np.array(np.nonzero(ins[0]), dtype=np.int64)]
+    if op == 'NonMaxSuppression':
+        return [non_max_suppression(ins, a)]
     if op == 'Unique':
         y, first, inverse, counts = np.unique(ins[0], return_index=True, return_inverse=True, return_counts=True)
         return [y, first.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)]

@@ -1,0 +1,131 @@
+// plumb gen's recipe for NonMaxSuppression (docs/gen.md): its output size depends on the boxes'
+// overlaps, so gen draws boxes and scores as constants it knows, runs the selection itself to
+// settle the [K, 3] indices, and keeps every comparison away from its threshold.
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hunt/gen_recipe.h"
+
+namespace plumb::hunt::gen::recipe {
+
+namespace {
+
+struct Box {
+  double y1, x1, y2, x2;  // normalized: y1 <= y2, x1 <= x2
+};
+
+// IoU of two boxes whose coordinates are multiples of 1/32: intersection and union are exact in
+// double, so only the one division rounds.
+double iou(const Box& a, const Box& c) {
+  const double h = std::max(0.0, std::min(a.y2, c.y2) - std::max(a.y1, c.y1));
+  const double w = std::max(0.0, std::min(a.x2, c.x2) - std::max(a.x1, c.x1));
+  const double inter = h * w;
+  const double uni = (a.y2 - a.y1) * (a.x2 - a.x1) + (c.y2 - c.y1) * (c.x2 - c.x1) - inter;
+  return inter / uni;
+}
+
+}  // namespace
+
+// NonMaxSuppression (opset 10/11 text): boxes [B, N, 4] in either box format (corners given as any
+// diagonal pair, or center and size), coordinates multiples of 1/32 with sides of at least 1/4;
+// scores [B, C, N] distinct within each (batch, class), multiples of 1/16; max_output_boxes_per_class
+// 1..N+1; an iou_threshold at least 1/100 from every pair's IoU (else the recipe does not apply),
+// a score_threshold (sometimes) between two scores. The selected [K, 3] indices are cast to float
+// and reshaped to the K the generator's own selection found, for the ops after it.
+bool nms(Builder& b, const std::string& op) {
+  Rng& rng = b.rng;
+  const int64_t nb = rng.in(1, 2), nc = rng.in(1, 2), n = rng.in(2, 6);
+  const bool center = b.has_attribute(op, "center_point_box") && rng.chance(40);
+  std::vector<Box> boxes;
+  std::vector<float> box_data;
+  for (int64_t k = 0; k < nb * n; ++k) {
+    const double cy = rng.in(-16, 16) / 16.0, cx = rng.in(-16, 16) / 16.0;
+    const double h = rng.in(4, 16) / 16.0, w = rng.in(4, 16) / 16.0;
+    const Box box{cy - h / 2, cx - w / 2, cy + h / 2, cx + w / 2};
+    boxes.push_back(box);
+    if (center) {
+      for (double v : {cx, cy, w, h}) box_data.push_back(static_cast<float>(v));
+    } else if (rng.chance(30)) {  // the other diagonal, or both corners swapped
+      const bool swap_y = rng.chance(50);
+      const bool swap_x = !swap_y || rng.chance(50);
+      box_data.push_back(static_cast<float>(swap_y ? box.y2 : box.y1));
+      box_data.push_back(static_cast<float>(swap_x ? box.x2 : box.x1));
+      box_data.push_back(static_cast<float>(swap_y ? box.y1 : box.y2));
+      box_data.push_back(static_cast<float>(swap_x ? box.x1 : box.x2));
+    } else {
+      for (double v : {box.y1, box.x1, box.y2, box.x2}) box_data.push_back(static_cast<float>(v));
+    }
+  }
+  // The threshold candidates, in a drawn order; the first that no IoU comes near is used.
+  std::vector<float> candidates = {0.0f, 0.1f, 0.25f, 0.4f, 0.5f, 0.7f};
+  for (size_t k = candidates.size(); k > 1; --k)
+    std::swap(candidates[k - 1], candidates[static_cast<size_t>(rng.below(static_cast<int>(k)))]);
+  float iou_t = -1;
+  for (float t : candidates) {
+    bool clear = true;
+    for (int64_t bi = 0; bi < nb && clear; ++bi)
+      for (int64_t i = 0; i < n && clear; ++i)
+        for (int64_t j = i + 1; j < n && clear; ++j) {
+          const double v =
+              iou(boxes[static_cast<size_t>(bi * n + i)], boxes[static_cast<size_t>(bi * n + j)]);
+          // IoU 0 (no overlap) is exact: a threshold of 0 keeps such a pair apart on any backend.
+          clear = (t == 0.0f && v == 0.0) || v - static_cast<double>(t) > 0.01 ||
+                  static_cast<double>(t) - v > 0.01;
+        }
+    if (clear) {
+      iou_t = t;
+      break;
+    }
+  }
+  if (iou_t < 0) return false;
+  std::vector<float> scores;
+  for (int64_t s = 0; s < nb * nc; ++s) {
+    std::vector<int> perm(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) perm[static_cast<size_t>(k)] = static_cast<int>(k);
+    for (size_t k = perm.size(); k > 1; --k)
+      std::swap(perm[k - 1], perm[static_cast<size_t>(rng.below(static_cast<int>(k)))]);
+    for (int p : perm) scores.push_back(static_cast<float>(p + 1) / 16);
+  }
+  const int64_t max_out = rng.in(1, static_cast<int>(n) + 1);
+  // A score threshold halfway between two scores (k + 1/2) / 16: no score is near it.
+  const bool score_given = rng.chance(50);
+  const float score_t =
+      score_given ? (static_cast<float>(rng.in(0, static_cast<int>(n) - 1)) + 0.5f) / 16 : 0.0f;
+  // The selection as the text describes it, per batch and class: boxes by descending score, each
+  // kept unless its score is below the threshold or its IoU with a kept box exceeds iou_threshold.
+  int64_t selected = 0;
+  for (int64_t bi = 0; bi < nb; ++bi)
+    for (int64_t ci = 0; ci < nc; ++ci) {
+      std::vector<int64_t> order(static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) order[static_cast<size_t>(k)] = k;
+      const float* s = scores.data() + (bi * nc + ci) * n;
+      std::sort(order.begin(), order.end(), [&](int64_t i, int64_t j) { return s[i] > s[j]; });
+      std::vector<int64_t> kept;
+      for (int64_t i : order) {
+        if (static_cast<int64_t>(kept.size()) == max_out) break;
+        if (score_given && s[i] < score_t) continue;
+        bool suppressed = false;
+        for (int64_t j : kept)
+          suppressed = suppressed || iou(boxes[static_cast<size_t>(bi * n + i)],
+                                         boxes[static_cast<size_t>(bi * n + j)]) > static_cast<double>(iou_t);
+        if (!suppressed) kept.push_back(i);
+      }
+      selected += static_cast<int64_t>(kept.size());
+    }
+  if (selected == 0) return false;
+  std::vector<std::string> ins = {b.const_f32({nb, n, 4}, box_data), b.const_f32({nb, nc, n}, scores),
+                                  b.const_i64({max_out}, rng.chance(50)), b.const_f32({}, {iou_t})};
+  if (score_given) ins.push_back(b.const_f32({}, {score_t}));
+  const std::string idx = b.fresh("v"), f = b.fresh("v");
+  auto* node = b.node(op, ins, {idx});
+  if (center) set_int(node, "center_point_box", 1);
+  set_int(b.node("Cast", {idx}, {f}), "to", ::onnx::TensorProto::FLOAT);
+  settle(b, f, {selected, 3}, static_cast<double>(std::max(nb, n)), true);
+  return true;
+}
+
+}  // namespace plumb::hunt::gen::recipe
