@@ -193,6 +193,7 @@ const std::vector<OpRecipe>& op_recipes() {
       {"Bernoulli", "random", random_op},
       {"Multinomial", "random", random_op},
       {"NonMaxSuppression", "detect", nms},
+      {"MaxRoiPool", "detect", max_roi_pool},
   };
   return recipes;
 }

@@ -1,6 +1,6 @@
-// plumb gen's recipe for NonMaxSuppression (docs/gen.md): its output size depends on the boxes'
-// overlaps, so gen draws boxes and scores as constants it knows, runs the selection itself to
-// settle the [K, 3] indices, and keeps every comparison away from its threshold.
+// plumb gen's recipes for NonMaxSuppression and MaxRoiPool (docs/gen.md). NonMaxSuppression's output size
+// depends on the boxes' overlaps, so gen draws boxes and scores as constants it knows, runs the selection
+// itself to settle the [K, 3] indices, and keeps every comparison away from its threshold.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
@@ -125,6 +125,33 @@ bool nms(Builder& b, const std::string& op) {
   if (center) set_int(node, "center_point_box", 1);
   set_int(b.node("Cast", {idx}, {f}), "to", ::onnx::TensorProto::FLOAT);
   settle(b, f, {selected, 3}, static_cast<double>(std::max(nb, n)), true);
+  return true;
+}
+
+// MaxRoiPool of a rank-4 value: ONNX's text gives no bin formula; the op is Caffe's RoI pooling,
+// as onnxruntime computes it (corners round(c * spatial_scale), RoI size end - start + 1, bin h of
+// ph: [floor(ph * size / pooled), ceil((ph + 1) * size / pooled)) from the start, clipped to the
+// image, an empty bin 0). gen keeps every rounding off a tie: spatial_scale 1/2, 1 or 2 with
+// corners whose scaled values are integers, and RoI sizes multiples of pooled_shape, so the bin
+// edges are integers in any float arithmetic. A RoI may run past the image (clipped bins, empty
+// ones).
+bool max_roi_pool(Builder& b, const std::string& op) {
+  Rng& rng = b.rng;
+  const Value x = of_rank(b, 4, 4, {rng.in(1, 2), rng.in(1, 4), rng.in(3, 7), rng.in(3, 7)});
+  const int64_t ph = rng.in(1, 3), pw = rng.in(1, 3), rois = rng.in(1, 3);
+  const float scale = std::vector<float>{0.5f, 1.0f, 2.0f}[static_cast<size_t>(rng.below(3))];
+  std::vector<float> data;
+  for (int64_t r = 0; r < rois; ++r) {
+    const int64_t h0 = rng.in(0, static_cast<int>(x.dims[2]) - 1),
+                  w0 = rng.in(0, static_cast<int>(x.dims[3]) - 1);
+    const int64_t h1 = h0 + ph * rng.in(1, 2) - 1, w1 = w0 + pw * rng.in(1, 2) - 1;  // inclusive ends
+    data.push_back(static_cast<float>(rng.below(static_cast<int>(x.dims[0]))));
+    for (int64_t c : {w0, h0, w1, h1}) data.push_back(static_cast<float>(c) / scale);
+  }
+  const Value out = b.push({rois, x.dims[1], ph, pw}, x.bound, x.exact);
+  auto* node = b.node(op, {x.name, b.const_f32({rois, 5}, data)}, {out.name});
+  set_ints(node, "pooled_shape", {ph, pw});
+  if (scale != 1.0f || rng.chance(30)) set_float(node, "spatial_scale", scale);
   return true;
 }
 

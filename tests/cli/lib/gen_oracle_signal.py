@@ -1,7 +1,8 @@
 """The third part of tests/cli/lib/gen_oracle.py's float64 numpy evaluation: the ops of plumb gen's
 hunt/gen_recipes_signal.cpp (DFT, STFT, GridSample, ConvInteger, QLinearConv, NonZero, Unique,
 MaxPool's indices and MaxUnpool, DynamicQuantizeLinear, the random ops as gen uses them) and
-SequenceMap, and of hunt/gen_recipes_detect.cpp (NonMaxSuppression), each written from the ONNX operator text
+SequenceMap, and of hunt/gen_recipes_detect.cpp (NonMaxSuppression, MaxRoiPool: Caffe's definition, the text
+giving none), each written from the ONNX operator text
 (opsets 16 and 17), nothing from plumb.
 """
 import numpy as np
@@ -128,6 +129,31 @@ def non_max_suppression(ins, a):
     return np.array(rows, dtype=np.int64).reshape(-1, 3)
 
 
+def max_roi_pool(x, rois, a):
+    # ONNX's text gives no bin formula (rois [R, 5] = [batch_id, x1, y1, x2, y2], output [R, C,
+    # pooled_shape]); this is Caffe's RoI pooling, where the op comes from: corners rounded (half
+    # away from zero) after spatial_scale, RoI size end - start + 1 (at least 1), bin p of a size-s
+    # RoI [floor(p * s / pooled), ceil((p + 1) * s / pooled)) from its start, clipped to the image;
+    # an empty bin is 0.
+    ph, pw = a['pooled_shape']
+    scale = a.get('spatial_scale', 1.0)
+    rnd = lambda v: int(np.sign(v) * np.floor(abs(v) + 0.5))
+    h, w = x.shape[2], x.shape[3]
+    y = np.zeros((rois.shape[0], x.shape[1], ph, pw))
+    for r, roi in enumerate(rois.astype(np.float64)):
+        x1, y1, x2, y2 = (rnd(v * scale) for v in roi[1:])
+        rh, rw = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
+        for i in range(ph):
+            hs = min(max(int(np.floor(i * rh / ph)) + y1, 0), h)
+            he = min(max(int(np.ceil((i + 1) * rh / ph)) + y1, 0), h)
+            for j in range(pw):
+                ws = min(max(int(np.floor(j * rw / pw)) + x1, 0), w)
+                we = min(max(int(np.ceil((j + 1) * rw / pw)) + x1, 0), w)
+                if he > hs and we > ws:
+                    y[r, :, i, j] = x[int(roi[0]), :, hs:he, ws:we].max(axis=(1, 2))
+    return y
+
+
 def evaluate_signal(node, ins, a, conv, run_graph, env):
     op = node.op_type
     if op == 'DFT':
@@ -148,6 +174,8 @@ def evaluate_signal(node, ins, a, conv, run_graph, env):
         return [np.array(np.nonzero(ins[0]), dtype=np.int64)]
     if op == 'NonMaxSuppression':
         return [non_max_suppression(ins, a)]
+    if op == 'MaxRoiPool':
+        return [max_roi_pool(ins[0], ins[1], a)]
     if op == 'Unique':
         y, first, inverse, counts = np.unique(ins[0], return_index=True, return_inverse=True, return_counts=True)
         return [y, first.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)]
