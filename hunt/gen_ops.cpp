@@ -194,6 +194,7 @@ const std::vector<OpRecipe>& op_recipes() {
       {"Multinomial", "random", random_op},
       {"NonMaxSuppression", "detect", nms},
       {"MaxRoiPool", "detect", max_roi_pool},
+      {"TfIdfVectorizer", "detect", tfidf},
   };
   return recipes;
 }

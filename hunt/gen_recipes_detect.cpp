@@ -1,10 +1,12 @@
-// plumb gen's recipes for NonMaxSuppression and MaxRoiPool (docs/gen.md). NonMaxSuppression's output size
-// depends on the boxes' overlaps, so gen draws boxes and scores as constants it knows, runs the selection
-// itself to settle the [K, 3] indices, and keeps every comparison away from its threshold.
+// plumb gen's recipes for NonMaxSuppression, MaxRoiPool and TfIdfVectorizer (docs/gen.md).
+// NonMaxSuppression's output size depends on the boxes' overlaps, so gen draws boxes and scores as
+// constants it knows, runs the selection itself to settle the [K, 3] indices, and keeps every
+// comparison away from its threshold.
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -152,6 +154,68 @@ bool max_roi_pool(Builder& b, const std::string& op) {
   auto* node = b.node(op, {x.name, b.const_f32({rois, 5}, data)}, {out.name});
   set_ints(node, "pooled_shape", {ph, pw});
   if (scale != 1.0f || rng.chance(30)) set_float(node, "spatial_scale", scale);
+  return true;
+}
+
+// TfIdfVectorizer of int64 tokens: Floor of an exact value brought to [-2, 2] (tokens -2..2, so the
+// pool's n-grams occur), cast to int64, rank 1 or 2. A pool of 1 to 3 distinct n-grams of each
+// length 1..max_gram_length (ngram_counts their starts), min_gram_length 1..max, max_skip_count
+// 0..2, ngram_indexes distinct (some output coordinates left unused), mode TF, IDF or TFIDF with
+// weights multiples of 1/4 (or none: ones). Counting is exact and a count times a weight is exact,
+// so every backend gives the same bits; the result is float [D] or [N, D], D = max index + 1.
+bool tfidf(Builder& b, const std::string& op) {
+  Rng& rng = b.rng;
+  const Value x = ready(b, exact_value(b, 1, 2, {rng.in(2, 8)}), 2);
+  const std::string fl = b.fresh("v"), tok = b.fresh("v");
+  b.node("Floor", {x.name}, {fl});
+  set_int(b.node("Cast", {fl}, {tok}), "to", ::onnx::TensorProto::INT64);
+  const int64_t max_n = rng.in(1, 3), min_n = rng.in(1, static_cast<int>(max_n)), skips = rng.in(0, 2);
+  std::vector<int64_t> pool, counts;
+  int64_t grams = 0;
+  for (int64_t n = 1; n <= max_n; ++n) {
+    counts.push_back(static_cast<int64_t>(pool.size()));  // starts are offsets into pool_int64s
+    std::set<std::vector<int64_t>> drawn;
+    const int want = rng.in(1, 3);
+    for (int k = 0; k < 3 * want && static_cast<int>(drawn.size()) < want; ++k) {
+      std::vector<int64_t> g(static_cast<size_t>(n));
+      for (int64_t& t : g) t = rng.in(-2, 2);
+      if (drawn.insert(g).second) pool.insert(pool.end(), g.begin(), g.end());
+    }
+    grams += static_cast<int64_t>(drawn.size());
+  }
+  const char* mode = std::vector<const char*>{"TF", "IDF", "TFIDF"}[static_cast<size_t>(rng.below(3))];
+  std::vector<float> weights;
+  if (std::string(mode) != "TF" && rng.chance(70))
+    for (int64_t k = 0; k < grams; ++k) weights.push_back(static_cast<float>(rng.in(1, 8)) / 4);
+  // Distinct output coordinates for the pool's n-grams: a shuffle of 0..grams+extra-1, cut. With
+  // weights, the identity: ONNX's text indexes weights by the pool's n-gram, onnxruntime and
+  // plumb by the output coordinate (docs/gen.md), and they agree only there.
+  std::vector<int64_t> coords(static_cast<size_t>(grams + (weights.empty() ? rng.in(0, 2) : 0)));
+  for (size_t k = 0; k < coords.size(); ++k) coords[k] = static_cast<int64_t>(k);
+  if (weights.empty())
+    for (size_t k = coords.size(); k > 1; --k)
+      std::swap(coords[k - 1], coords[static_cast<size_t>(rng.below(static_cast<int>(k)))]);
+  coords.resize(static_cast<size_t>(grams));
+  const int64_t width = *std::max_element(coords.begin(), coords.end()) + 1;
+  Dims dims = x.dims;
+  dims.back() = width;
+  // A count is at most the row's length times the skips tried; a weight at most 2.
+  const double bound = static_cast<double>(x.dims.back() * (skips + 1) * 2);
+  const Value out = b.push(dims, bound, true);
+  auto* node = b.node(op, {tok}, {out.name});
+  set_int(node, "min_gram_length", min_n);
+  set_int(node, "max_gram_length", max_n);
+  set_int(node, "max_skip_count", skips);
+  set_string(node, "mode", mode);
+  set_ints(node, "ngram_counts", counts);
+  set_ints(node, "ngram_indexes", coords);
+  set_ints(node, "pool_int64s", pool);
+  if (!weights.empty()) {
+    auto* a = node->add_attribute();
+    a->set_name("weights");
+    a->set_type(::onnx::AttributeProto::FLOATS);
+    for (float w : weights) a->add_floats(w);
+  }
   return true;
 }
 

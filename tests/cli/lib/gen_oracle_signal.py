@@ -2,7 +2,7 @@
 hunt/gen_recipes_signal.cpp (DFT, STFT, GridSample, ConvInteger, QLinearConv, NonZero, Unique,
 MaxPool's indices and MaxUnpool, DynamicQuantizeLinear, the random ops as gen uses them) and
 SequenceMap, and of hunt/gen_recipes_detect.cpp (NonMaxSuppression, MaxRoiPool: Caffe's definition, the text
-giving none), each written from the ONNX operator text
+giving none; TfIdfVectorizer), each written from the ONNX operator text
 (opsets 16 and 17), nothing from plumb.
 """
 import numpy as np
@@ -154,6 +154,35 @@ def max_roi_pool(x, rois, a):
     return y
 
 
+def tfidf_vectorizer(x, a):
+    # ONNX's text: the pool holds the n-grams of length 1, 2, ... (ngram_counts: where each length
+    # starts in pool_int64s); for n in [min_gram_length, max_gram_length] every n-gram of a row
+    # is counted, its items max_skip_count or fewer items apart ("all skips up to S"; a 1-gram has
+    # no skip and is counted once), into Y[ngram_indexes[i]] for the pool's i-th n-gram. TF the
+    # count; IDF 1 for a count above 0, times the i-th weight; TFIDF the count times the i-th
+    # weight (weights all one when absent).
+    pool, starts = list(a['pool_int64s']), list(a['ngram_counts'])
+    index, weights = list(a['ngram_indexes']), list(a.get('weights', []))
+    lo, hi, skips = a['min_gram_length'], a['max_gram_length'], a['max_skip_count']
+    mode = a['mode'].decode() if isinstance(a['mode'], bytes) else a['mode']
+    grams = []  # (n, items) in pool order, parallel to ngram_indexes
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(pool)
+        grams += [(k + 1, tuple(pool[p:p + k + 1])) for p in range(start, end, k + 1)]
+    rows = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
+    y = np.zeros((rows.shape[0], max(index) + 1))
+    for r, row in enumerate(rows):
+        for i, (n, g) in enumerate(grams):
+            if not lo <= n <= hi:
+                continue
+            count = 0
+            for d in (range(1, skips + 2) if n > 1 else [1]):
+                count += sum(tuple(row[s:s + (n - 1) * d + 1:d]) == g for s in range(len(row) - (n - 1) * d))
+            w = weights[i] if weights else 1.0
+            y[r, index[i]] += count if mode == 'TF' else (w if count else 0) if mode == 'IDF' else count * w
+    return y.reshape(x.shape[:-1] + (y.shape[1],)) if x.ndim == 2 else y.reshape(-1)
+
+
 def evaluate_signal(node, ins, a, conv, run_graph, env):
     op = node.op_type
     if op == 'DFT':
@@ -176,6 +205,8 @@ def evaluate_signal(node, ins, a, conv, run_graph, env):
         return [non_max_suppression(ins, a)]
     if op == 'MaxRoiPool':
         return [max_roi_pool(ins[0], ins[1], a)]
+    if op == 'TfIdfVectorizer':
+        return [tfidf_vectorizer(ins[0], a)]
     if op == 'Unique':
         y, first, inverse, counts = np.unique(ins[0], return_index=True, return_inverse=True, return_counts=True)
         return [y, first.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)]
