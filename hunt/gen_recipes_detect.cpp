@@ -187,14 +187,13 @@ bool tfidf(Builder& b, const std::string& op) {
   std::vector<float> weights;
   if (std::string(mode) != "TF" && rng.chance(70))
     for (int64_t k = 0; k < grams; ++k) weights.push_back(static_cast<float>(rng.in(1, 8)) / 4);
-  // Distinct output coordinates for the pool's n-grams: a shuffle of 0..grams+extra-1, cut. With
-  // weights, the identity: ONNX's text indexes weights by the pool's n-gram, onnxruntime and
-  // plumb by the output coordinate (docs/gen.md), and they agree only there.
-  std::vector<int64_t> coords(static_cast<size_t>(grams + (weights.empty() ? rng.in(0, 2) : 0)));
+  // Distinct output coordinates for the pool's n-grams: a shuffle of 0..grams+extra-1, cut
+  // (weights follow the pool through them: ONNX's text and onnxruntime; plumb indexed them by the
+  // coordinate until gen's campaign found it, docs/gen.md).
+  std::vector<int64_t> coords(static_cast<size_t>(grams + rng.in(0, 2)));
   for (size_t k = 0; k < coords.size(); ++k) coords[k] = static_cast<int64_t>(k);
-  if (weights.empty())
-    for (size_t k = coords.size(); k > 1; --k)
-      std::swap(coords[k - 1], coords[static_cast<size_t>(rng.below(static_cast<int>(k)))]);
+  for (size_t k = coords.size(); k > 1; --k)
+    std::swap(coords[k - 1], coords[static_cast<size_t>(rng.below(static_cast<int>(k)))]);
   coords.resize(static_cast<size_t>(grams));
   const int64_t width = *std::max_element(coords.begin(), coords.end()) + 1;
   Dims dims = x.dims;
