@@ -195,6 +195,7 @@ const std::vector<OpRecipe>& op_recipes() {
       {"NonMaxSuppression", "detect", nms},
       {"MaxRoiPool", "detect", max_roi_pool},
       {"TfIdfVectorizer", "detect", tfidf},
+      {"MelWeightMatrix", "signal", mel_weight_matrix},
   };
   return recipes;
 }

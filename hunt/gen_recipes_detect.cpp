@@ -1,4 +1,5 @@
-// plumb gen's recipes for NonMaxSuppression, MaxRoiPool and TfIdfVectorizer (docs/gen.md).
+// plumb gen's recipes for NonMaxSuppression, MaxRoiPool, TfIdfVectorizer and MelWeightMatrix
+// (docs/gen.md).
 // NonMaxSuppression's output size depends on the boxes' overlaps, so gen draws boxes and scores as
 // constants it knows, runs the selection itself to settle the [K, 3] indices, and keeps every
 // comparison away from its threshold.
@@ -215,6 +216,56 @@ bool tfidf(Builder& b, const std::string& op) {
     a->set_type(::onnx::AttributeProto::FLOATS);
     for (float w : weights) a->add_floats(w);
   }
+  return true;
+}
+
+namespace {
+
+// MelWeightMatrix settings (num_mel_bins, dft_length, sample_rate, lower_edge_hertz,
+// upper_edge_hertz) whose frequency bins (dft_length + 1) * f / sample_rate, f computed through
+// log10 and pow as ONNX's reference does, are at least 0.02 from an integer in float64 and in
+// float32: a floor of them cannot part backends. Drawn from the 623 such settings of num_mel_bins
+// 1..6, dft_length 8..32, sample_rate 8000 / 16000 / 8192, edges 0 / 100 / 300 and 3000 / the
+// Nyquist frequency (gen computes no log: libm's last bit varies, and the bytes of a run must
+// not); tests/cli/lib/gen_oracle_signal.py checks the margin of every one gen writes.
+struct MelSetting {
+  int64_t bins, dft, rate;
+  float lower, upper;
+};
+constexpr MelSetting kMelSettings[] = {
+    {2, 10, 8192, 0, 4096},    {6, 16, 8192, 0, 3000},   {1, 16, 8192, 300, 3000},
+    {3, 12, 16000, 100, 8000}, {2, 8, 16000, 100, 3000}, {5, 24, 16000, 0, 8000},
+    {5, 10, 8192, 300, 4096},  {5, 16, 8192, 0, 3000},   {4, 20, 8000, 0, 3000},
+    {2, 32, 16000, 300, 3000}, {1, 32, 8000, 0, 3000},   {5, 20, 8192, 100, 4096},
+    {4, 20, 8192, 300, 3000},  {5, 8, 8192, 300, 4096},  {6, 32, 8192, 300, 3000},
+    {3, 16, 8000, 100, 4000},  {3, 8, 8192, 100, 3000},  {6, 24, 16000, 100, 3000},
+    {1, 32, 16000, 300, 8000}, {3, 32, 8192, 0, 4096},   {6, 10, 16000, 100, 3000},
+    {4, 20, 8000, 300, 3000},  {3, 8, 8000, 100, 4000},  {6, 8, 16000, 100, 8000},
+};
+
+}  // namespace
+
+// MelWeightMatrix of a setting above (its inputs int64 or int32 scalars and float edges, constants):
+// a [dft_length / 2 + 1, num_mel_bins] float matrix for the ops after it.
+bool mel_weight_matrix(Builder& b, const std::string& op) {
+  Rng& rng = b.rng;
+  const MelSetting& m =
+      kMelSettings[rng.below(static_cast<int>(sizeof kMelSettings / sizeof kMelSettings[0]))];
+  std::vector<std::string> ins;
+  const bool i32 = rng.chance(30);
+  for (int64_t v : {m.bins, m.dft, m.rate}) {
+    if (i32) {
+      const int32_t w = static_cast<int32_t>(v);
+      ins.push_back(b.initializer(::onnx::TensorProto::INT32, {}, &w, sizeof w));
+    } else {
+      ins.push_back(b.const_i64({v}, true));
+    }
+  }
+  ins.push_back(b.const_f32({}, {m.lower}));
+  ins.push_back(b.const_f32({}, {m.upper}));
+  const Value out = b.push({m.dft / 2 + 1, m.bins}, 1, false);
+  auto* node = b.node(op, ins, {out.name});
+  if (rng.chance(30)) set_int(node, "output_datatype", ::onnx::TensorProto::FLOAT);
   return true;
 }
 

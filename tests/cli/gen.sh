@@ -68,7 +68,7 @@ misc_ops+=,SequenceLength,Optional,OptionalHasElement,OptionalGetElement,CastLik
 "$plumb" gen -o "$tmp/misc" --seed 3 --count 30 --opset 17 --max-nodes 6 --ops "$misc_ops" || fail "misc gen exited $?"
 sig_ops=DFT,STFT,GridSample,ConvInteger,QLinearConv,NonZero,Unique,MaxUnpool,SequenceMap,DynamicQuantizeLinear
 sig_ops+=,RandomUniformLike,RandomNormalLike,RandomUniform,RandomNormal,Bernoulli,Multinomial,NonMaxSuppression
-sig_ops+=,MaxRoiPool,TfIdfVectorizer
+sig_ops+=,MaxRoiPool,TfIdfVectorizer,MelWeightMatrix
 misc_ops+=,$sig_ops
 "$plumb" gen -o "$tmp/signal" --seed 3 --count 40 --opset 17 --max-nodes 5 --ops "$sig_ops" || fail "signal gen exited $?"
 # --targets: a coverage report of tests/models against 60 generated models lists what they leave

@@ -2,7 +2,7 @@
 hunt/gen_recipes_signal.cpp (DFT, STFT, GridSample, ConvInteger, QLinearConv, NonZero, Unique,
 MaxPool's indices and MaxUnpool, DynamicQuantizeLinear, the random ops as gen uses them) and
 SequenceMap, and of hunt/gen_recipes_detect.cpp (NonMaxSuppression, MaxRoiPool: Caffe's definition, the text
-giving none; TfIdfVectorizer), each written from the ONNX operator text
+giving none; TfIdfVectorizer; MelWeightMatrix: the reference of ONNX's backend case), each written from the ONNX operator text
 (opsets 16 and 17), nothing from plumb.
 """
 import numpy as np
@@ -183,6 +183,34 @@ def tfidf_vectorizer(x, a):
     return y.reshape(x.shape[:-1] + (y.shape[1],)) if x.ndim == 2 else y.reshape(-1)
 
 
+def mel_weight_matrix(ins):
+    # ONNX's reference (its backend case test_melweightmatrix): mel edges spaced by
+    # (high - low) / (num_mel_bins + 2), back to hertz, floor((dft_length + 1) * f / sample_rate),
+    # then triangles between consecutive bins. gen picks settings whose bins are at least 0.02
+    # from an integer (hunt/gen_recipes_detect.cpp): checked here, a floor there could part
+    # backends.
+    nm, dl, sr = (int(v) for v in ins[:3])
+    lo, up = float(ins[3]), float(ins[4])
+    lo_m, hi_m = 2595 * np.log10(1 + lo / 700), 2595 * np.log10(1 + up / 700)
+    f = np.arange(0, nm + 2) * ((hi_m - lo_m) / (nm + 2)) + lo_m
+    f = (dl + 1) * (700 * (np.power(10, f / 2595) - 1)) / sr
+    near = np.abs(f - np.rint(f))[0 if lo else 1:]
+    if near.size and near.min() < 0.02:
+        raise ValueError('MelWeightMatrix setting with a bin %g from an integer' % near.min())
+    bins = np.floor(f).astype(int)
+    out = np.zeros((dl // 2 + 1, nm))
+    for i in range(nm):
+        left, center, right = bins[i], bins[i + 1], bins[i + 2]
+        if center == left:
+            out[center, i] = 1
+        else:
+            for j in range(left, center + 1):
+                out[j, i] = (j - left) / (center - left)
+        for j in range(center, right):
+            out[j, i] = (right - j) / (right - center)
+    return out
+
+
 def evaluate_signal(node, ins, a, conv, run_graph, env):
     op = node.op_type
     if op == 'DFT':
@@ -207,6 +235,8 @@ def evaluate_signal(node, ins, a, conv, run_graph, env):
         return [max_roi_pool(ins[0], ins[1], a)]
     if op == 'TfIdfVectorizer':
         return [tfidf_vectorizer(ins[0], a)]
+    if op == 'MelWeightMatrix':
+        return [mel_weight_matrix(ins)]
     if op == 'Unique':
         y, first, inverse, counts = np.unique(ins[0], return_index=True, return_inverse=True, return_counts=True)
         return [y, first.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)]
