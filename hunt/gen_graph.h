@@ -82,6 +82,8 @@ class Builder {
   // gen_recipes_math.cpp and gen_recipes_index.cpp), `bytes` raw little-endian bytes.
   std::string initializer(int32_t elem_type, const std::vector<int64_t>& dims, const void* data,
                           size_t bytes);
+  // A string initializer (StringNormalizer's input, gen_recipes_detect.cpp).
+  std::string const_strings(const std::vector<int64_t>& dims, const std::vector<std::string>& values);
   ::onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs);
   Value& push(const std::vector<int64_t>& dims, double bound, bool exact, const std::string& name = "");

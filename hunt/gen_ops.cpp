@@ -196,6 +196,7 @@ const std::vector<OpRecipe>& op_recipes() {
       {"MaxRoiPool", "detect", max_roi_pool},
       {"TfIdfVectorizer", "detect", tfidf},
       {"MelWeightMatrix", "signal", mel_weight_matrix},
+      {"StringNormalizer", "detect", string_normalizer},
   };
   return recipes;
 }

@@ -1,5 +1,5 @@
-// plumb gen's recipes for NonMaxSuppression, MaxRoiPool, TfIdfVectorizer and MelWeightMatrix
-// (docs/gen.md).
+// plumb gen's recipes for NonMaxSuppression, MaxRoiPool, TfIdfVectorizer, MelWeightMatrix and
+// StringNormalizer (docs/gen.md).
 // NonMaxSuppression's output size depends on the boxes' overlaps, so gen draws boxes and scores as
 // constants it knows, runs the selection itself to settle the [K, 3] indices, and keeps every
 // comparison away from its threshold.
@@ -266,6 +266,60 @@ bool mel_weight_matrix(Builder& b, const std::string& op) {
   const Value out = b.push({m.dft / 2 + 1, m.bins}, 1, false);
   auto* node = b.node(op, ins, {out.name});
   if (rng.chance(30)) set_int(node, "output_datatype", ::onnx::TensorProto::FLOAT);
+  return true;
+}
+
+// StringNormalizer of a constant [C] or [1, C] string tensor of decimal numbers written with
+// exponents in either case ("1.25E1", "-2.5e-1"; each exact in float32), stop words some of
+// them, with a case change from the other letter case when is_case_sensitive is 0, LOWER, UPPER or
+// NONE; what is left (gen keeps one at least) is cast to float (case does not change a number),
+// exact, and reshaped to the count gen knows. Left out: letters other than ASCII (plumb's case
+// map ignores locale).
+bool string_normalizer(Builder& b, const std::string& op) {
+  Rng& rng = b.rng;
+  static constexpr const char* kWords[] = {"0.5",     "1e1",     "1E1", "-3",      "2.5e-1", "2.5E-1",
+                                           "-1.25E1", "-1.25e1", "4e0", "6.25E-2", "7",      "-7.5e-1"};
+  constexpr int kCount = static_cast<int>(sizeof kWords / sizeof kWords[0]);
+  const int64_t c = rng.in(1, 6);
+  std::vector<std::string> x;
+  for (int64_t k = 0; k < c; ++k) x.push_back(kWords[rng.below(kCount)]);
+  const bool sensitive = rng.chance(50);
+  auto fold = [](std::string w) {
+    for (char& ch : w) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    return w;
+  };
+  std::vector<std::string> stops;
+  for (int k = rng.in(0, 2); k > 0; --k) {
+    std::string w = x[static_cast<size_t>(rng.below(static_cast<int>(c)))];
+    if (!sensitive && rng.chance(50))
+      for (char& ch : w) ch = static_cast<char>(ch == 'e' ? 'E' : ch == 'E' ? 'e' : ch);
+    stops.push_back(w);
+  }
+  int64_t kept = 0;
+  for (const std::string& w : x) {
+    bool stop = false;
+    for (const std::string& s : stops) stop = stop || (sensitive ? w == s : fold(w) == fold(s));
+    kept += stop ? 0 : 1;
+  }
+  if (kept == 0) return false;
+  const bool batch = rng.chance(40);
+  const std::string y = b.fresh("v"), f = b.fresh("v");
+  auto* node = b.node(op, {b.const_strings(batch ? Dims{1, c} : Dims{c}, x)}, {y});
+  const char* action = std::vector<const char*>{"LOWER", "UPPER", "NONE"}[static_cast<size_t>(rng.below(3))];
+  if (std::string(action) != "NONE" || rng.chance(50)) set_string(node, "case_change_action", action);
+  // onnxruntime opens locale + ".UTF-8" for a case change and a case-blind stop word (default
+  // en_US, often not installed: "locale::facet::_S_create_c_locale name not valid"); C.UTF-8 is on
+  // every glibc system, and the strings are ASCII, which every locale maps alike.
+  set_string(node, "locale", "C");
+  if (sensitive || rng.chance(50)) set_int(node, "is_case_sensitive", sensitive ? 1 : 0);
+  if (!stops.empty()) {
+    auto* a = node->add_attribute();
+    a->set_name("stopwords");
+    a->set_type(::onnx::AttributeProto::STRINGS);
+    for (const std::string& s : stops) a->add_strings(s);
+  }
+  set_int(b.node("Cast", {y}, {f}), "to", ::onnx::TensorProto::FLOAT);
+  settle(b, f, batch ? Dims{1, kept} : Dims{kept}, 12.5, true);
   return true;
 }
 

@@ -33,9 +33,17 @@ diff -r "$tmp/all" "$tmp/sharded" > /dev/null || fail "shards differ from the un
 "$plumb" gen -o "$tmp/other" --seed 12 --count 12 || fail "seed 12 gen exited $?"
 diff -r "$tmp/all" "$tmp/other" > /dev/null && fail "seeds 11 and 12 gave the same models"
 
+# plumb check of each against its own folder: a match, or inconclusive (exit 3) where check's
+# noise bound cannot decide a tensor (e.g. Hardmax of a dequantized value: docs/gen.md), never a
+# mismatch; at most one of the 12 inconclusive.
+inconclusive=0
 for d in "$tmp"/all/model_*; do
-  "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1 || fail "plumb check $d exited $?"
+  "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1
+  rc=$?
+  [[ $rc -eq 3 ]] && inconclusive=$((inconclusive + 1))
+  [[ $rc -eq 0 || $rc -eq 3 ]] || fail "plumb check $d exited $rc"
 done
+[[ $inconclusive -le 1 ]] || fail "$inconclusive of 12 plumb checks inconclusive"
 
 # Every op of the first generator (55 op types) appears in 120 models of opset 17 restricted to
 # them (LayerNormalization's first); those, the 12 above and the runs of the newer recipes below
@@ -69,7 +77,7 @@ misc_ops+=,SequenceLength,Optional,OptionalHasElement,OptionalGetElement,CastLik
 "$plumb" gen -o "$tmp/misc" --seed 3 --count 30 --opset 17 --max-nodes 6 --ops "$misc_ops" || fail "misc gen exited $?"
 sig_ops=DFT,STFT,GridSample,ConvInteger,QLinearConv,NonZero,Unique,MaxUnpool,SequenceMap,DynamicQuantizeLinear
 sig_ops+=,RandomUniformLike,RandomNormalLike,RandomUniform,RandomNormal,Bernoulli,Multinomial,NonMaxSuppression
-sig_ops+=,MaxRoiPool,TfIdfVectorizer,MelWeightMatrix
+sig_ops+=,MaxRoiPool,TfIdfVectorizer,MelWeightMatrix,StringNormalizer
 misc_ops+=,$sig_ops
 "$plumb" gen -o "$tmp/signal" --seed 3 --count 40 --opset 17 --max-nodes 5 --ops "$sig_ops" || fail "signal gen exited $?"
 # --targets: a coverage report of tests/models against 60 generated models lists what they leave
@@ -132,7 +140,8 @@ for i in 0 1 2; do
 done
 for p in "${pids[@]}"; do wait "$p" || fail "a check-many shard exited non-zero"; done
 "$plumb" merge "$tmp/s2.jsonl" "$tmp/s0.jsonl" "$tmp/s1.jsonl" | cmp -s - "$tmp/all.jsonl" || fail "merged shards differ"
-[[ $(grep -c '"result":"match"' "$tmp/all.jsonl") -eq 12 ]] || fail "not 12 matches: $(cat "$tmp/all.jsonl")"
+[[ $(grep -c '"result":"match"' "$tmp/all.jsonl") -eq $((12 - inconclusive)) ]] ||
+  fail "not $((12 - inconclusive)) matches: $(cat "$tmp/all.jsonl")"
 grep -q '"index":12,.*"result":"error"' "$tmp/all.jsonl" || fail "the missing folder is no error line"
 "$plumb" merge "$tmp/s0.jsonl" "$tmp/s0.jsonl" > /dev/null 2>&1
 [[ $? -eq 2 ]] || fail "merge of one shard twice did not exit 2"

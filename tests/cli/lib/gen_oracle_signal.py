@@ -2,7 +2,7 @@
 hunt/gen_recipes_signal.cpp (DFT, STFT, GridSample, ConvInteger, QLinearConv, NonZero, Unique,
 MaxPool's indices and MaxUnpool, DynamicQuantizeLinear, the random ops as gen uses them) and
 SequenceMap, and of hunt/gen_recipes_detect.cpp (NonMaxSuppression, MaxRoiPool: Caffe's definition, the text
-giving none; TfIdfVectorizer; MelWeightMatrix: the reference of ONNX's backend case), each written from the ONNX operator text
+giving none; TfIdfVectorizer; MelWeightMatrix: the reference of ONNX's backend case; StringNormalizer), each written from the ONNX operator text
 (opsets 16 and 17), nothing from plumb.
 """
 import numpy as np
@@ -211,6 +211,21 @@ def mel_weight_matrix(ins):
     return out
 
 
+def string_normalizer(x, a):
+    # ONNX's text: X of shape [C] or [1, C]; the elements equal to a stop word are removed (compared
+    # ignoring case unless is_case_sensitive, default 0), then the rest lowercased, uppercased or
+    # kept (case_change_action); nothing left gives [""] of shape [1] or [1, 1]. gen writes ASCII.
+    text = lambda v: v.decode() if isinstance(v, bytes) else v
+    stops = [text(w) for w in a.get('stopwords', [])]
+    sensitive = a.get('is_case_sensitive', 0)
+    key = (lambda w: w) if sensitive else (lambda w: w.lower())
+    kept = [text(w) for w in x.reshape(-1) if key(text(w)) not in {key(s) for s in stops}]
+    action = text(a.get('case_change_action', 'NONE'))
+    kept = [w.lower() if action == 'LOWER' else w.upper() if action == 'UPPER' else w for w in kept] or ['']
+    y = np.array([w.encode() for w in kept], dtype=object)
+    return y.reshape((1, -1) if x.ndim == 2 else (-1,))
+
+
 def evaluate_signal(node, ins, a, conv, run_graph, env):
     op = node.op_type
     if op == 'DFT':
@@ -237,6 +252,8 @@ def evaluate_signal(node, ins, a, conv, run_graph, env):
         return [tfidf_vectorizer(ins[0], a)]
     if op == 'MelWeightMatrix':
         return [mel_weight_matrix(ins)]
+    if op == 'StringNormalizer':
+        return [string_normalizer(ins[0], a)]
     if op == 'Unique':
         y, first, inverse, counts = np.unique(ins[0], return_index=True, return_inverse=True, return_counts=True)
         return [y, first.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)]
