@@ -1,5 +1,5 @@
 // plumb gen (issue 22): random valid ONNX models, deterministic for a seed. Graphs of float32
-// values built by op recipes (hunt/gen_ops.cpp: 174 of the ops plumb lowers, in 34 families;
+// values built by op recipes (hunt/gen_ops.cpp: 175 of the ops plumb lowers, in 34 families;
 // other dtypes inside recipes) whose values stay well-conditioned by construction. Model k of a run
 // depends only on (seed, k), so a shard i/n writes exactly the folders k = i, i+n, ... of the
 // unsharded run, byte for byte.
