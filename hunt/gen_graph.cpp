@@ -80,6 +80,16 @@ std::string Builder::initializer(int32_t elem_type, const std::vector<int64_t>& 
   return name;
 }
 
+std::string Builder::const_strings(const std::vector<int64_t>& dims, const std::vector<std::string>& values) {
+  const std::string name = fresh("c");
+  auto* t = graph_->add_initializer();
+  t->set_name(name);
+  t->set_data_type(::onnx::TensorProto::STRING);
+  for (int64_t d : dims) t->add_dims(d);
+  for (const std::string& v : values) t->add_string_data(v);
+  return name;
+}
+
 std::string Builder::const_f32(const std::vector<int64_t>& dims, const std::vector<float>& values) {
   return initializer(::onnx::TensorProto::FLOAT, dims, values.data(), values.size() * sizeof(float));
 }

@@ -82,10 +82,29 @@ class Builder {
   // gen_recipes_math.cpp and gen_recipes_index.cpp), `bytes` raw little-endian bytes.
   std::string initializer(int32_t elem_type, const std::vector<int64_t>& dims, const void* data,
                           size_t bytes);
+  // A string initializer (StringNormalizer's input, gen_recipes_detect.cpp).
+  std::string const_strings(const std::vector<int64_t>& dims, const std::vector<std::string>& values);
   ::onnx::NodeProto* node(const std::string& op, const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs);
   Value& push(const std::vector<int64_t>& dims, double bound, bool exact, const std::string& name = "");
   int nodes() const;
+
+  // What the builder holds besides the GraphProto and the stream: a step tried and undone (gen
+  // --targets retries a step whose node missed a report's attribute classes) restores it together
+  // with a copy of the graph.
+  struct State {
+    std::vector<Value> pool;
+    std::vector<onnx::Tensor> input_data;
+    std::set<std::string> consumed;
+    int counter = 0;
+  };
+  State state() const { return State{pool, input_data, consumed, counter_}; }
+  void restore(State s) {
+    pool = std::move(s.pool);
+    input_data = std::move(s.input_data);
+    consumed = std::move(s.consumed);
+    counter_ = s.counter;
+  }
 
  private:
   ::onnx::GraphProto* graph_;

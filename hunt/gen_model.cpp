@@ -12,6 +12,7 @@
 
 #include "hunt/gen_graph.h"
 #include "hunt/onnx_proto.h"
+#include "hunt/op_sequences.h"
 #include "hunt/reduce_values.h"
 #include "lowering/onnx/registry.h"
 
@@ -21,6 +22,84 @@ namespace {
 
 bool lowered(const std::string& op, int opset) {
   return lower::default_registry().find("", op, opset) != nullptr;
+}
+
+// How often a step with target ops draws one of them (docs/gen.md, "Steering"); the other steps
+// draw as without --targets, so that the ops no report lists still appear.
+constexpr int kTargetPercent = 60;
+// How often a targeted step is tried (undone and drawn again) until its node makes a new path
+// whose key, attribute classes included, the report lists; the last try is kept whatever it made.
+constexpr int kTargetTries = 4;
+
+// The keys of `model`'s 1- to 3-grams (labels as `plumb coverage --sequences` gives them) that
+// the report lists as uncovered.
+std::set<std::string> target_hits(const GenTargets& t, const ::onnx::ModelProto& model) {
+  SequenceSet set(3);
+  add_model(model, "", set);
+  std::set<std::string> hits;
+  for (const auto& grams : set.grams)
+    for (const auto& kv : grams)
+      if (t.keys.count(kv.first)) hits.insert(kv.first);
+  return hits;
+}
+
+// Builds `r` up to kTargetTries times, keeping the first try that adds a listed key.
+void build_targeted(const GenTargets& t, const gen::OpRecipe& r, gen::Builder& b, ::onnx::ModelProto* model) {
+  const std::set<std::string> before = target_hits(t, *model);
+  ::onnx::GraphProto* g = model->mutable_graph();
+  for (int attempt = 1;; ++attempt) {
+    const ::onnx::GraphProto saved = *g;
+    gen::Builder::State state = b.state();
+    const bool built = r.build(b, r.op);
+    if (attempt == kTargetTries) return;
+    if (built)
+      for (const std::string& key : target_hits(t, *model))
+        if (!before.count(key)) return;
+    *g = saved;
+    b.restore(std::move(state));
+  }
+}
+
+// The node that wrote `name` (nullptr for graph inputs and initializers).
+const ::onnx::NodeProto* producer(const ::onnx::GraphProto& g, const std::string& name) {
+  for (int k = g.node_size() - 1; k >= 0; --k)
+    for (const std::string& o : g.node(k).output())
+      if (o == name) return &g.node(k);
+  return nullptr;
+}
+
+// A recipe for an op a report's uncovered grams want next, drawn with their weights: the chain
+// ends at the node that wrote the latest value (most recipes read it), and the ops of the nodes
+// it read make the 3-gram prefixes. nullptr when the report wants none of the enabled ops.
+const gen::OpRecipe* target_recipe(const GenTargets& t, const gen::Builder& b, const ::onnx::GraphProto& g,
+                                   gen::Rng& rng) {
+  std::string last;
+  std::vector<std::string> before;
+  if (const ::onnx::NodeProto* p = producer(g, b.pool.back().name)) {
+    last = p->op_type();
+    for (const std::string& in : p->input())
+      if (const ::onnx::NodeProto* q = in.empty() ? nullptr : producer(g, in)) before.push_back(q->op_type());
+  }
+  const auto ops = target_ops(t, last, before, [&](const std::string& op) { return b.enabled(op); });
+  if (ops.empty() || !rng.chance(kTargetPercent)) return nullptr;
+  int64_t total = 0;
+  for (const auto& o : ops) total += o.second;
+  // Weights are small counts (a report's grams), so the modulo's bias is negligible and fixed.
+  int64_t w = static_cast<int64_t>(rng.next() % static_cast<uint64_t>(total));
+  std::string op = ops.back().first;
+  for (const auto& o : ops) {
+    if (w < o.second) {
+      op = o.first;
+      break;
+    }
+    w -= o.second;
+  }
+  // The last recipe serving the op: for Sqrt and Erf the plain unary one, not the decomposed
+  // LayerNorm or GELU that ends elsewhere.
+  const gen::OpRecipe* r = nullptr;
+  for (const auto& c : gen::op_recipes())
+    if (c.op == op) r = &c;
+  return r;
 }
 
 }  // namespace
@@ -102,6 +181,12 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
   b.input(dims);
   const int target = 1 + rng.below(options.max_nodes);
   for (int tries = 0; b.nodes() < target && tries < 20 * target; ++tries) {
+    if (options.targets) {
+      if (const gen::OpRecipe* r = target_recipe(*options.targets, b, *g, rng)) {
+        build_targeted(*options.targets, *r, b, model);
+        continue;
+      }
+    }
     const int w = rng.below(weights.back());
     const size_t f =
         static_cast<size_t>(std::upper_bound(weights.begin(), weights.end(), w) - weights.begin());

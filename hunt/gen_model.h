@@ -1,15 +1,17 @@
 // plumb gen (issue 22): random valid ONNX models, deterministic for a seed. Graphs of float32
-// values built by op recipes (hunt/gen_ops.cpp: 170 of the ops plumb lowers, in 33 families;
+// values built by op recipes (hunt/gen_ops.cpp: 175 of the ops plumb lowers, in 34 families;
 // other dtypes inside recipes) whose values stay well-conditioned by construction. Model k of a run
 // depends only on (seed, k), so a shard i/n writes exactly the folders k = i, i+n, ... of the
 // unsharded run, byte for byte.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "frontends/onnx/tensor_proto.h"
+#include "hunt/gen_targets.h"
 #include "ir/status.h"
 
 namespace onnx {
@@ -23,6 +25,9 @@ struct GenOptions {
   int max_nodes = 8;             // node count drawn in [1, max_nodes]; the last step may pass it
   std::vector<std::string> ops;  // empty = every op gen_supported_ops() lists that exists at opset
   int opset = 13;                // default_opset_import; IR 8 (Debian's libonnx 1.12 checker)
+  // --targets: steer draws toward a coverage report's uncovered op sequences (null: no steering;
+  // the draws, and so the bytes, are then those of a run without it).
+  std::shared_ptr<const GenTargets> targets;
 };
 
 // The ops this generator can build, sorted.

@@ -192,6 +192,11 @@ const std::vector<OpRecipe>& op_recipes() {
       {"RandomNormal", "random", random_op},
       {"Bernoulli", "random", random_op},
       {"Multinomial", "random", random_op},
+      {"NonMaxSuppression", "detect", nms},
+      {"MaxRoiPool", "detect", max_roi_pool},
+      {"TfIdfVectorizer", "detect", tfidf},
+      {"MelWeightMatrix", "signal", mel_weight_matrix},
+      {"StringNormalizer", "detect", string_normalizer},
   };
   return recipes;
 }

@@ -157,5 +157,12 @@ bool conv_integer(Builder& b, const std::string& op);
 bool data_sized(Builder& b, const std::string& op);
 bool dynamic_quantize(Builder& b, const std::string& op);
 bool random_op(Builder& b, const std::string& op);
+// NonMaxSuppression of constant boxes and scores, MaxRoiPool, TfIdfVectorizer of int64 tokens,
+// MelWeightMatrix, StringNormalizer (gen_recipes_detect.cpp):
+bool nms(Builder& b, const std::string& op);
+bool max_roi_pool(Builder& b, const std::string& op);
+bool tfidf(Builder& b, const std::string& op);
+bool mel_weight_matrix(Builder& b, const std::string& op);
+bool string_normalizer(Builder& b, const std::string& op);
 
 }  // namespace plumb::hunt::gen::recipe

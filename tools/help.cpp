@@ -199,13 +199,15 @@ const Command kCommands[] = {
      "            3 inconclusive on the data\n"},
     {"gen", "gen -o DIR --seed S --count N [--shard i/n]", "random valid ONNX models with ref's outputs",
      "usage: plumb gen -o DIR --seed S --count N [--shard i/n] [--ops LIST] [--opset V] [--max-nodes K]\n"
+     "                 [--targets COVERAGE.json]\n"
      "\n"
      "Writes N random valid ONNX models (IR 8) as DIR/model_<k>/model.onnx with\n"
      "test_data_set_0/input_<j>.pb and output_<j>.pb (ref's outputs): the ONNX test layout. Model k\n"
      "depends only on S and k; --shard i/n writes the models k with k mod n = i, the same names and\n"
-     "bytes as the unsharded run. Ops: 170 of those plumb lowers (elementwise and unary math,\n"
+     "bytes as the unsharded run. Ops: 175 of those plumb lowers (elementwise and unary math,\n"
      "activations, matrix products, convolutions, pools, normalizations, reductions, shape, index\n"
-     "and scatter ops, Resize, recurrent ops, If/Loop/Scan, sequences, quantized and signal ops);\n"
+     "and scatter ops, Resize, NonMaxSuppression, MaxRoiPool, TfIdfVectorizer, recurrent ops,\n"
+     "If/Loop/Scan, sequences, quantized and signal ops, MelWeightMatrix, StringNormalizer);\n"
      "values kept well-conditioned by construction. docs/gen.md.\n"
      "\n"
      "options:\n"
@@ -213,6 +215,10 @@ const Command kCommands[] = {
      "  --opset V        default-domain opset, 13 to 17 (default 13)\n"
      "  --max-nodes K    a node count drawn up to K per model (default 8); the last step may\n"
      "                   add up to 4 nodes past it (helpers: Reshape, Mul by 2^-k, BatchNorm)\n"
+     "  --targets FILE   steer toward the uncovered op sequences of a coverage report (the JSON of\n"
+     "                   plumb coverage --sequences N MODELS --against SET --json FILE): 60% of the\n"
+     "                   steps draw an op that extends the chain into a listed 2-/3-gram, retried\n"
+     "                   until its attribute classes match; still deterministic per seed and shard\n"
      "\n"
      "exit codes: 0 written, 2 error\n"},
     {"check-many", "check-many LIST [--shard i/n]", "plumb check of many model folders, JSONL",

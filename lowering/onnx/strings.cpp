@@ -130,7 +130,10 @@ Status lower_string_normalizer(LowerCtx& cx, const OnnxNode& n) {
 // position once; n >= 2 counts, for every skip distance d in 1..max_skip_count+1, the positions i
 // with X[i + k*d] == gram[k] for k < n. The count goes to output column ngram_indexes[pool index]
 // (several pool n-grams on one column add up). TF = count, IDF = count > 0 ? weight : 0,
-// TFIDF = count * weight, with weight[column] (1 when `weights` is absent).
+// TFIDF = count * weight, where `weights` is parallel to the pool as ONNX's text says ("the i-th
+// element in weights is the weight of the i-th n-gram in pool") and onnxruntime computes: column
+// ngram_indexes[i] gets weights[i] (1 when `weights` is absent; a column no pool n-gram maps to
+// counts 0, its weight does not matter; of several on one column the last one's).
 Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   ValueId x = cx.input(n, 0);
   PLUMB_RETURN_IF_ERROR(cx.error());
@@ -158,8 +161,8 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   const int64_t out_size = *std::max_element(ngram_indexes.begin(), ngram_indexes.end()) + 1;
   for (int64_t v : ngram_indexes)
     if (v < 0) return cx.invalid("TfIdfVectorizer ngram_indexes has a negative entry");
-  if (!weights.empty() && static_cast<int64_t>(weights.size()) < out_size)
-    return cx.invalid("TfIdfVectorizer has fewer weights than output columns");
+  if (!weights.empty() && weights.size() < ngram_indexes.size())
+    return cx.invalid("TfIdfVectorizer has fewer weights than ngram_indexes");
 
   const ir::Type xt = cx.type(x);
   if (!is_static(xt) || xt.rank() > 2)
@@ -239,7 +242,8 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   const ValueId shape = cx.b.shape_const({rows, out_size});
   ValueId w = ir::kNoValue;
   if (!weights.empty()) {
-    std::vector<double> wd(weights.begin(), weights.begin() + out_size);
+    std::vector<double> wd(static_cast<size_t>(out_size), 1.0);
+    for (size_t i = 0; i < ngram_indexes.size(); ++i) wd[static_cast<size_t>(ngram_indexes[i])] = weights[i];
     w = cx.b.broadcast(cx.b.const_floats(DType::F32, {out_size}, wd), shape, {1});
   }
   if (mode == "IDF") {

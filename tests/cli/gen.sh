@@ -4,8 +4,9 @@
 # passes onnx.checker (full check), `plumb check` against its own folder, and its outputs match an
 # independent float64 numpy evaluation of the graph (lib/gen_oracle.py, gen_oracle_ops.py and
 # gen_oracle_signal.py know each op gen builds); 354 models of opset 17 in six --ops runs hold every
-# op gen builds (170). --ops builds only the ops asked for. check-many of the folders as 3
-# parallel shards, merged, equals its unsharded run.
+# op gen builds (175). --ops builds only the ops asked for. check-many of the folders as 3
+# parallel shards, merged, equals its unsharded run. --targets (a coverage report of tests/models)
+# covers more of the report's uncovered 2-/3-grams than the same seeds without it, sharded too.
 # Usage errors: exit 2, one line. Exit 77 in a build without the ONNX tools.
 set -uo pipefail
 plumb=$1 src=$2
@@ -32,9 +33,17 @@ diff -r "$tmp/all" "$tmp/sharded" > /dev/null || fail "shards differ from the un
 "$plumb" gen -o "$tmp/other" --seed 12 --count 12 || fail "seed 12 gen exited $?"
 diff -r "$tmp/all" "$tmp/other" > /dev/null && fail "seeds 11 and 12 gave the same models"
 
+# plumb check of each against its own folder: a match, or inconclusive (exit 3) where check's
+# noise bound cannot decide a tensor (e.g. Hardmax of a dequantized value: docs/gen.md), never a
+# mismatch; at most one of the 12 inconclusive.
+inconclusive=0
 for d in "$tmp"/all/model_*; do
-  "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1 || fail "plumb check $d exited $?"
+  "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1
+  rc=$?
+  [[ $rc -eq 3 ]] && inconclusive=$((inconclusive + 1))
+  [[ $rc -eq 0 || $rc -eq 3 ]] || fail "plumb check $d exited $rc"
 done
+[[ $inconclusive -le 1 ]] || fail "$inconclusive of 12 plumb checks inconclusive"
 
 # Every op of the first generator (55 op types) appears in 120 models of opset 17 restricted to
 # them (LayerNormalization's first); those, the 12 above and the runs of the newer recipes below
@@ -67,12 +76,44 @@ misc_ops+=,SequenceConstruct,SequenceEmpty,SequenceInsert,SequenceErase,Sequence
 misc_ops+=,SequenceLength,Optional,OptionalHasElement,OptionalGetElement,CastLike,Constant,ReduceLogSum
 "$plumb" gen -o "$tmp/misc" --seed 3 --count 30 --opset 17 --max-nodes 6 --ops "$misc_ops" || fail "misc gen exited $?"
 sig_ops=DFT,STFT,GridSample,ConvInteger,QLinearConv,NonZero,Unique,MaxUnpool,SequenceMap,DynamicQuantizeLinear
-sig_ops+=,RandomUniformLike,RandomNormalLike,RandomUniform,RandomNormal,Bernoulli,Multinomial
+sig_ops+=,RandomUniformLike,RandomNormalLike,RandomUniform,RandomNormal,Bernoulli,Multinomial,NonMaxSuppression
+sig_ops+=,MaxRoiPool,TfIdfVectorizer,MelWeightMatrix,StringNormalizer
 misc_ops+=,$sig_ops
 "$plumb" gen -o "$tmp/signal" --seed 3 --count 40 --opset 17 --max-nodes 5 --ops "$sig_ops" || fail "signal gen exited $?"
+# --targets: a coverage report of tests/models against 60 generated models lists what they leave
+# uncovered; 60 models of the same seeds generated with that report as targets cover more of its
+# uncovered 2- and 3-grams (docs/gen.md, "Steering": 20 + 1 of 519 + 888 without, 50 + 9 with);
+# 2 shards of the targeted run equal it; its models pass the checker and the oracle (below).
+"$plumb" gen -o "$tmp/plain" --seed 7 --count 60 --opset 17 || fail "plain gen exited $?"
+"$plumb" coverage --sequences 3 "$src/tests/models" --against "$tmp/plain" --json "$tmp/plain.json" > /dev/null ||
+  fail "coverage of the plain run exited $?"
+"$plumb" gen -o "$tmp/aimed" --seed 7 --count 60 --opset 17 --targets "$tmp/plain.json" || fail "--targets gen exited $?"
+pids=()
+for i in 0 1; do
+  "$plumb" gen -o "$tmp/aimed2" --seed 7 --count 60 --opset 17 --targets "$tmp/plain.json" --shard "$i/2" &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || fail "a --targets shard exited non-zero"; done
+diff -r "$tmp/aimed" "$tmp/aimed2" > /dev/null || fail "--targets shards differ from the unsharded run"
+diff -r "$tmp/plain" "$tmp/aimed" > /dev/null && fail "--targets changed nothing"
+"$plumb" coverage --sequences 3 "$src/tests/models" --against "$tmp/aimed" --json "$tmp/aimed.json" > /dev/null ||
+  fail "coverage of the --targets run exited $?"
+/usr/bin/python3 - "$tmp/plain.json" "$tmp/aimed.json" << 'PY' || fail "--targets did not cover more uncovered 2-/3-grams"
+import json, sys
+covered = [sum(c['covered'] for c in json.load(open(f))['counts'] if c['n'] >= 2) for f in sys.argv[1:]]
+print('--targets: uncovered 2-/3-grams covered', covered)
+sys.exit(0 if covered[1] > covered[0] + 10 else 1)
+PY
+python3 -c 'print("{\"format\": \"plumb-sequence-coverage/1\", \"uncovered\": [{\"n\": 1}]}")' > "$tmp/bad.json"
+for t in "$tmp/bad.json" "$tmp/none.json" "$src/tests/cli/gen.sh"; do
+  out=$("$plumb" gen -o "$tmp/err" --count 2 --targets "$t" 2>&1)
+  rc=$?
+  [[ $rc -eq 2 && $(printf '%s\n' "$out" | wc -l) -eq 1 ]] || fail "gen --targets $t: exit $rc, '$out'"
+done
+
 /usr/bin/python3 "$src/tests/cli/lib/gen_oracle.py" --ops "$all_ops,$math_ops,$more_ops,$seq_ops,$misc_ops" \
   "$tmp"/all/model_* "$tmp"/ops/model_* "$tmp"/math/model_* "$tmp"/more/model_* "$tmp"/seq/model_* "$tmp"/misc/model_* \
-  "$tmp"/signal/model_* ||
+  "$tmp"/signal/model_* "$tmp"/aimed/model_* ||
   fail "checker, numpy oracle or op coverage"
 for d in "$tmp"/ops/model_00000*; do
   "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1 || fail "plumb check $d exited $?"
@@ -99,7 +140,8 @@ for i in 0 1 2; do
 done
 for p in "${pids[@]}"; do wait "$p" || fail "a check-many shard exited non-zero"; done
 "$plumb" merge "$tmp/s2.jsonl" "$tmp/s0.jsonl" "$tmp/s1.jsonl" | cmp -s - "$tmp/all.jsonl" || fail "merged shards differ"
-[[ $(grep -c '"result":"match"' "$tmp/all.jsonl") -eq 12 ]] || fail "not 12 matches: $(cat "$tmp/all.jsonl")"
+[[ $(grep -c '"result":"match"' "$tmp/all.jsonl") -eq $((12 - inconclusive)) ]] ||
+  fail "not $((12 - inconclusive)) matches: $(cat "$tmp/all.jsonl")"
 grep -q '"index":12,.*"result":"error"' "$tmp/all.jsonl" || fail "the missing folder is no error line"
 "$plumb" merge "$tmp/s0.jsonl" "$tmp/s0.jsonl" > /dev/null 2>&1
 [[ $? -eq 2 ]] || fail "merge of one shard twice did not exit 2"

@@ -147,6 +147,21 @@ TEST(LowerTfIdfVectorizer, IdfAndTfidfWeights) {
   ExpectNear(Values(out[0]), {1, 1, 1});
 }
 
+// weights are parallel to the pool, not to the output columns (ONNX's text; onnxruntime-node 1.30
+// gives [20, 30, 20] here): X = [1, 2, 1, 3], pool 1, 2, 3 on columns 2, 0, 1 with weights 10, 20,
+// 30, so column 2 holds 1's count 2 times 10. Found by plumb gen's campaign (docs/gen.md).
+TEST(LowerTfIdfVectorizer, WeightsFollowThePoolThroughNgramIndexes) {
+  const NodeInput x{{4}, {1, 2, 1, 3}, ir::DType::I64};
+  const std::vector<onnx::OnnxAttribute> a{
+      StrAttr("mode", "TFIDF"),           IntAttr("min_gram_length", 1),
+      IntAttr("max_gram_length", 1),      IntAttr("max_skip_count", 0),
+      IntsAttr("ngram_counts", {0}),      IntsAttr("ngram_indexes", {2, 0, 1}),
+      IntsAttr("pool_int64s", {1, 2, 3}), FloatsAttr("weights", {10, 20, 30})};
+  auto out = RunOneNode("TfIdfVectorizer", 9, {x}, a, 1);
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(Values(out[0]), {20, 30, 20});
+}
+
 TEST(LowerTfIdfVectorizer, BatchRowsCountSeparately) {
   NodeInput x{{2, 3}, {2, 3, 3, 5, 5, 2}, ir::DType::I32};
   auto out = RunOneNode("TfIdfVectorizer", 9, {x}, TfIdfAttrs("TF", 1, 0), 1);

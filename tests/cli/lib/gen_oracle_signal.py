@@ -1,7 +1,8 @@
 """The third part of tests/cli/lib/gen_oracle.py's float64 numpy evaluation: the ops of plumb gen's
 hunt/gen_recipes_signal.cpp (DFT, STFT, GridSample, ConvInteger, QLinearConv, NonZero, Unique,
 MaxPool's indices and MaxUnpool, DynamicQuantizeLinear, the random ops as gen uses them) and
-SequenceMap, each written from the ONNX operator text
+SequenceMap, and of hunt/gen_recipes_detect.cpp (NonMaxSuppression, MaxRoiPool: Caffe's definition, the text
+giving none; TfIdfVectorizer; MelWeightMatrix: the reference of ONNX's backend case; StringNormalizer), each written from the ONNX operator text
 (opsets 16 and 17), nothing from plumb.
 """
 import numpy as np
@@ -93,6 +94,138 @@ def max_pool_indices(x, a):
     return [y, idx]
 
 
+def non_max_suppression(ins, a):
+    # ONNX's text: boxes [B, N, 4] as any diagonal pair of corners [y1, x1, y2, x2]
+    # (center_point_box 0) or [x_center, y_center, width, height] (1); per batch and class, boxes
+    # by descending score, those with a score below score_threshold removed, a box dropped when
+    # its IoU with a box already selected is above iou_threshold, at most
+    # max_output_boxes_per_class (default 0: none) selected; rows [batch, class, box].
+    boxes, scores = ins[0].astype(np.float64), ins[1].astype(np.float64)
+    opt = lambda k, d: float(np.asarray(ins[k]).reshape(-1)[0]) if len(ins) > k and ins[k] is not None else d
+    max_out, iou_t, score_t = int(opt(2, 0)), opt(3, 0.0), opt(4, None)
+    if a.get('center_point_box', 0) == 1:
+        cx, cy, w, h = (boxes[..., k] for k in range(4))
+        boxes = np.stack([cy - h / 2, cx - w / 2, cy + h / 2, cx + w / 2], axis=-1)
+    lo = np.minimum(boxes[..., 0:2], boxes[..., 2:4])
+    hi = np.maximum(boxes[..., 0:2], boxes[..., 2:4])
+
+    def iou(b, i, j):
+        inter = np.prod(np.maximum(0.0, np.minimum(hi[b, i], hi[b, j]) - np.maximum(lo[b, i], lo[b, j])))
+        area = lambda k: np.prod(hi[b, k] - lo[b, k])
+        return inter / (area(i) + area(j) - inter)
+
+    rows = []
+    for b in range(scores.shape[0]):
+        for c in range(scores.shape[1]):
+            kept = []
+            for i in sorted(range(scores.shape[2]), key=lambda k: -scores[b, c, k]):
+                if len(kept) == max_out:
+                    break
+                if score_t is not None and scores[b, c, i] < score_t:
+                    continue
+                if all(iou(b, i, j) <= iou_t for j in kept):
+                    kept.append(i)
+            rows += [[b, c, i] for i in kept]
+    return np.array(rows, dtype=np.int64).reshape(-1, 3)
+
+
+def max_roi_pool(x, rois, a):
+    # ONNX's text gives no bin formula (rois [R, 5] = [batch_id, x1, y1, x2, y2], output [R, C,
+    # pooled_shape]); this is Caffe's RoI pooling, where the op comes from: corners rounded (half
+    # away from zero) after spatial_scale, RoI size end - start + 1 (at least 1), bin p of a size-s
+    # RoI [floor(p * s / pooled), ceil((p + 1) * s / pooled)) from its start, clipped to the image;
+    # an empty bin is 0.
+    ph, pw = a['pooled_shape']
+    scale = a.get('spatial_scale', 1.0)
+    rnd = lambda v: int(np.sign(v) * np.floor(abs(v) + 0.5))
+    h, w = x.shape[2], x.shape[3]
+    y = np.zeros((rois.shape[0], x.shape[1], ph, pw))
+    for r, roi in enumerate(rois.astype(np.float64)):
+        x1, y1, x2, y2 = (rnd(v * scale) for v in roi[1:])
+        rh, rw = max(y2 - y1 + 1, 1), max(x2 - x1 + 1, 1)
+        for i in range(ph):
+            hs = min(max(int(np.floor(i * rh / ph)) + y1, 0), h)
+            he = min(max(int(np.ceil((i + 1) * rh / ph)) + y1, 0), h)
+            for j in range(pw):
+                ws = min(max(int(np.floor(j * rw / pw)) + x1, 0), w)
+                we = min(max(int(np.ceil((j + 1) * rw / pw)) + x1, 0), w)
+                if he > hs and we > ws:
+                    y[r, :, i, j] = x[int(roi[0]), :, hs:he, ws:we].max(axis=(1, 2))
+    return y
+
+
+def tfidf_vectorizer(x, a):
+    # ONNX's text: the pool holds the n-grams of length 1, 2, ... (ngram_counts: where each length
+    # starts in pool_int64s); for n in [min_gram_length, max_gram_length] every n-gram of a row
+    # is counted, its items max_skip_count or fewer items apart ("all skips up to S"; a 1-gram has
+    # no skip and is counted once), into Y[ngram_indexes[i]] for the pool's i-th n-gram. TF the
+    # count; IDF 1 for a count above 0, times the i-th weight; TFIDF the count times the i-th
+    # weight (weights all one when absent).
+    pool, starts = list(a['pool_int64s']), list(a['ngram_counts'])
+    index, weights = list(a['ngram_indexes']), list(a.get('weights', []))
+    lo, hi, skips = a['min_gram_length'], a['max_gram_length'], a['max_skip_count']
+    mode = a['mode'].decode() if isinstance(a['mode'], bytes) else a['mode']
+    grams = []  # (n, items) in pool order, parallel to ngram_indexes
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(pool)
+        grams += [(k + 1, tuple(pool[p:p + k + 1])) for p in range(start, end, k + 1)]
+    rows = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
+    y = np.zeros((rows.shape[0], max(index) + 1))
+    for r, row in enumerate(rows):
+        for i, (n, g) in enumerate(grams):
+            if not lo <= n <= hi:
+                continue
+            count = 0
+            for d in (range(1, skips + 2) if n > 1 else [1]):
+                count += sum(tuple(row[s:s + (n - 1) * d + 1:d]) == g for s in range(len(row) - (n - 1) * d))
+            w = weights[i] if weights else 1.0
+            y[r, index[i]] += count if mode == 'TF' else (w if count else 0) if mode == 'IDF' else count * w
+    return y.reshape(x.shape[:-1] + (y.shape[1],)) if x.ndim == 2 else y.reshape(-1)
+
+
+def mel_weight_matrix(ins):
+    # ONNX's reference (its backend case test_melweightmatrix): mel edges spaced by
+    # (high - low) / (num_mel_bins + 2), back to hertz, floor((dft_length + 1) * f / sample_rate),
+    # then triangles between consecutive bins. gen picks settings whose bins are at least 0.02
+    # from an integer (hunt/gen_recipes_detect.cpp): checked here, a floor there could part
+    # backends.
+    nm, dl, sr = (int(v) for v in ins[:3])
+    lo, up = float(ins[3]), float(ins[4])
+    lo_m, hi_m = 2595 * np.log10(1 + lo / 700), 2595 * np.log10(1 + up / 700)
+    f = np.arange(0, nm + 2) * ((hi_m - lo_m) / (nm + 2)) + lo_m
+    f = (dl + 1) * (700 * (np.power(10, f / 2595) - 1)) / sr
+    near = np.abs(f - np.rint(f))[0 if lo else 1:]
+    if near.size and near.min() < 0.02:
+        raise ValueError('MelWeightMatrix setting with a bin %g from an integer' % near.min())
+    bins = np.floor(f).astype(int)
+    out = np.zeros((dl // 2 + 1, nm))
+    for i in range(nm):
+        left, center, right = bins[i], bins[i + 1], bins[i + 2]
+        if center == left:
+            out[center, i] = 1
+        else:
+            for j in range(left, center + 1):
+                out[j, i] = (j - left) / (center - left)
+        for j in range(center, right):
+            out[j, i] = (right - j) / (right - center)
+    return out
+
+
+def string_normalizer(x, a):
+    # ONNX's text: X of shape [C] or [1, C]; the elements equal to a stop word are removed (compared
+    # ignoring case unless is_case_sensitive, default 0), then the rest lowercased, uppercased or
+    # kept (case_change_action); nothing left gives [""] of shape [1] or [1, 1]. gen writes ASCII.
+    text = lambda v: v.decode() if isinstance(v, bytes) else v
+    stops = [text(w) for w in a.get('stopwords', [])]
+    sensitive = a.get('is_case_sensitive', 0)
+    key = (lambda w: w) if sensitive else (lambda w: w.lower())
+    kept = [text(w) for w in x.reshape(-1) if key(text(w)) not in {key(s) for s in stops}]
+    action = text(a.get('case_change_action', 'NONE'))
+    kept = [w.lower() if action == 'LOWER' else w.upper() if action == 'UPPER' else w for w in kept] or ['']
+    y = np.array([w.encode() for w in kept], dtype=object)
+    return y.reshape((1, -1) if x.ndim == 2 else (-1,))
+
+
 def evaluate_signal(node, ins, a, conv, run_graph, env):
     op = node.op_type
     if op == 'DFT':
@@ -111,6 +244,16 @@ def evaluate_signal(node, ins, a, conv, run_graph, env):
         return [np.clip(np.rint(acc * (ins[1] * ins[4] / ins[6])) + int(ins[7]), 0, 255).astype(np.uint8)]
     if op == 'NonZero':
         return [np.array(np.nonzero(ins[0]), dtype=np.int64)]
+    if op == 'NonMaxSuppression':
+        return [non_max_suppression(ins, a)]
+    if op == 'MaxRoiPool':
+        return [max_roi_pool(ins[0], ins[1], a)]
+    if op == 'TfIdfVectorizer':
+        return [tfidf_vectorizer(ins[0], a)]
+    if op == 'MelWeightMatrix':
+        return [mel_weight_matrix(ins)]
+    if op == 'StringNormalizer':
+        return [string_normalizer(ins[0], a)]
     if op == 'Unique':
         y, first, inverse, counts = np.unique(ins[0], return_index=True, return_inverse=True, return_counts=True)
         return [y, first.astype(np.int64), inverse.astype(np.int64), counts.astype(np.int64)]
