@@ -3,6 +3,7 @@
 // integer (cast.R1: NaN is a runtime error, which ref reports) and i64/u64 -> bf16 (through
 // double it would round twice); the narrow f8/f4 formats stay on ref.
 #include "runtime/cuda/device_types.cuh"
+#include "runtime/cuda/dtype_sets.h"
 #include "runtime/cuda/kernels.h"
 
 namespace plumb::rt::cuda {
@@ -95,25 +96,6 @@ __global__ void cast_kernel(Source x, ir::DType to, void* y, int64_t n) {
       case ir::DType::I64: put<int64_t>(y, i, static_cast<int64_t>(v)); break;
       default: put<uint64_t>(y, i, v); break;
     }
-  }
-}
-
-bool castable(ir::DType dt) {
-  switch (dt) {
-    case ir::DType::Bool:
-    case ir::DType::I8:
-    case ir::DType::I16:
-    case ir::DType::I32:
-    case ir::DType::I64:
-    case ir::DType::U8:
-    case ir::DType::U16:
-    case ir::DType::U32:
-    case ir::DType::U64:
-    case ir::DType::F16:
-    case ir::DType::BF16:
-    case ir::DType::F32:
-    case ir::DType::F64: return true;
-    default: return false;
   }
 }
 

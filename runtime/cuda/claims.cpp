@@ -1,29 +1,12 @@
 #include "runtime/cuda/claims.h"
 
 #include "ir/attrs.h"
+#include "runtime/cuda/dtype_sets.h"
 #include "runtime/cuda/index_math.h"
 #include "runtime/value.h"
 
 namespace plumb::rt::cuda {
 namespace {
-
-bool is_computed_float(ir::DType dt) {
-  return dt == ir::DType::F16 || dt == ir::DType::BF16 || dt == ir::DType::F32 || dt == ir::DType::F64;
-}
-
-bool is_wide_int(ir::DType dt) {
-  switch (dt) {
-    case ir::DType::I8:
-    case ir::DType::I16:
-    case ir::DType::I32:
-    case ir::DType::I64:
-    case ir::DType::U8:
-    case ir::DType::U16:
-    case ir::DType::U32:
-    case ir::DType::U64: return true;
-    default: return false;
-  }
-}
 
 // Elements the layout and select kernels move as bytes: everything but strings.
 bool movable(ir::DType dt) {
@@ -56,8 +39,6 @@ std::string why_binary(const ir::Node& n, ir::DType dt) {
   return "binary " + dt_name(dt) +
          ": only f16, bf16, f32, f64, 8- to 64-bit integers and bool have cuda kernels";
 }
-
-bool castable(ir::DType dt) { return dt == ir::DType::Bool || is_wide_int(dt) || is_computed_float(dt); }
 
 std::string why_cast(ir::DType from, ir::DType to) {
   if (!castable(from) || !castable(to))

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "runtime/cuda/device_types.cuh"
+#include "runtime/cuda/dtype_sets.h"
 #include "runtime/cuda/kernels.h"
 
 namespace plumb::rt::cuda {
@@ -77,21 +78,9 @@ __global__ void guard_final(const float* partial, int64_t K, int* flag) {
 // y + 0 in round-to-nearest: -0 becomes +0, every other value (NaN too) stays.
 __global__ void plus_zero(float* y, int64_t n) { PLUMB_CUDA_FOR(i, n) y[i] = __fadd_rn(y[i], 0.0f); }
 
+// f64 matmul is declined (claims.cpp), so the plain kernel is not instantiated for it.
 bool plain_operand(ir::DType dt) {
-  switch (dt) {
-    case ir::DType::F16:
-    case ir::DType::BF16:
-    case ir::DType::F32:
-    case ir::DType::I8:
-    case ir::DType::I16:
-    case ir::DType::I32:
-    case ir::DType::I64:
-    case ir::DType::U8:
-    case ir::DType::U16:
-    case ir::DType::U32:
-    case ir::DType::U64: return true;
-    default: return false;
-  }
+  return (is_computed_float(dt) && dt != ir::DType::F64) || is_wide_int(dt);
 }
 
 }  // namespace
