@@ -119,7 +119,10 @@ Expected<NpyDtype> parse_descr(const std::string& d) {
   NpyDtype out;
   out.swap = order == '>';
   if (kind == 'U') {
-    if (n < 0 || n > (1 << 24)) return unsupported("npy: dtype '" + d + "' is not supported");
+    // '<U0' has zero-width elements: any element count fits in no data bytes, so a header could
+    // claim 2^62 of them. numpy writes '<U1' for empty strings, so no saved array has it.
+    if (n == 0) return bad_npy("dtype '" + d + "' has zero-width elements");
+    if (n > (1 << 24)) return unsupported("npy: dtype '" + d + "' is not supported");
     out.dtype = ir::DType::String;
     out.unicode = true;
     out.itemsize = static_cast<int>(4 * n);

@@ -95,6 +95,16 @@ TEST(Npy, MalformedIsInvalidInput) {
       npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000,), }", std::string(8, '\0')));
   ASSERT_FALSE(big);
   EXPECT_EQ(big.status().code(), ErrorCode::kInvalidInput);
+  // Zero-width strings: 2^56 elements in no data bytes (a fuzz finding: tests/fuzz/regressions/).
+  auto zero_width =
+      parse_npy(npy("{'descr': '<U0', 'fortran_order': False, 'shape': (77777777777777488,), }", ""));
+  ASSERT_FALSE(zero_width);
+  EXPECT_EQ(zero_width.status().code(), ErrorCode::kInvalidInput);
+  EXPECT_NE(zero_width.status().message().find("zero-width"), std::string::npos);
+  auto finding =
+      read_file_bytes(std::string(PLUMB_SOURCE_DIR) + "/tests/fuzz/regressions/npy_zero_width_strings.npy");
+  ASSERT_TRUE(finding);
+  EXPECT_EQ(parse_npy(*finding).status().code(), ErrorCode::kInvalidInput);
   EXPECT_EQ(parse_npy(npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')))
                 .status()
                 .code(),
