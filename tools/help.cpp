@@ -199,16 +199,18 @@ const Command kCommands[] = {
      "            3 inconclusive on the data\n"},
     {"gen", "gen -o DIR --seed S --count N [--shard i/n]", "random valid ONNX models with ref's outputs",
      "usage: plumb gen -o DIR --seed S --count N [--shard i/n] [--ops LIST] [--opset V] [--max-nodes K]\n"
-     "                 [--targets COVERAGE.json]\n"
+     "                 [--targets COVERAGE.json] [--other-opsets EVERY]\n"
      "\n"
-     "Writes N random valid ONNX models (IR 8) as DIR/model_<k>/model.onnx with\n"
+     "Writes N random valid ONNX models (IR 8 at opsets up to 18) as DIR/model_<k>/model.onnx with\n"
      "test_data_set_0/input_<j>.pb and output_<j>.pb (ref's outputs): the ONNX test layout. Model k\n"
      "depends only on S and k; --shard i/n writes the models k with k mod n = i, the same names and\n"
-     "bytes as the unsharded run. Ops: 175 of those plumb lowers (elementwise and unary math,\n"
+     "bytes as the unsharded run. Ops: all 203 plumb lowers (elementwise and unary math,\n"
      "activations, matrix products, convolutions, pools, normalizations, reductions, shape, index\n"
      "and scatter ops, Resize, NonMaxSuppression, MaxRoiPool, TfIdfVectorizer, recurrent ops,\n"
      "If/Loop/Scan, sequences, quantized and signal ops, MelWeightMatrix, StringNormalizer);\n"
-     "values kept well-conditioned by construction. docs/gen.md.\n"
+     "values kept well-conditioned by construction; the 27 that exist only at other opsets than\n"
+     "13 to 17 (Gelu, Mish, Attention, ... from 18 to 28; Scatter, Upsample before 13) in\n"
+     "other-opset models. docs/gen.md.\n"
      "\n"
      "options:\n"
      "  --ops LIST       comma-separated ops to draw from (default: all gen builds)\n"
@@ -219,6 +221,10 @@ const Command kCommands[] = {
      "                   plumb coverage --sequences N MODELS --against SET --json FILE): 60% of the\n"
      "                   steps draw an op that extends the chain into a listed 2-/3-gram, retried\n"
      "                   until its attribute classes match; still deterministic per seed and shard\n"
+     "  --other-opsets E every E-th model (k mod E = E - 1; default 200, 0: none) is built at the\n"
+     "                   opset of an op that 13 to 17 lack (libonnx 1.12's checker knows none past\n"
+     "                   17 and rejects those from 18), holding it; with --ops, only the listed\n"
+     "                   such ops, and the listed plain ops around them\n"
      "\n"
      "exit codes: 0 written, 2 error\n"},
     {"check-many", "check-many LIST [--shard i/n]", "plumb check of many model folders, JSONL",
