@@ -184,6 +184,10 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
       if (options.ops.empty() || std::find(options.ops.begin(), options.ops.end(), r.op) != options.ops.end())
         enabled.insert(r.op);
   } else if (enabled.empty()) {
+    for (const auto& r : gen::other_opset_recipes())
+      if (std::find(options.ops.begin(), options.ops.end(), r.op) != options.ops.end())
+        return invalid_input("no op to build at opset " + std::to_string(options.opset) + " (" + r.op +
+                             " is drawn only in other-opset models: --other-opsets 1 makes every model one)");
     return invalid_input("no op to build");
   }
   // A family first, then an op of it: a family of n ops drawn with weight sqrt(n), so that
