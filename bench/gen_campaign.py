@@ -210,7 +210,8 @@ def main(argv):
     plumb, gen_dir, out, node_modules = argv
     os.makedirs(out, exist_ok=True)
     folders = sorted(glob.glob(gen_dir + '/model_*'))
-    rows = [check(f, plumb) for f in folders]
+    with ThreadPoolExecutor(jobs_n) as pool:  # plumb convert of the models past the checker runs here
+        rows = list(pool.map(lambda f: check(f, plumb), folders))
     runnable = [(f, r) for f, r in zip(folders, rows) if r['checker'] or (r.get('beyond_checker') and r.get('plumb_verify'))]
     jobs = [prepare(f, f'{out}/work/{r["model"]}') for f, r in runnable]
     chunks = [jobs[k:k + CHUNK] for k in range(0, len(jobs), CHUNK)]
