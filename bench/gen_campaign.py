@@ -8,6 +8,12 @@ optimizations off) and compared with ref's outputs. Classes:
                   `plumb reduce --predicate` to a small repro under OUT/repros/<model>
   ort-error       ort refused or failed the model (its message is kept)
   checker-error   onnx.checker rejected the model (a generator bug)
+A model the checker cannot know (gen's other-opset models past opset 17: IR above 8, or an op
+libonnx 1.12 has no schema for, "No Op registered for X with domain_version of V >= 18") keeps
+checker false and `beyond_checker` true; `plumb convert` (lowering and plumb's verifier) stands in
+for the checker there (`plumb_verify`), and it still runs on onnxruntime and is classed as above.
+An ort-error whose message says onnxruntime lacks the op or the opset is also marked
+`ort_lacks` (the peer cannot judge it).
 Prints one JSON object (the figures) and writes OUT/results.jsonl (one line per model, sorted).
 
   gen_campaign.py PLUMB GEN_DIR OUT ORT_NODE_MODULES [-j N]
@@ -15,7 +21,9 @@ Prints one JSON object (the figures) and writes OUT/results.jsonl (one line per 
 import glob
 import json
 import os
+import re
 import subprocess
+import tempfile
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
@@ -92,16 +100,47 @@ def run_ort(folder, work, node_modules):
     return read_ort(work)
 
 
-def check(folder):
+CHECKER_MAX_IR = 8  # Debian's libonnx 1.12
+CHECKER_MAX_OPSET = 17
+NO_SCHEMA = re.compile(r'No Op registered for (\w+) with domain_version of (\d+)')
+ORT_LACKS = ('Could not find an implementation', 'Unsupported model IR version', 'opset', 'Opset')
+
+
+def beyond_checker(model, message):
+    """Whether the checker's refusal is only that the model is newer than libonnx 1.12."""
+    if model.ir_version > CHECKER_MAX_IR and 'ir_version' in message:
+        return True
+    m = NO_SCHEMA.search(message)
+    return bool(m) and int(m.group(2)) > CHECKER_MAX_OPSET
+
+
+def plumb_verify(plumb, folder):
+    """plumb's own check of a model the checker cannot know: lowered and verified (plumb convert)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        r = subprocess.run([plumb, 'convert', folder + '/model.onnx', '-o', tmp + '/m.plumb'],
+                           capture_output=True, text=True)
+    return r.returncode == 0, (r.stderr.strip().splitlines() or [''])[0]
+
+
+def check(folder, plumb=None):
     """The row of a model before onnxruntime runs it: its ops and onnx.checker's verdict."""
     name = os.path.basename(folder)
     model = onnx.load(folder + '/model.onnx')
-    row = {'model': name, 'ops': sorted({n.op_type for n in model.graph.node}), 'nodes': len(model.graph.node)}
+    row = {'model': name, 'ops': sorted({n.op_type for n in model.graph.node}), 'nodes': len(model.graph.node),
+           'opset': max((o.version for o in model.opset_import if o.domain in ('', 'ai.onnx')), default=0)}
     try:
         onnx.checker.check_model(model, full_check=True)
         row['checker'] = True
     except Exception as e:  # noqa: BLE001 - any checker failure is a finding
-        row.update(checker=False, cls='checker-error', message=str(e).splitlines()[0])
+        message = str(e).splitlines()[0]
+        row.update(checker=False, message=message)
+        if plumb and beyond_checker(model, message):
+            ok, why = plumb_verify(plumb, folder)
+            row.update(beyond_checker=True, plumb_verify=ok)
+            if not ok:
+                row.update(cls='plumb-verify-error', message=why)
+        else:
+            row['cls'] = 'checker-error'
     return row
 
 
@@ -110,6 +149,8 @@ def classify(plumb, folder, row, out, node_modules):
     ort = read_ort(f'{out}/work/{name}')
     if 'error' in ort:
         row.update(ort=False, cls='ort-error', message=ort['error'])
+        if any(s in ort['error'] for s in ORT_LACKS):
+            row['ort_lacks'] = True
         return row
     row['ort'] = True
     want = data_files(folder, 'output')
@@ -169,8 +210,9 @@ def main(argv):
     plumb, gen_dir, out, node_modules = argv
     os.makedirs(out, exist_ok=True)
     folders = sorted(glob.glob(gen_dir + '/model_*'))
-    rows = [check(f) for f in folders]
-    runnable = [(f, r) for f, r in zip(folders, rows) if r['checker']]
+    with ThreadPoolExecutor(jobs_n) as pool:  # plumb convert of the models past the checker runs here
+        rows = list(pool.map(lambda f: check(f, plumb), folders))
+    runnable = [(f, r) for f, r in zip(folders, rows) if r['checker'] or (r.get('beyond_checker') and r.get('plumb_verify'))]
     jobs = [prepare(f, f'{out}/work/{r["model"]}') for f, r in runnable]
     chunks = [jobs[k:k + CHUNK] for k in range(0, len(jobs), CHUNK)]
     with ThreadPoolExecutor(jobs_n) as pool:
@@ -186,10 +228,22 @@ def main(argv):
         classes[row['cls']] = classes.get(row['cls'], 0) + 1
     ops = sorted({op for row in rows for op in row['ops']})
     agree = [r['max_abs_diff'] for r in rows if r['cls'] == 'agree']
+    beyond = [r for r in rows if r.get('beyond_checker')]
+    beyond_classes, beyond_ops = {}, {}
+    for row in beyond:
+        key = row['cls'] + (' (ort lacks it)' if row.get('ort_lacks') else '')
+        beyond_classes[key] = beyond_classes.get(key, 0) + 1
+        for op in row['ops']:
+            beyond_ops.setdefault(op, {}).setdefault(key, 0)
+            beyond_ops[op][key] += 1
     print(json.dumps({'models': n, 'nodes': sum(r['nodes'] for r in rows),
                       'agree_max_abs_diff': max(agree, default=0.0), 'checker_pass_pct': 100.0 * sum(r.get('checker', False) for r in rows) / max(n, 1),
                       'ort_run_pct': 100.0 * sum(r.get('ort', False) for r in rows) / max(n, 1),
-                      'classes': classes, 'ops_covered': ops}, sort_keys=True))
+                      'checker_and_ort_pct': 100.0 * sum(r.get('checker', False) and r.get('ort', False) for r in rows) / max(n, 1),
+                      'beyond_checker': {'models': len(beyond), 'plumb_verify': sum(r.get('plumb_verify', False) for r in beyond),
+                                         'classes': beyond_classes, 'by_op': {op: v for op, v in sorted(beyond_ops.items())
+                                                                              if op not in ('Abs', 'Neg', 'Relu', 'Sigmoid', 'Tanh', 'Add', 'Sub', 'Mul', 'Max', 'Min', 'MatMul', 'Transpose', 'Reshape', 'Softmax', 'Cast')}},
+                      'classes': classes, 'ops_covered': ops, 'ops_count': len(ops)}, sort_keys=True))
     return 0
 
 

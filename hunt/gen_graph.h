@@ -127,4 +127,15 @@ struct OpRecipe {
 };
 const std::vector<OpRecipe>& op_recipes();
 
+// The ops drawn only in gen's other-opset models (docs/gen.md, "Ops at other opsets"): those
+// libonnx 1.12 has no schema for (they exist from opset 18 on) and those deprecated before opset
+// 13. `opsets`: the model opsets the op is drawn at (each one where the op exists and plumb lowers
+// it), one picked per model.
+struct OtherOpsetRecipe {
+  const char* op;
+  std::vector<int> opsets;
+  Recipe build;
+};
+const std::vector<OtherOpsetRecipe>& other_opset_recipes();
+
 }  // namespace plumb::hunt::gen

@@ -102,12 +102,49 @@ const gen::OpRecipe* target_recipe(const GenTargets& t, const gen::Builder& b, c
   return r;
 }
 
+// The ops an other-opset model draws besides its own (docs/gen.md, "Ops at other opsets"): those
+// whose text is the same at every opset from 7 (Max and Min from 8, where they broadcast; Softmax
+// from 13, where it stopped coercing to 2-D), so that the recipes, written for opsets 13 to 17 and
+// reading libonnx 1.12's schemas (which stop at 17), build them right at 7 to 28.
+bool plain_at(const std::string& op, int opset) {
+  static const std::set<std::string> kAlways = {"Abs", "Neg", "Relu",   "Sigmoid",   "Tanh",   "Add",
+                                                "Sub", "Mul", "MatMul", "Transpose", "Reshape"};
+  if (kAlways.count(op)) return true;
+  if (op == "Max" || op == "Min") return opset >= 8;
+  return op == "Softmax" && opset >= 13;
+}
+
+// The IR version of a model of `opset` (ONNX's versioning table): 8 up to opset 18 (Debian's
+// libonnx 1.12 checker takes at most 8), then the version that came with each opset.
+int64_t ir_version_for(int opset) {
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  if (opset <= 22) return 10;
+  if (opset == 23) return 11;
+  if (opset <= 25) return 12;
+  return 13;
+}
+
+// The other-opset recipe model `index` builds, or nullptr for a model of the run's opset.
+const gen::OtherOpsetRecipe* other_opset_recipe(const GenOptions& options, uint64_t index) {
+  if (options.other_every <= 0) return nullptr;
+  const auto every = static_cast<uint64_t>(options.other_every);
+  if (index % every != every - 1) return nullptr;
+  std::vector<const gen::OtherOpsetRecipe*> asked;
+  for (const auto& r : gen::other_opset_recipes())
+    if (options.ops.empty() || std::find(options.ops.begin(), options.ops.end(), r.op) != options.ops.end())
+      asked.push_back(&r);
+  if (asked.empty()) return nullptr;
+  return asked[static_cast<size_t>((index / every + options.seed) % asked.size())];
+}
+
 }  // namespace
 
 const std::vector<std::string>& gen_supported_ops() {
   static const std::vector<std::string> ops = [] {
     std::vector<std::string> out;
     for (const auto& r : gen::op_recipes()) out.push_back(r.op);
+    for (const auto& r : gen::other_opset_recipes()) out.push_back(r.op);
     std::sort(out.begin(), out.end());
     // An op two recipes build (Sqrt, Erf: alone and inside a decomposed LayerNorm or GELU) once.
     out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -138,10 +175,34 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
     if (std::find(all.begin(), all.end(), op) == all.end())
       return invalid_input("plumb gen does not build " + op);
   }
-  if (enabled.empty()) return invalid_input("no op to build");
   if (options.max_nodes < 1) return invalid_input("--max-nodes must be at least 1");
+  // An other-opset model: its op's opset (drawn below), the plain ops asked for besides it.
+  const gen::OtherOpsetRecipe* other = other_opset_recipe(options, index);
+  if (other) {
+    enabled.clear();
+    for (const auto& r : gen::op_recipes())
+      if (options.ops.empty() || std::find(options.ops.begin(), options.ops.end(), r.op) != options.ops.end())
+        enabled.insert(r.op);
+  } else if (enabled.empty()) {
+    for (const auto& r : gen::other_opset_recipes())
+      if (std::find(options.ops.begin(), options.ops.end(), r.op) != options.ops.end())
+        return invalid_input("no op to build at opset " + std::to_string(options.opset) + " (" + r.op +
+                             " is drawn only in other-opset models: --other-opsets 1 makes every model one)");
+    return invalid_input("no op to build");
+  }
   // A family first, then an op of it: a family of n ops drawn with weight sqrt(n), so that
-  // one-op families (Conv, Cast) do not crowd out the nine Reduce* ops, nor these the rest.
+  // one-op families (Conv, Cast) do not crowd out the nine Reduce* ops, nor these the rest (the
+  // tables are built below, once the model's opset is known).
+  gen::Rng seeder{options.seed};
+  gen::Rng rng{seeder.next() ^ gen::Rng{index}.next()};
+  int model_opset = options.opset;
+  if (other) {
+    model_opset = other->opsets[static_cast<size_t>(rng.below(static_cast<int>(other->opsets.size())))];
+    std::set<std::string> plain;
+    for (const std::string& op : enabled)
+      if (plain_at(op, model_opset) && lowered(op, model_opset)) plain.insert(op);
+    enabled = std::move(plain);
+  }
   std::vector<std::string> families;
   std::map<std::string, std::vector<const gen::OpRecipe*>> by_family;
   for (const auto& r : gen::op_recipes()) {
@@ -153,24 +214,21 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
   for (const auto& f : families)
     weights.push_back((weights.empty() ? 0 : weights.back()) +
                       static_cast<int>(100 * std::sqrt(static_cast<double>(by_family[f].size()))));
-
-  gen::Rng seeder{options.seed};
-  gen::Rng rng{seeder.next() ^ gen::Rng{index}.next()};
   GeneratedModel out;
   char name[32];
   std::snprintf(name, sizeof name, "model_%06llu", static_cast<unsigned long long>(index));
   out.name = name;
 
   model->Clear();
-  model->set_ir_version(8);
+  model->set_ir_version(ir_version_for(model_opset));
   model->set_producer_name("plumb gen");
   auto* opset = model->add_opset_import();
   opset->set_domain("");
-  opset->set_version(options.opset);
+  opset->set_version(model_opset);
   auto* g = model->mutable_graph();
   g->set_name(out.name);
 
-  gen::Builder b(rng, g, options.opset, enabled);
+  gen::Builder b(rng, g, model_opset, enabled);
   std::vector<int64_t> dims;
   if (rng.chance(35)) {
     dims = {rng.in(1, 2), rng.in(1, 4), rng.in(3, 7), rng.in(3, 7)};  // an image batch
@@ -180,7 +238,15 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
   }
   b.input(dims);
   const int target = 1 + rng.below(options.max_nodes);
+  // An other-opset model builds its op once it has `at` nodes (0: first), the plain ops around it.
+  const int at = other ? rng.below(target) : 0;
+  bool other_built = false;
   for (int tries = 0; b.nodes() < target && tries < 20 * target; ++tries) {
+    if (other && !other_built && (b.nodes() >= at || weights.empty())) {
+      other_built = other->build(b, other->op);
+      continue;
+    }
+    if (weights.empty()) break;
     if (options.targets) {
       if (const gen::OpRecipe* r = target_recipe(*options.targets, b, *g, rng)) {
         build_targeted(*options.targets, *r, b, model);
@@ -194,6 +260,8 @@ Expected<GeneratedModel> generate_model(const GenOptions& options, uint64_t inde
     const gen::OpRecipe* r = family[static_cast<size_t>(rng.below(static_cast<int>(family.size())))];
     r->build(b, r->op);
   }
+  for (int tries = 0; other && !other_built && tries < 20; ++tries) other_built = other->build(b, other->op);
+  if (other && !other_built) return internal_error(out.name + ": " + other->op + " did not apply");
   if (b.nodes() == 0) return internal_error(out.name + ": no op applied");
   // Every value no node reads (the last one, the parts of a Split left aside) is a graph output.
   for (const auto& v : b.pool) {

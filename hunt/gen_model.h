@@ -25,6 +25,10 @@ struct GenOptions {
   int max_nodes = 8;             // node count drawn in [1, max_nodes]; the last step may pass it
   std::vector<std::string> ops;  // empty = every op gen_supported_ops() lists that exists at opset
   int opset = 13;                // default_opset_import; IR 8 (Debian's libonnx 1.12 checker)
+  // Every other_every-th model (k mod other_every = other_every - 1; 0: none) is an other-opset
+  // model: built at the opset of an op of gen::other_opset_recipes() (the ops the run's opset
+  // lacks), which it holds, the others in turn (docs/gen.md, "Ops at other opsets").
+  int other_every = 200;
   // --targets: steer draws toward a coverage report's uncovered op sequences (null: no steering;
   // the draws, and so the bytes, are then those of a run without it).
   std::shared_ptr<const GenTargets> targets;

@@ -197,6 +197,45 @@ const std::vector<OpRecipe>& op_recipes() {
       {"TfIdfVectorizer", "detect", tfidf},
       {"MelWeightMatrix", "signal", mel_weight_matrix},
       {"StringNormalizer", "detect", string_normalizer},
+      {"RoiAlign", "detect", roi_align},
+  };
+  return recipes;
+}
+
+const std::vector<OtherOpsetRecipe>& other_opset_recipes() {
+  using namespace recipe;
+  // Opsets: where the op was introduced (or changed) and onnxruntime 1.30 runs it, so the campaign
+  // still has a peer (GroupNormalization 18 and 21 differ in the scale's dims; DeformConv 19 and
+  // 22, Attention 23 and 24 differ only in types); opsets 27 and 28 (CausalConvWithState,
+  // LinearAttention, SwiGLU) and ImageDecoder onnxruntime 1.30 does not run.
+  static const std::vector<OtherOpsetRecipe> recipes = {
+      {"Scatter", {9, 10}, scatter},
+      {"Upsample", {7, 8, 9}, upsample},
+      {"BitwiseAnd", {18}, bitwise},
+      {"BitwiseOr", {18}, bitwise},
+      {"BitwiseXor", {18}, bitwise},
+      {"BitwiseNot", {18}, bitwise},
+      {"CenterCropPad", {18}, center_crop_pad},
+      {"Col2Im", {18}, col2im},
+      {"Mish", {18, 22}, smooth_other},
+      {"GroupNormalization", {18, 21}, group_normalization},
+      {"DeformConv", {19, 22}, deform_conv},
+      {"Gelu", {20}, smooth_other},
+      {"AffineGrid", {20}, affine_grid},
+      {"ImageDecoder", {20}, image_decoder},
+      {"RegexFullMatch", {20}, string_other},
+      {"StringConcat", {20}, string_other},
+      {"StringSplit", {20}, string_other},
+      {"RMSNormalization", {23}, rms_normalization},
+      {"RotaryEmbedding", {23}, rotary_embedding},
+      {"Attention", {23, 24}, attention},
+      {"TensorScatter", {24}, tensor_scatter},
+      {"Swish", {24}, smooth_other},
+      {"BitCast", {26}, bit_cast},
+      {"CumProd", {26}, cum_prod},
+      {"CausalConvWithState", {27}, causal_conv},
+      {"LinearAttention", {27}, linear_attention},
+      {"SwiGLU", {28}, smooth_other},
   };
   return recipes;
 }

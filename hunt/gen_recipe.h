@@ -157,12 +157,36 @@ bool conv_integer(Builder& b, const std::string& op);
 bool data_sized(Builder& b, const std::string& op);
 bool dynamic_quantize(Builder& b, const std::string& op);
 bool random_op(Builder& b, const std::string& op);
-// NonMaxSuppression of constant boxes and scores, MaxRoiPool, TfIdfVectorizer of int64 tokens,
+// NonMaxSuppression of constant boxes and scores, MaxRoiPool, RoiAlign, TfIdfVectorizer of int64 tokens,
 // MelWeightMatrix, StringNormalizer (gen_recipes_detect.cpp):
 bool nms(Builder& b, const std::string& op);
 bool max_roi_pool(Builder& b, const std::string& op);
+bool roi_align(Builder& b, const std::string& op);
 bool tfidf(Builder& b, const std::string& op);
 bool mel_weight_matrix(Builder& b, const std::string& op);
 bool string_normalizer(Builder& b, const std::string& op);
+// The ops of gen's other-opset models (gen_recipes_other.cpp; gen_ops.cpp's other_opset_recipes()
+// gives each its opsets): Mish Gelu Swish SwiGLU; BitwiseAnd/Or/Xor/Not; BitCast;
+// GroupNormalization, RMSNormalization; CenterCropPad, Col2Im, AffineGrid; Attention,
+// RotaryEmbedding, LinearAttention, TensorScatter; CumProd; DeformConv, CausalConvWithState;
+// ImageDecoder; RegexFullMatch, StringConcat, StringSplit; Upsample.
+bool smooth_other(Builder& b, const std::string& op);
+bool bitwise(Builder& b, const std::string& op);
+bool bit_cast(Builder& b, const std::string& op);
+bool group_normalization(Builder& b, const std::string& op);
+bool rms_normalization(Builder& b, const std::string& op);
+bool center_crop_pad(Builder& b, const std::string& op);
+bool col2im(Builder& b, const std::string& op);
+bool affine_grid(Builder& b, const std::string& op);
+bool attention(Builder& b, const std::string& op);
+bool rotary_embedding(Builder& b, const std::string& op);
+bool tensor_scatter(Builder& b, const std::string& op);
+bool cum_prod(Builder& b, const std::string& op);
+bool deform_conv(Builder& b, const std::string& op);
+bool image_decoder(Builder& b, const std::string& op);
+bool string_other(Builder& b, const std::string& op);
+bool causal_conv(Builder& b, const std::string& op);
+bool linear_attention(Builder& b, const std::string& op);
+bool upsample(Builder& b, const std::string& op);
 
 }  // namespace plumb::hunt::gen::recipe

@@ -158,6 +158,57 @@ bool max_roi_pool(Builder& b, const std::string& op) {
   return true;
 }
 
+// RoiAlign (opset 10; 16 adds coordinate_transformation_mode) of a rank-4 value whose H and W are
+// at least 2, with 1 to 3 well-conditioned RoIs: in scaled coordinates (spatial_scale 1/2, 1 or 2)
+// each starts at a multiple of 1/4 inside the image and spans 1 to what is left of it, so every
+// sample point lies in [-1/2, extent - 1] (never where the reference zeroes a sample, below -1 or
+// past the extent) and the RoI sizes are exact: the adaptive grid, ceil(size / output size) with
+// sampling_ratio 0, cannot round to another integer. Both modes (avg; max, the largest weighted
+// corner of each sample as ONNX's reference and onnxruntime take it), both coordinate modes,
+// output 1..3 x 1..3, sampling_ratio 0..2. Bilinear interpolation is continuous, so the result is
+// well-conditioned in X; bounded by X's bound.
+bool roi_align(Builder& b, const std::string& op) {
+  Rng& rng = b.rng;
+  auto picked = pick(b, [](const Value& v) {
+    return rank(v) == 4 && v.dims[2] >= 2 && v.dims[3] >= 2 && num_elements(v.dims) <= kMaxElements / 4;
+  });
+  const Value x =
+      picked ? ready(b, *picked) : b.input({rng.in(1, 2), rng.in(1, 4), rng.in(2, 7), rng.in(2, 7)});
+  const int64_t oh = rng.in(1, 3), ow = rng.in(1, 3), rois = rng.in(1, 3);
+  const float scale = std::vector<float>{0.5f, 1.0f, 2.0f}[static_cast<size_t>(rng.below(3))];
+  std::vector<float> boxes;
+  std::vector<int64_t> batch;
+  auto span = [&](int64_t extent, float* start, float* end) {
+    // Quarters in scaled coordinates: start in [0, extent - 2], size in [1, extent - 1 - start].
+    const int q0 = rng.in(0, static_cast<int>(4 * (extent - 2)));
+    const int q1 = rng.in(4, static_cast<int>(4 * (extent - 1)) - q0);
+    *start = static_cast<float>(q0) / 4 / scale;
+    *end = static_cast<float>(q0 + q1) / 4 / scale;
+  };
+  for (int64_t r = 0; r < rois; ++r) {
+    float x1, y1, x2, y2;
+    span(x.dims[3], &x1, &x2);
+    span(x.dims[2], &y1, &y2);
+    boxes.insert(boxes.end(), {x1, y1, x2, y2});
+    batch.push_back(rng.below(static_cast<int>(x.dims[0])));
+  }
+  const Value out = b.push({rois, x.dims[1], oh, ow}, x.bound, false);
+  auto* node = b.node(op, {x.name, b.const_f32({rois, 4}, boxes), b.const_i64(batch)}, {out.name});
+  const bool max_mode = rng.chance(40);
+  if (max_mode || rng.chance(30)) set_string(node, "mode", max_mode ? "max" : "avg");
+  if (oh != 1 || rng.chance(30)) set_int(node, "output_height", oh);
+  if (ow != 1 || rng.chance(30)) set_int(node, "output_width", ow);
+  const int64_t sampling = rng.in(0, 2);
+  if (sampling != 0 || rng.chance(30)) set_int(node, "sampling_ratio", sampling);
+  if (scale != 1.0f || rng.chance(30)) set_float(node, "spatial_scale", scale);
+  if (b.has_attribute(op, "coordinate_transformation_mode")) {
+    const bool half = rng.chance(50);
+    if (!half || rng.chance(30))
+      set_string(node, "coordinate_transformation_mode", half ? "half_pixel" : "output_half_pixel");
+  }
+  return true;
+}
+
 // TfIdfVectorizer of int64 tokens: Floor of an exact value brought to [-2, 2] (tokens -2..2, so the
 // pool's n-grams occur), cast to int64, rank 1 or 2. A pool of 1 to 3 distinct n-grams of each
 // length 1..max_gram_length (ngram_counts their starts), min_gram_length 1..max, max_skip_count

@@ -214,7 +214,7 @@ bool scatter(Builder& b, const std::string& op) {
   std::vector<std::string> ins = {x.name};
   Dims udims;
   ::onnx::NodeProto* node = nullptr;
-  if (op == "ScatterElements") {
+  if (op != "ScatterND") {  // ScatterElements, and Scatter (9, 10: the same without reduction)
     const int a = b.rng.below(r);
     const int64_t d = x.dims[static_cast<size_t>(a)];
     udims = x.dims;

@@ -77,9 +77,11 @@ misc_ops+=,SequenceLength,Optional,OptionalHasElement,OptionalGetElement,CastLik
 "$plumb" gen -o "$tmp/misc" --seed 3 --count 30 --opset 17 --max-nodes 6 --ops "$misc_ops" || fail "misc gen exited $?"
 sig_ops=DFT,STFT,GridSample,ConvInteger,QLinearConv,NonZero,Unique,MaxUnpool,SequenceMap,DynamicQuantizeLinear
 sig_ops+=,RandomUniformLike,RandomNormalLike,RandomUniform,RandomNormal,Bernoulli,Multinomial,NonMaxSuppression
-sig_ops+=,MaxRoiPool,TfIdfVectorizer,MelWeightMatrix,StringNormalizer
+sig_ops+=,MaxRoiPool,TfIdfVectorizer,MelWeightMatrix,StringNormalizer,RoiAlign
 misc_ops+=,$sig_ops
 "$plumb" gen -o "$tmp/signal" --seed 3 --count 40 --opset 17 --max-nodes 5 --ops "$sig_ops" || fail "signal gen exited $?"
+# RoiAlign-10 (no coordinate_transformation_mode, no half-pixel shift) at opset 13, for the oracle.
+"$plumb" gen -o "$tmp/roi13" --seed 3 --count 8 --opset 13 --max-nodes 3 --ops RoiAlign,Relu || fail "roi13 gen exited $?"
 # --targets: a coverage report of tests/models against 60 generated models lists what they leave
 # uncovered; 60 models of the same seeds generated with that report as targets cover more of its
 # uncovered 2- and 3-grams (docs/gen.md, "Steering": 20 + 1 of 519 + 888 without, 50 + 9 with);
@@ -113,11 +115,59 @@ done
 
 /usr/bin/python3 "$src/tests/cli/lib/gen_oracle.py" --ops "$all_ops,$math_ops,$more_ops,$seq_ops,$misc_ops" \
   "$tmp"/all/model_* "$tmp"/ops/model_* "$tmp"/math/model_* "$tmp"/more/model_* "$tmp"/seq/model_* "$tmp"/misc/model_* \
-  "$tmp"/signal/model_* "$tmp"/aimed/model_* ||
+  "$tmp"/signal/model_* "$tmp"/aimed/model_* "$tmp"/roi13/model_* ||
   fail "checker, numpy oracle or op coverage"
 for d in "$tmp"/ops/model_00000*; do
   "$plumb" check "$d/model.onnx" --data "$d/test_data_set_0" > /dev/null 2>&1 || fail "plumb check $d exited $?"
 done
+
+# Other-opset models (--other-opsets 1: every model one; docs/gen.md, "Ops at other opsets"): 27
+# models hold all 27 ops opsets 13 to 17 lack, each at an opset it exists at; Scatter and Upsample
+# (opsets 7 to 10) pass the checker, the others fail it only for being newer than libonnx 1.12
+# (IR above 8, or "No Op registered" at an opset past 17); every one converts and runs on ref, and
+# plumb check against its own folder matches (inconclusive at most once). --other-opsets 0 writes
+# the plain run's bytes; the default puts one at k = 199.
+"$plumb" gen -o "$tmp/other" --seed 3 --count 27 --opset 17 --max-nodes 5 --other-opsets 1 ||
+  fail "other-opset gen exited $?"
+/usr/bin/python3 - "$plumb" "$tmp"/other/model_* << 'PY' || fail "other-opset models"
+import re, subprocess, sys
+import onnx
+plumb, folders = sys.argv[1], sys.argv[2:]
+want = {'Scatter', 'Upsample', 'BitwiseAnd', 'BitwiseOr', 'BitwiseXor', 'BitwiseNot', 'CenterCropPad', 'Col2Im',
+        'Mish', 'GroupNormalization', 'DeformConv', 'Gelu', 'AffineGrid', 'ImageDecoder', 'RegexFullMatch',
+        'StringConcat', 'StringSplit', 'RMSNormalization', 'RotaryEmbedding', 'Attention', 'TensorScatter',
+        'Swish', 'BitCast', 'CumProd', 'CausalConvWithState', 'LinearAttention', 'SwiGLU'}
+seen, bad, inconclusive = set(), 0, 0
+for f in folders:
+    m = onnx.load(f + '/model.onnx')
+    opset = m.opset_import[0].version
+    ops = {n.op_type for n in m.graph.node} & want
+    seen |= ops
+    try:
+        onnx.checker.check_model(m, full_check=True)
+        ok = opset < 13
+    except Exception as e:  # noqa: BLE001
+        msg = str(e).splitlines()[0]
+        ok = opset > 17 and ('ir_version' in msg or re.search('No Op registered for (%s) with domain_version of %d' % ('|'.join(ops), opset), msg))
+    if not ok or not ops:  # BitCast's model holds a BitwiseAnd too
+        print(f, opset, sorted(ops), 'checker verdict unexpected')
+        bad += 1
+    rc = subprocess.run([plumb, 'check', f + '/model.onnx', '--data', f + '/test_data_set_0'], capture_output=True).returncode
+    inconclusive += rc == 3
+    if rc not in (0, 3):
+        print(f, 'plumb check exited', rc)
+        bad += 1
+missing = want - seen
+if missing:
+    print('other-opset ops no model holds:', sorted(missing))
+sys.exit(1 if bad or missing or inconclusive > 1 else 0)
+PY
+for k in 198 199; do
+  "$plumb" gen -o "$tmp/plain200" --seed 5 --count 200 --shard $k/200 --other-opsets 0 || fail "gen --other-opsets 0 exited $?"
+  "$plumb" gen -o "$tmp/dflt200" --seed 5 --count 200 --shard $k/200 || fail "gen of model $k exited $?"
+done
+diff -r "$tmp/plain200/model_000198" "$tmp/dflt200/model_000198" > /dev/null || fail "model 198 is not a plain one"
+diff -r "$tmp/plain200/model_000199" "$tmp/dflt200/model_000199" > /dev/null && fail "model 199 is no other-opset one"
 
 # --ops: only the ops asked for, plus the power-of-two Mul that keeps values bounded.
 "$plumb" gen -o "$tmp/conv" --seed 4 --count 6 --ops Conv,MaxPool --max-nodes 30 || fail "--ops gen exited $?"

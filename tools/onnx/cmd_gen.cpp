@@ -1,5 +1,5 @@
 // plumb gen -o DIR --seed S --count N [--shard i/n] [--ops LIST] [--opset V] [--max-nodes K]
-// [--targets COVERAGE.json]
+// [--targets COVERAGE.json] [--other-opsets EVERY]
 // (tools/help.cpp has the user's page; docs/gen.md how it works). The generator is
 // plumb::hunt::write_generated_model (hunt/gen_model.h); this file parses the arguments and picks
 // the shard's share of the run: model k belongs to shard k mod n.
@@ -38,7 +38,7 @@ int cmd_gen(const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     const bool valued = a == "-o" || a == "--seed" || a == "--count" || a == "--shard" || a == "--ops" ||
-                        a == "--opset" || a == "--max-nodes" || a == "--targets";
+                        a == "--opset" || a == "--max-nodes" || a == "--targets" || a == "--other-opsets";
     if (valued && (i + 1 >= args.size() || args[i + 1].empty()))
       return report_error("gen", invalid_input(a + " needs a value"));
     Status st = Status::ok();
@@ -60,6 +60,9 @@ int cmd_gen(const Args& args) {
     } else if (a == "--max-nodes") {
       st = parse_u64(a, args[++i], 1, 1000, v);
       opt.max_nodes = static_cast<int>(v);
+    } else if (a == "--other-opsets") {
+      st = parse_u64(a, args[++i], 0, 1000000, v);
+      opt.other_every = static_cast<int>(v);
     } else if (a == "--targets") {
       auto t = hunt::read_gen_targets(args[++i]);
       if (!t) return report_error("gen", t.status());

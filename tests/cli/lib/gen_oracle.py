@@ -284,6 +284,8 @@ def check(folder):
     onnx.checker.check_model(m, full_check=True)
     env = {i.name: nh.to_array(i).astype(np.float64) if i.data_type == onnx.TensorProto.FLOAT else nh.to_array(i)
            for i in m.graph.initializer}
+    # The model's opset, for ops whose defaults changed with it (RoiAlign's half-pixel shift at 16).
+    env['__opset__'] = max(o.version for o in m.opset_import if o.domain in ('', 'ai.onnx'))
     for k, i in enumerate(m.graph.input):
         env[i.name] = tensor(f'{folder}/test_data_set_0/input_{k}.pb').astype(np.float64)
     for n in m.graph.node:

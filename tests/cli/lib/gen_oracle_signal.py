@@ -129,6 +129,60 @@ def non_max_suppression(ins, a):
     return np.array(rows, dtype=np.int64).reshape(-1, 3)
 
 
+def roi_align(x, rois, batch, a, opset):
+    """RoiAlign as ONNX's text and reference (onnx/reference/ops/op_roi_align.py) define it: each
+    bin averages (or, mode max, takes the largest of the weighted corners of) g_h x g_w bilinear
+    samples at start + p * bin + (i + 0.5) * bin / g; samples below -1 or past the extent count 0;
+    coordinates below 0 clamp to 0, a low index at the last row or column clamps there. RoiAlign-10
+    has no coordinate_transformation_mode and no half-pixel shift; 16 defaults to half_pixel."""
+    mode = a.get('mode', b'avg').decode()
+    default = 'half_pixel' if opset >= 16 else 'output_half_pixel'
+    half = a.get('coordinate_transformation_mode', default.encode()).decode() == 'half_pixel'
+    oh, ow = a.get('output_height', 1), a.get('output_width', 1)
+    ratio, scale = a.get('sampling_ratio', 0), a.get('spatial_scale', 1.0)
+    n_rois, c, h, w = len(rois), x.shape[1], x.shape[2], x.shape[3]
+    y = np.zeros((n_rois, c, oh, ow))
+    shift = 0.5 if half else 0.0
+    for r in range(n_rois):
+        x1, y1, x2, y2 = (float(v) * scale - shift for v in rois[r])
+        rw, rh = x2 - x1, y2 - y1
+        if not half:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        bh, bw = rh / oh, rw / ow
+        gh = ratio if ratio > 0 else int(np.ceil(rh / oh))
+        gw = ratio if ratio > 0 else int(np.ceil(rw / ow))
+        img = x[int(batch[r])]
+        for ph in range(oh):
+            for pw in range(ow):
+                vals = []
+                for iy in range(gh):
+                    yy = y1 + ph * bh + (iy + 0.5) * bh / gh
+                    for ix in range(gw):
+                        xx = x1 + pw * bw + (ix + 0.5) * bw / gw
+                        if yy < -1.0 or yy > h or xx < -1.0 or xx > w:
+                            vals.append(np.zeros(c))
+                            continue
+                        yc, xc = max(yy, 0.0), max(xx, 0.0)
+                        y0, x0 = int(yc), int(xc)
+                        if y0 >= h - 1:
+                            y0 = y1i = h - 1
+                            yc = float(y0)
+                        else:
+                            y1i = y0 + 1
+                        if x0 >= w - 1:
+                            x0 = x1i = w - 1
+                            xc = float(x0)
+                        else:
+                            x1i = x0 + 1
+                        ly, lx = yc - y0, xc - x0
+                        taps = [(1 - ly) * (1 - lx) * img[:, y0, x0], (1 - ly) * lx * img[:, y0, x1i],
+                                ly * (1 - lx) * img[:, y1i, x0], ly * lx * img[:, y1i, x1i]]
+                        vals.append(sum(taps) if mode == 'avg' else np.max(np.stack(taps), axis=0))
+                stack = np.stack(vals)
+                y[r, :, ph, pw] = stack.sum(axis=0) / max(gh * gw, 1) if mode == 'avg' else stack.max(axis=0)
+    return y
+
+
 def max_roi_pool(x, rois, a):
     # ONNX's text gives no bin formula (rois [R, 5] = [batch_id, x1, y1, x2, y2], output [R, C,
     # pooled_shape]); this is Caffe's RoI pooling, where the op comes from: corners rounded (half
@@ -248,6 +302,8 @@ def evaluate_signal(node, ins, a, conv, run_graph, env):
         return [non_max_suppression(ins, a)]
     if op == 'MaxRoiPool':
         return [max_roi_pool(ins[0], ins[1], a)]
+    if op == 'RoiAlign':
+        return [roi_align(ins[0], ins[1], ins[2], a, env.get('__opset__', 17) if env else 17)]
     if op == 'TfIdfVectorizer':
         return [tfidf_vectorizer(ins[0], a)]
     if op == 'MelWeightMatrix':
