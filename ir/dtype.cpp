@@ -11,8 +11,10 @@ namespace plumb::ir {
 #include "spec/dtypes.def"
 
 namespace {
+// The name is an array, not a string_view: a pointer would be a dynamic relocation per dtype in a
+// position-independent build (issue 18, the tiny runtime's size). A longer name does not compile.
 struct DTypeInfo {
-  std::string_view name;
+  char name[12];
   int bits;
   int onnx_code;
   DTypeCategory category;
@@ -25,14 +27,14 @@ constexpr DTypeInfo kInfo[] = {
 const DTypeInfo& info(DType dt) { return kInfo[static_cast<int>(dt)]; }
 }  // namespace
 
-std::string_view dtype_name(DType dt) { return info(dt).name; }
+std::string_view dtype_name(DType dt) { return std::string_view(info(dt).name); }
 int dtype_bits(DType dt) { return info(dt).bits; }
 int dtype_onnx_code(DType dt) { return info(dt).onnx_code; }
 DTypeCategory dtype_category(DType dt) { return info(dt).category; }
 
 std::optional<DType> dtype_from_name(std::string_view name) {
   for (int i = 0; i < kNumDTypes; ++i)
-    if (kInfo[i].name == name) return static_cast<DType>(i);
+    if (std::string_view(kInfo[i].name) == name) return static_cast<DType>(i);
   return std::nullopt;
 }
 

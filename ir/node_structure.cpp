@@ -46,7 +46,7 @@ Status check_node_structure(const Node& n) {
       return invalid_model(op + ".attrs", "attribute " + std::to_string(i) + " is '" + n.attrs[i].name +
                                               "', expected '" + std::string(info.attrs[i].name) +
                                               "' (ops.def order)");
-  // Kinds and enum/dtype ranges: decoding into the op's typed struct (ir/attrs.h) checks them.
+  // Kinds and enum/dtype ranges: what decoding into the op's typed struct (ir/attrs.h) checks.
   return check_attrs(n);
 }
 

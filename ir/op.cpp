@@ -62,6 +62,48 @@ constexpr OpInfo kOpTable[] = {
 static_assert(sizeof(kOpTable) / sizeof(kOpTable[0]) == kNumOps);
 constexpr const OpInfo* op_table() { return kOpTable; }
 
+// The PLUMB_ENUM rows again, for the run-time lookups below, without pointers: names are
+// fixed-size arrays and a row names its type by index. detail::kEnumEntries (op.h, kept for the
+// compile-time enum_code) holds three string_views per row, each a dynamic relocation in a
+// position-independent build: read at run time, its 90 rows cost the tiny runtime about 11 KiB of
+// .data.rel.ro and .rela.dyn, these about 2.5 KiB of .rodata (issue 18). A name too long for its
+// array does not compile.
+constexpr char kEnumTypes[][24] = {
+#define PLUMB_ENUM_TYPE(EnumT) #EnumT,
+#include "spec/ops.def"
+};
+constexpr int kNumEnumTypes = sizeof(kEnumTypes) / sizeof(kEnumTypes[0]);
+static_assert(kNumEnumTypes < 255);
+// The index of `type` in kEnumTypes; kNumEnumTypes when it is none.
+constexpr int enum_type_index(std::string_view type) {
+  for (int i = 0; i < kNumEnumTypes; ++i)
+    if (std::string_view(kEnumTypes[i]) == type) return i;
+  return kNumEnumTypes;
+}
+struct EnumRow {
+  uint8_t type;  // index into kEnumTypes
+  ToleranceClass tolerance;
+  char mnemonic[22];
+};
+constexpr EnumRow kEnumRows[] = {
+#define PLUMB_ENUM(EnumT, Enumerator, mnemonic, tolerance) \
+  {static_cast<uint8_t>(enum_type_index(#EnumT)), ToleranceClass::tolerance, mnemonic},
+#include "spec/ops.def"
+};
+// Row by row the same as detail::kEnumEntries (so the codes agree with enum_code).
+constexpr bool enum_rows_match() {
+  constexpr size_t n = sizeof(kEnumRows) / sizeof(kEnumRows[0]);
+  if (n != sizeof(detail::kEnumEntries) / sizeof(detail::kEnumEntries[0])) return false;
+  for (size_t i = 0; i < n; ++i) {
+    const detail::EnumEntry& e = detail::kEnumEntries[i];
+    if (kEnumRows[i].type >= kNumEnumTypes || std::string_view(kEnumTypes[kEnumRows[i].type]) != e.type ||
+        std::string_view(kEnumRows[i].mnemonic) != e.mnemonic || kEnumRows[i].tolerance != e.tolerance)
+      return false;
+  }
+  return true;
+}
+static_assert(enum_rows_match(), "kEnumRows drifted from detail::kEnumEntries");
+
 }  // namespace
 
 std::string_view tolerance_name(ToleranceClass t) {
@@ -118,16 +160,18 @@ const AttrSpec* find_attr_spec(Op op, std::string_view name) {
 bool enum_type_exists(std::string_view type) { return enum_size(type) > 0; }
 
 int enum_size(std::string_view type) {
+  const int t = enum_type_index(type);
   int n = 0;
-  for (const auto& e : detail::kEnumEntries) n += e.type == type;
+  for (const EnumRow& e : kEnumRows) n += e.type == t;
   return n;
 }
 
-static const detail::EnumEntry* enum_entry(std::string_view type, int code) {
+static const EnumRow* enum_entry(std::string_view type, int code) {
   if (code < 0) return nullptr;
+  const int t = enum_type_index(type);
   int k = 0;
-  for (const auto& e : detail::kEnumEntries) {
-    if (e.type != type) continue;
+  for (const EnumRow& e : kEnumRows) {
+    if (e.type != t) continue;
     if (k == code) return &e;
     ++k;
   }
@@ -135,14 +179,15 @@ static const detail::EnumEntry* enum_entry(std::string_view type, int code) {
 }
 
 std::string_view enum_value_name(std::string_view type, int code) {
-  const auto* e = enum_entry(type, code);
-  return e ? e->mnemonic : std::string_view();
+  const EnumRow* e = enum_entry(type, code);
+  return e ? std::string_view(e->mnemonic) : std::string_view();
 }
 
 std::optional<int> enum_value_from_name(std::string_view type, std::string_view mnemonic) {
+  const int t = enum_type_index(type);
   int k = 0;
-  for (const auto& e : detail::kEnumEntries) {
-    if (e.type != type) continue;
+  for (const EnumRow& e : kEnumRows) {
+    if (e.type != t) continue;
     if (e.mnemonic == mnemonic) return k;
     ++k;
   }
@@ -150,7 +195,7 @@ std::optional<int> enum_value_from_name(std::string_view type, std::string_view 
 }
 
 ToleranceClass enum_value_tolerance(std::string_view type, int code) {
-  const auto* e = enum_entry(type, code);
+  const EnumRow* e = enum_entry(type, code);
   return e ? e->tolerance : ToleranceClass::Exact;
 }
 

@@ -80,6 +80,77 @@ TEST(Attrs, DecodeNamesWhatIsWrong) {
   EXPECT_NE(s.message().find("dtype code 200 out of range"), std::string::npos) << s.message();
 }
 
+// check_attrs is table-driven (ops.def's AttrSpecs); decode_attrs<O> decodes the typed struct.
+// Both must accept and refuse the same nodes with the same words: for every op, each attribute
+// missing, of another kind, and (enums, dtypes) out of range.
+template <Op O>
+Status decoded(const Node& n) {
+  return decode_attrs<O>(n).status();
+}
+Status decode_for(const Node& n) {
+  switch (n.op) {
+// clang-format off
+#define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance) \
+  case Op::Enum: return decoded<Op::Enum>(n);
+#include "spec/ops.def"
+    // clang-format on
+  }
+  return internal_error("no such op");
+}
+std::vector<Attr> default_attrs(Op op) {
+  switch (op) {
+// clang-format off
+#define PLUMB_OP(Enum, mnemonic, min_in, max_in, min_out, max_out, regions, tolerance) \
+  case Op::Enum: return attr_list(Attrs<Op::Enum>{});
+#include "spec/ops.def"
+    // clang-format on
+  }
+  return {};
+}
+TEST(Attrs, CheckAgreesWithTheTypedDecodersOnEveryOp) {
+  int compared = 0;
+  for (int code = 0; code < kNumOps; ++code) {
+    Node n;
+    n.op = static_cast<Op>(code);
+    const std::vector<Attr> good = default_attrs(n.op);
+    n.attrs = good;
+    ASSERT_TRUE(check_attrs(n).is_ok()) << op_name(n.op) << ": " << check_attrs(n).to_string();
+    ASSERT_TRUE(decode_for(n).is_ok()) << op_name(n.op);
+    std::vector<std::vector<Attr>> bad;
+    for (size_t i = 0; i < good.size(); ++i) {
+      std::vector<Attr> missing = good;
+      missing.erase(missing.begin() + static_cast<std::ptrdiff_t>(i));
+      bad.push_back(missing);
+      std::vector<Attr> other = good;
+      other[i].value =
+          attr_value_kind(good[i].value) == AttrKind::Str ? AttrValue(int64_t{7}) : AttrValue("x");
+      bad.push_back(other);
+      if (attr_value_kind(good[i].value) == AttrKind::Enum) {
+        other[i].value = EnumValue(-1);
+        bad.push_back(other);
+        other[i].value = EnumValue(1000);
+        bad.push_back(other);
+      }
+      if (attr_value_kind(good[i].value) == AttrKind::DType) {
+        other[i].value = static_cast<DType>(200);
+        bad.push_back(other);
+      }
+    }
+    for (const std::vector<Attr>& attrs : bad) {
+      n.attrs = attrs;
+      const Status table = check_attrs(n), typed = decode_for(n);
+      EXPECT_FALSE(table.is_ok()) << op_name(n.op);
+      EXPECT_EQ(table.label(), typed.label()) << op_name(n.op);
+      EXPECT_EQ(table.message(), typed.message()) << op_name(n.op);
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 2 * kNumOps);
+  Node unknown;
+  unknown.op = static_cast<Op>(kNumOps);
+  EXPECT_EQ(check_attrs(unknown).message(), "unknown op code " + std::to_string(kNumOps));
+}
+
 TEST(Attrs, KindNamesAndTolerances) {
   EXPECT_EQ(enum_name(UnaryKind::Exp), "exp");
   EXPECT_EQ(enum_name(SequenceKind::ConcatAxis), "concat");
