@@ -12,6 +12,7 @@
 #include "ir/attrs.h"
 #include "runtime/cpu/onednn/fusion.h"
 #include "runtime/cpu/onednn/omp_threads.h"
+#include "runtime/cpu/onednn/scan.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/node_error.h"
 #include "runtime/partition.h"
@@ -28,30 +29,6 @@ using dt = dnnl::memory::data_type;
 
 constexpr int64_t kAlign = 64;
 int64_t aligned(int64_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
-
-// The largest finite |x| of n floats (0 when none): the overflow guard's operand sizes.
-double max_finite_abs(const float* x, int64_t n) {
-  float m = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const float a = std::fabs(x[i]);
-    if (a > m && a <= FLT_MAX) m = a;
-  }
-  return m;
-}
-
-// No NaN and no -0: values whose max oneDNN takes as the spec does (its vmaxps returns one
-// operand for a NaN, and either zero for -0 vs +0; the spec's max takes the first NaN and +0).
-bool ordinary(const float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    if (x[i] != x[i] || (x[i] == 0 && std::signbit(x[i]))) return false;
-  return true;
-}
-
-bool all_finite(const float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    if (!std::isfinite(x[i])) return false;
-  return true;
-}
 
 bool static_f32(const ir::Type& t) {
   if (!t.is_tensor() || !t.ranked || t.dtype != ir::DType::F32) return false;
@@ -352,7 +329,7 @@ class CpuSpan final : public CompiledSpan {
                                                          static_cast<int>(args_.size()), args_.data())));
       if (b_->dst_reorder) PLUMB_RETURN_IF_ERROR(exec(b_->dst_reorder, dst_, dst_user_));
       PLUMB_RETURN_IF_ERROR(check(dnnl_stream_wait(stream_.get())));
-      if (sp_.act != Act::kNone) clamp(static_cast<float*>(dst), sp_.dst_numel);
+      if (sp_.act != Act::kNone) clamp(static_cast<float*>(dst), sp_.dst_numel, sp_.lo, sp_.hi);
     } catch (const dnnl::error& e) {
       return node_error(internal_error(std::string("cpu: oneDNN: ") + e.what()), anchor_, preorder_);
     }
@@ -360,24 +337,6 @@ class CpuSpan final : public CompiledSpan {
   }
 
  private:
-  // y = max(y, lo), then for clip min(y, hi), as spec/ops/binary.md (ref's binary_float): NaN
-  // stays; the bounds are never -0 and hi is nonzero (fusion.cpp), so the sign rule of equal
-  // zeros gives the bound, which is what `y > lo ? y : lo` gives.
-  void clamp(float* y, int64_t n) const {
-    const float lo = sp_.lo, hi = sp_.hi;
-    if (sp_.act == Act::kRelu || hi == INFINITY) {
-      for (int64_t i = 0; i < n; ++i) {
-        const float v = y[i];
-        y[i] = v != v ? v : v > lo ? v : lo;
-      }
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      const float v = y[i];
-      const float m = v > lo ? v : lo;
-      y[i] = v != v ? v : m < hi ? m : hi;
-    }
-  }
   Status check(dnnl_status_t s) const {
     if (s == dnnl_success) return Status::ok();
     return node_error(internal_error(strfmt("cpu: oneDNN execution failed (status %d)", static_cast<int>(s))),

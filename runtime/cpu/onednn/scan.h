@@ -1,0 +1,28 @@
+// The cpu backend's passes over a whole f32 buffer at run time (issue 16): the overflow guard's
+// operand sizes, the special-value checks that send a span to ref, and the relu/clip pass with the
+// spec's max/min. Each is one vectorized loop (scan.cpp: the ref kernels' SIMD flags and their
+// AVX2 copy, runtime/cpu/ref/simd.h), as the scalar loops took a third of mobilenet_v2's run.
+// Every result is exactly the scalar loop's (comparisons and selects only, no arithmetic).
+#pragma once
+
+#include <cstdint>
+
+namespace plumb::rt::cpu {
+
+// The largest finite |x| of x[0, n) (0 when none). On the bits: |x| is x's bits without the sign,
+// finite iff below the bits of inf, and the order of nonnegative floats is their bits' order.
+float max_finite_abs(const float* x, int64_t n);
+
+// Whether every x[i] is finite.
+bool all_finite(const float* x, int64_t n);
+
+// No NaN and no -0: values whose max oneDNN takes as the spec does (its vmaxps returns one
+// operand for a NaN, and either zero for -0 vs +0; the spec's max takes the first NaN and +0).
+bool ordinary(const float* x, int64_t n);
+
+// y[i] = max(y[i], lo) (spec/ops/binary.md: NaN stays), then, when hi is not +inf, min(.., hi).
+// The bounds are never -0 and hi is nonzero (fusion.cpp), so the sign rule of equal zeros gives
+// the bound, which is what `y > lo ? y : lo` gives.
+void clamp(float* y, int64_t n, float lo, float hi);
+
+}  // namespace plumb::rt::cpu
