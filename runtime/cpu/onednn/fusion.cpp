@@ -94,6 +94,7 @@ class Matcher {
     }
     std::stable_sort(m.claims.begin(), m.claims.end(),
                      [](const Claim& a, const Claim& b) { return a.span.begin < b.span.begin; });
+    join_islands(m);
     return m;
   }
 
@@ -374,6 +375,55 @@ class Matcher {
     return states.front();
   }
 
+  // Whether unit f may follow island `is` (see Island in fusion.h).
+  bool joins(const Island& is, const Fused& f) const {
+    const Fused& a = is.units.back();
+    if (!(a.conv || a.pool) || !(f.conv || f.pool) || f.weights_transposed) return false;
+    if (f.src != a.result || u_.results[a.result] != 0 || u_.readers[a.result].size() != 1) return false;
+    if (f.residual != ir::kNoValue && u_.def[f.residual] >= static_cast<int64_t>(is.span.begin)) return false;
+    if (f.span.begin < a.span.end) return false;
+    // the nodes between: helpers whose values are read inside the island only
+    for (uint32_t k = a.span.end; k < f.span.begin; ++k) {
+      if (!helper(k)) return false;
+      for (ir::ValueId v : nodes_[k].outputs) {
+        if (u_.results[v] > 0) return false;
+        for (uint32_t r : u_.readers[v])
+          if (r < is.span.begin || r >= f.span.end) return false;
+      }
+    }
+    return true;
+  }
+
+  void join_islands(Match& m) const {
+    for (const Fused& f : m.fused) {
+      if (!m.islands.empty() && joins(m.islands.back(), f)) {
+        m.islands.back().units.push_back(f);
+        m.islands.back().span.end = f.span.end;
+      } else {
+        m.islands.push_back(Island{f.span, {f}});
+      }
+    }
+    // One claim per island; a decline inside an island's span (at a helper between its units,
+    // which fusion does not decline, or at a stopped post-op: not possible) is dropped.
+    std::vector<Claim> claims;
+    size_t next = 0;
+    for (const Claim& c : m.claims) {
+      if (!c.support.yes) {
+        bool inside = false;
+        for (const Island& is : m.islands)
+          inside = inside || (c.span.begin < is.span.end && is.span.begin < c.span.end);
+        if (!inside) claims.push_back(c);
+        continue;
+      }
+      // the first unit's claim of each island stands for the island
+      if (next < m.islands.size() && m.islands[next].span.begin == c.span.begin) {
+        claims.push_back(Claim{m.islands[next].span, Support::ok()});
+        ++next;
+      }
+    }
+    m.claims = std::move(claims);
+  }
+
   const ir::Graph& g_;
   const std::vector<ir::Node>& nodes_;
   Uses u_;
@@ -388,6 +438,12 @@ std::string Fused::description() const {
   if (residual != ir::kNoValue) s += "+sum";
   if (act == Act::kRelu) s += "+relu";
   if (act == Act::kClip) s += "+clip";
+  return s;
+}
+
+std::string Island::description() const {
+  std::string s;
+  for (const Fused& f : units) s += (s.empty() ? "" : " > ") + f.description();
   return s;
 }
 

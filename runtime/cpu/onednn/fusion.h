@@ -56,9 +56,21 @@ struct Fused {
   std::string description() const;    // "conv+bias+sum+relu"
 };
 
+// Consecutive conv and max pool units where each one's source is the previous one's result, read
+// by nothing else and not a graph result (the nodes between them only constants and broadcasts of
+// constants read inside the island), and each summand defined before the island: one span, whose
+// inner values stay in the layouts oneDNN chose (no reorder to the graph's plain layout and back
+// between the units). A unit on its own is an island of one.
+struct Island {
+  NodeSpan span;
+  std::vector<Fused> units;
+  std::string description() const;  // the units' descriptions joined by " > "
+};
+
 struct Match {
-  std::vector<Claim> claims;  // for Backend::partition: sorted, disjoint
-  std::vector<Fused> fused;   // one per claim with support.yes, in the same order
+  std::vector<Claim> claims;    // for Backend::partition: sorted, disjoint
+  std::vector<Fused> fused;     // every matched unit, in graph order
+  std::vector<Island> islands;  // one per claim with support.yes, in the same order
 };
 
 // Every span of g.body that the cpu backend claims, and the declines with their reasons. In
