@@ -109,9 +109,19 @@ TEST(CpuIsland, AValueSeenOutsideStopsTheIsland) {
   ChainCase cc;
   cc.inner_is_result = true;
   EXPECT_EQ(islands(chain_graph(cc)), (std::vector<std::string>{"conv+bias+relu", "conv+bias"}));
-  cc.inner_is_result = false;
-  cc.inner_read_twice = true;  // the later add becomes the second conv's summand, outside the island
-  EXPECT_EQ(islands(chain_graph(cc)), (std::vector<std::string>{"conv+bias+relu", "conv+bias+sum"}));
+}
+
+// An inner value that a later unit of the island also adds (a residual block's input) is kept
+// inside it, in its layout, for that sum.
+TEST(CpuIsland, KeepsAnInnerSummand) {
+  ChainCase cc;
+  cc.inner_read_twice = true;
+  EXPECT_EQ(islands(chain_graph(cc)), std::vector<std::string>{"conv+bias+relu > conv+bias+sum"});
+  cc.pool = true;
+  EXPECT_EQ(islands(chain_graph(cc)), std::vector<std::string>{"conv+bias+relu > maxpool > conv+bias+sum"});
+  cc.inner_is_result = true;  // ... unless it is also a graph result
+  EXPECT_EQ(islands(chain_graph(cc)),
+            (std::vector<std::string>{"conv+bias+relu", "maxpool > conv+bias+sum"}));
 }
 
 std::vector<RtValue> run(const ir::Graph& g, const std::string& backend, const std::vector<Tensor>& inputs,
@@ -171,6 +181,11 @@ TEST(CpuIsland, AgreesWithRef) {
   expect_like_ref(chain_graph(cc), input(6), tol);
   cc.clip = false;
   expect_like_ref(chain_graph(cc), input(7), tol);
+  cc.residual = false;
+  cc.inner_read_twice = true;  // the kept summand
+  expect_like_ref(chain_graph(cc), input(10), tol);
+  cc.pool = false;
+  expect_like_ref(chain_graph(cc), input(11), tol);
 }
 
 TEST(CpuIsland, NanPropagatesThroughInnerUnits) {
@@ -187,6 +202,8 @@ TEST(CpuIsland, GuardOfAnInnerUnitRunsTheIslandOnRef) {
   ChainCase cc;
   cc.w2_scale = 1e36;
   expect_like_ref(chain_graph(cc), input(9), 0, true);
+  cc.inner_read_twice = true;
+  expect_like_ref(chain_graph(cc), input(12), 0, true);
 }
 
 }  // namespace

@@ -63,6 +63,9 @@ class CpuPrepared final : public PreparedGraph {
     const dnnl::memory::desc* prev = nullptr;
     for (size_t k = 0; k < is.units.size(); ++k) {
       Unit u;
+      for (size_t j = 0; j < k; ++j)  // a summand kept inside the island: an earlier unit's result
+        if (is.units[k].residual != ir::kNoValue && is.units[j].result == is.units[k].residual)
+          u.plan.res_unit = static_cast<int>(j);
       const std::string why = compile_unit(first_unit_[claim] + k, k == 0, prev, sig, plan, u);
       if (!why.empty()) return no(is.units.size() > 1 ? is.units[k].description() + ": " + why : why);
       units.push_back(std::move(u));
@@ -135,7 +138,7 @@ class CpuPrepared final : public PreparedGraph {
       if (v == f.weights) w_arg = static_cast<int>(k);
       if (v == f.residual) res_arg = static_cast<int>(k);
     }
-    if ((first && src_arg < 0) || (f.residual != ir::kNoValue && res_arg < 0))
+    if ((first && src_arg < 0) || (f.residual != ir::kNoValue && res_arg < 0 && out.plan.res_unit < 0))
       return "the pattern's operands are not the span's inputs";
     if (f.residual != ir::kNoValue && plan.values[f.residual].type != plan.values[f.result].type)
       return "the summand's type differs from the result's";
@@ -155,7 +158,7 @@ class CpuPrepared final : public PreparedGraph {
     SpanPlan& sp = out.plan;
     sp.src_arg = first ? src_arg : -1;
     sp.w_arg = w_arg;
-    sp.res_arg = f.residual != ir::kNoValue ? res_arg : -1;
+    sp.res_arg = f.residual != ir::kNoValue && sp.res_unit < 0 ? res_arg : -1;
     sp.src_numel = count(src_t);
     sp.w_numel = count(w_t);
     sp.res_numel = f.residual != ir::kNoValue ? count(plan.values[f.residual].type) : 0;

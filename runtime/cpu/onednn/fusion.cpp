@@ -379,8 +379,14 @@ class Matcher {
   bool joins(const Island& is, const Fused& f) const {
     const Fused& a = is.units.back();
     if (!(a.conv || a.pool) || !(f.conv || f.pool) || f.weights_transposed) return false;
-    if (f.src != a.result || u_.results[a.result] != 0 || u_.readers[a.result].size() != 1) return false;
-    if (f.residual != ir::kNoValue && u_.def[f.residual] >= static_cast<int64_t>(is.span.begin)) return false;
+    // a.result may have other readers: the island keeps it only if they are summands of its later
+    // units (inner_ok, once the island is complete)
+    if (f.src != a.result || u_.results[a.result] != 0) return false;
+    if (f.residual != ir::kNoValue && u_.def[f.residual] >= static_cast<int64_t>(is.span.begin)) {
+      bool inner = false;  // the result of an earlier unit of the island, kept for this sum
+      for (const Fused& e : is.units) inner = inner || e.result == f.residual;
+      if (!inner) return false;
+    }
     if (f.span.begin < a.span.end) return false;
     // the nodes between: helpers whose values are read inside the island only
     for (uint32_t k = a.span.end; k < f.span.begin; ++k) {
@@ -394,15 +400,42 @@ class Matcher {
     return true;
   }
 
+  // The first unit (but the last) whose result is read outside the island or is a graph result,
+  // or -1. Inside the island's span only the next unit's anchor and later units' sums read it (the
+  // other nodes there are the units' own steps and constant helpers).
+  int outer_read(const Island& is) const {
+    for (size_t j = 0; j + 1 < is.units.size(); ++j) {
+      const ir::ValueId v = is.units[j].result;
+      if (u_.results[v] > 0) return static_cast<int>(j);
+      for (uint32_t r : u_.readers[v])
+        if (r < is.span.begin || r >= is.span.end) return static_cast<int>(j);
+    }
+    return -1;
+  }
+
   void join_islands(Match& m) const {
+    std::vector<Island> grown;
     for (const Fused& f : m.fused) {
-      if (!m.islands.empty() && joins(m.islands.back(), f)) {
-        m.islands.back().units.push_back(f);
-        m.islands.back().span.end = f.span.end;
+      if (!grown.empty() && joins(grown.back(), f)) {
+        grown.back().units.push_back(f);
+        grown.back().span.end = f.span.end;
       } else {
-        m.islands.push_back(Island{f.span, {f}});
+        grown.push_back(Island{f.span, {f}});
       }
     }
+    // Split an island after a unit whose result is seen outside it, until none is.
+    for (size_t k = 0; k < grown.size(); ++k) {
+      for (;;) {
+        const int j = outer_read(grown[k]);
+        if (j < 0) break;
+        Island tail{NodeSpan{grown[k].units[j + 1].span.begin, grown[k].span.end},
+                    std::vector<Fused>(grown[k].units.begin() + j + 1, grown[k].units.end())};
+        grown[k].units.resize(static_cast<size_t>(j) + 1);
+        grown[k].span.end = grown[k].units.back().span.end;
+        grown.insert(grown.begin() + static_cast<std::ptrdiff_t>(k) + 1, std::move(tail));
+      }
+    }
+    m.islands = std::move(grown);
     // One claim per island; a decline inside an island's span (at a helper between its units,
     // which fusion does not decline, or at a stopped post-op: not possible) is dropped.
     std::vector<Claim> claims;

@@ -57,10 +57,11 @@ struct Fused {
 };
 
 // Consecutive conv and max pool units where each one's source is the previous one's result, read
-// by nothing else and not a graph result (the nodes between them only constants and broadcasts of
-// constants read inside the island), and each summand defined before the island: one span, whose
-// inner values stay in the layouts oneDNN chose (no reorder to the graph's plain layout and back
-// between the units). A unit on its own is an island of one.
+// by nothing outside the island and not a graph result (the nodes between them only constants and
+// broadcasts of constants read inside the island), and each summand defined before the island or
+// the result of one of its earlier units (a residual block's input, kept for that sum): one span,
+// whose inner values stay in the layouts oneDNN chose (no reorder to the graph's plain layout and
+// back between the units). A unit on its own is an island of one.
 struct Island {
   NodeSpan span;
   std::vector<Fused> units;

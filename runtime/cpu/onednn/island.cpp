@@ -22,6 +22,8 @@ IslandSpan::IslandSpan(std::vector<Unit> units, const dnnl::engine& eng, const i
   // arenas' bases.
   auto none = [&](const dnnl::memory::desc& md) { return dnnl::memory(md, eng, DNNL_MEMORY_NONE); };
   stages_.resize(units.size());
+  for (const Unit& u : units)
+    if (u.plan.res_unit >= 0) stages_[u.plan.res_unit].kept = true;
   std::vector<int64_t> local(units.size());
   for (size_t k = 0; k < units.size(); ++k) {
     Stage& s = stages_[k];
@@ -38,7 +40,7 @@ IslandSpan::IslandSpan(std::vector<Unit> units, const dnnl::engine& eng, const i
           dnnl::reorder(dnnl::reorder::primitive_desc(eng, stages_[k - 1].u.built->dst_md, eng, b.src_md));
       s.in_off = b.src_reorder ? b.src_off : reserve(static_cast<int64_t>(b.src_md.get_size()));
     }
-    if (k + 1 < units.size()) {
+    if (k + 1 < units.size() && !s.kept) {  // (a kept result: placed after the arenas)
       s.out_off = b.dst_reorder ? b.dst_off : reserve(static_cast<int64_t>(b.dst_md.get_size()));
       s.out_floats = static_cast<int64_t>(b.dst_md.get_size() / sizeof(float));
     }
@@ -46,13 +48,26 @@ IslandSpan::IslandSpan(std::vector<Unit> units, const dnnl::engine& eng, const i
   }
   int64_t arena[2] = {0, 0};
   for (size_t k = 0; k < units.size(); ++k) arena[k % 2] = std::max(arena[k % 2], local[k]);
+  int64_t at = arena[0] + arena[1];  // then the kept results, each its own region
   for (size_t k = 0; k < units.size(); ++k) {
     Stage& s = stages_[k];
     s.base = k % 2 == 0 ? 0 : arena[0];
-    if (s.out_off >= 0) s.out_off += s.base;
+    if (s.kept) {
+      s.out_off = at;
+      s.out_floats = static_cast<int64_t>(s.u.built->dst_md.get_size() / sizeof(float));
+      at += aligned(static_cast<int64_t>(s.u.built->dst_md.get_size()));
+    } else if (s.out_off >= 0) {
+      s.out_off += s.base;
+    }
     if (s.link) s.in_off += s.base;
+    if (s.u.plan.res_unit >= 0) {
+      const dnnl::memory::desc& from = stages_[s.u.plan.res_unit].u.built->dst_md;
+      s.res_inner = none(from);
+      if (from != s.u.built->dst_md)
+        s.res_link = dnnl::reorder(dnnl::reorder::primitive_desc(eng, from, eng, s.u.built->dst_md));
+    }
   }
-  onednn_bytes_ = arena[0] + arena[1];
+  onednn_bytes_ = at;
   for (size_t k = 0; k < units.size(); ++k) {
     Stage& s = stages_[k];
     const Built& b = *s.u.built;
@@ -98,10 +113,13 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
   uint8_t* scratch = args.scratch;
   const float* w = sp.w_arg >= 0 ? args.inputs[sp.w_arg]->tensor().as<float>() : nullptr;
   const float* res = sp.res_arg >= 0 ? args.inputs[sp.res_arg]->tensor().as<float>() : nullptr;
+  const Stage* kept = sp.res_unit >= 0 ? &stages_[sp.res_unit] : nullptr;
+  const float* inner = kept ? reinterpret_cast<const float*>(scratch + kept->out_off) : nullptr;
   const double x_max = bound >= 0 ? bound : max_finite_abs(src, src_floats);
   const double reach =
       static_cast<double>(sp.terms) * x_max * (w ? max_finite_abs(w, sp.w_numel) : sp.w_max) + sp.b_max +
-      (res ? max_finite_abs(res, sp.res_numel) : 0.0);
+      (res ? max_finite_abs(res, sp.res_numel) : 0.0) +
+      (inner ? max_finite_abs(inner, kept->out_floats) : 0.0);
   declined = !(reach < 0.5 * FLT_MAX) || (sp.pool && !ordinary(src, src_floats)) ||  // NaN or -0: ref's order
              (w && sp.conv && !all_finite(w, sp.w_numel));                           // 0 * inf over padding
   if (declined) return Status::ok();
@@ -123,6 +141,14 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
     if (s.link) {
       s.prev_out.set_data_handle(const_cast<float*>(src));
       PLUMB_RETURN_IF_ERROR(exec(s.link, s.prev_out, s.src));
+    }
+  }
+  if (inner) {  // the sum post-op adds to what dst holds: the kept result, in dst's layout
+    if (s.res_link) {
+      s.res_inner.set_data_handle(const_cast<float*>(inner));
+      PLUMB_RETURN_IF_ERROR(exec(s.res_link, s.res_inner, s.dst));
+    } else {
+      std::memcpy(dst, inner, b.dst_md.get_size());
     }
   }
   if (res) {  // the sum post-op adds to what dst holds

@@ -1,7 +1,9 @@
 // One claimed island (runtime/cpu/onednn/fusion.h) under one plan: its units' primitives run one
 // after the other, the first reading the span's plain input, each next one the previous one's
 // result in the layout oneDNN chose (in the span's scratch, reordered only where two units chose
-// different layouts), the last writing the span's plain result.
+// different layouts), the last writing the span's plain result. A result that a later unit adds
+// (its summand) is kept in a region of its own until then, and copied (or reordered) into that
+// unit's result before its sum post-op.
 //
 // Overflow guard: oneDNN's FMA does not round (so cannot overflow) a product on its own, and it
 // sums in another order than ref, so where a product or a partial sum could pass FLT_MAX the
@@ -27,6 +29,7 @@ namespace plumb::rt::cpu {
 // What a unit's run needs to know of its plan besides the primitive.
 struct SpanPlan {
   int src_arg = -1, w_arg = -1, res_arg = -1;  // indices into SpanArgs::inputs (-1: none; src: inner)
+  int res_unit = -1;  // the summand is this earlier unit's result, kept inside the island
   int64_t src_numel = 0, w_numel = 0, res_numel = 0, dst_numel = 0;
   int64_t terms = 0;  // products summed per result element
   bool conv = false;
@@ -61,7 +64,9 @@ class IslandSpan final : public CompiledSpan {
     int64_t in_off = -1;   // an inner unit's source
     int64_t out_off = -1;  // a unit's result when another unit follows
     int64_t out_floats = 0;
-    dnnl::memory src_user, dst_user, res_user, src, dst, weights, pad, prev_out;
+    bool kept = false;         // its result is a later unit's summand: in a region of its own
+    dnnl::primitive res_link;  // an inner summand's layout -> this result's (empty: the same)
+    dnnl::memory src_user, dst_user, res_user, src, dst, weights, pad, prev_out, res_inner;
     std::vector<dnnl_exec_arg_t> args;
   };
   Status check(dnnl_status_t s) const;
