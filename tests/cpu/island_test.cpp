@@ -38,6 +38,7 @@ struct ChainCase {
   bool inner_is_result = false;   // the first conv's activation is also a graph result
   bool inner_read_twice = false;  // ... or read by an add after the island
   double w2_scale = 1.0;          // the second conv's weights (large: its guard sends the island to ref)
+  bool downsample = false;        // a third conv reads the first's activation and adds the second's (resnet)
 };
 
 constexpr int64_t kC = 8, kHW = 10;
@@ -80,6 +81,11 @@ ir::Graph chain_graph(const ChainCase& cc) {
     y = b.pool(p, y)[0];
   }
   y = conv3x3(b, y, 3, cc.w2_scale);
+  if (cc.downsample) {
+    const ir::ValueId t = y;
+    y = b.binary(BinaryKind::Add, conv3x3(b, inner, 5, 1.0), t);
+    y = b.binary(BinaryKind::Max, y, b.broadcast(b.scalar_float(DType::F32, 0), b.shape_const(d), {}));
+  }
   if (cc.residual) y = b.binary(BinaryKind::Add, y, x);
   if (cc.inner_read_twice) y = b.binary(BinaryKind::Add, y, inner);
   b.output(y, "y");
@@ -204,6 +210,23 @@ TEST(CpuIsland, GuardOfAnInnerUnitRunsTheIslandOnRef) {
   expect_like_ref(chain_graph(cc), input(9), 0, true);
   cc.inner_read_twice = true;
   expect_like_ref(chain_graph(cc), input(12), 0, true);
+}
+
+// resnet's downsample block inside an island: a unit whose source is an earlier unit's result
+// (kept), adding the previous unit's result.
+TEST(CpuIsland, KeepsASourceForALaterUnit) {
+  ChainCase cc;
+  cc.downsample = true;
+  EXPECT_EQ(islands(chain_graph(cc)),
+            std::vector<std::string>{"conv+bias+relu > conv+bias > conv+bias+sum+relu"});
+  expect_like_ref(chain_graph(cc), input(13), 1e-4);
+  cc.inner_is_result = true;  // the shared source is a graph result: the first conv stays apart
+  EXPECT_EQ(islands(chain_graph(cc)),
+            (std::vector<std::string>{"conv+bias+relu", "conv+bias > conv+bias+sum+relu"}));
+  expect_like_ref(chain_graph(cc), input(14), 1e-4);
+  cc.inner_is_result = false;
+  cc.w2_scale = 1e36;  // the guard of the second unit: the island on ref
+  expect_like_ref(chain_graph(cc), input(15), 0, true);
 }
 
 }  // namespace

@@ -66,7 +66,10 @@ class CpuPrepared final : public PreparedGraph {
       for (size_t j = 0; j < k; ++j)  // a summand kept inside the island: an earlier unit's result
         if (is.units[k].residual != ir::kNoValue && is.units[j].result == is.units[k].residual)
           u.plan.res_unit = static_cast<int>(j);
-      const std::string why = compile_unit(first_unit_[claim] + k, k == 0, prev, sig, plan, u);
+      for (size_t j = 0; j < k; ++j)  // a source kept inside the island: an earlier unit's result
+        if (is.units[j].result == is.units[k].src) u.plan.src_unit = static_cast<int>(j);
+      if (u.plan.src_unit >= 0) prev = &units[u.plan.src_unit].built->dst_md;
+      const std::string why = compile_unit(first_unit_[claim] + k, u.plan.src_unit < 0, prev, sig, plan, u);
       if (!why.empty()) return no(is.units.size() > 1 ? is.units[k].description() + ": " + why : why);
       units.push_back(std::move(u));
       prev = &units.back().built->dst_md;
@@ -115,8 +118,8 @@ class CpuPrepared final : public PreparedGraph {
                 &*weights_.back(), nullptr);
   }
 
-  // Unit `i` (of fused_) under this plan, or why not. first: it reads the span's input (else the
-  // previous unit's result, whose layout is prev).
+  // Unit `i` (of fused_) under this plan, or why not. first: it reads an input of the span (else
+  // an earlier unit's result, whose layout is prev).
   std::string compile_unit(size_t i, bool first, const dnnl::memory::desc* prev, const SpanSignature& sig,
                            const Plan& plan, Unit& out) {
     const Fused& f = fused_[i];

@@ -380,8 +380,13 @@ class Matcher {
     const Fused& a = is.units.back();
     if (!(a.conv || a.pool) || !(f.conv || f.pool) || f.weights_transposed) return false;
     // a.result may have other readers: the island keeps it only if they are summands of its later
-    // units (inner_ok, once the island is complete)
-    if (f.src != a.result || u_.results[a.result] != 0) return false;
+    // units (outer_read, once the island is complete)
+    // f reads a.result, or (a resnet downsample conv) an earlier unit's result or a value defined
+    // before the island: then f must add a.result (kept for that sum)
+    bool elsewhere = u_.def[f.src] < static_cast<int64_t>(is.span.begin);
+    for (const Fused& e : is.units) elsewhere = elsewhere || e.result == f.src;
+    if ((f.src != a.result && !elsewhere) || u_.results[a.result] != 0) return false;
+    if (f.src != a.result && f.residual != a.result) return false;
     if (f.residual != ir::kNoValue && u_.def[f.residual] >= static_cast<int64_t>(is.span.begin)) {
       bool inner = false;  // the result of an earlier unit of the island, kept for this sum
       for (const Fused& e : is.units) inner = inner || e.result == f.residual;
@@ -401,8 +406,8 @@ class Matcher {
   }
 
   // The first unit (but the last) whose result is read outside the island or is a graph result,
-  // or -1. Inside the island's span only the next unit's anchor and later units' sums read it (the
-  // other nodes there are the units' own steps and constant helpers).
+  // or -1. Inside the island's span only later units' anchors and sums read it (the other nodes
+  // there are the units' own steps and constant helpers).
   int outer_read(const Island& is) const {
     for (size_t j = 0; j + 1 < is.units.size(); ++j) {
       const ir::ValueId v = is.units[j].result;

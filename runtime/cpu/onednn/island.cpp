@@ -22,8 +22,11 @@ IslandSpan::IslandSpan(std::vector<Unit> units, const dnnl::engine& eng, const i
   // arenas' bases.
   auto none = [&](const dnnl::memory::desc& md) { return dnnl::memory(md, eng, DNNL_MEMORY_NONE); };
   stages_.resize(units.size());
-  for (const Unit& u : units)
-    if (u.plan.res_unit >= 0) stages_[u.plan.res_unit].kept = true;
+  for (size_t k = 0; k < units.size(); ++k) {
+    const SpanPlan& p = units[k].plan;
+    if (p.res_unit >= 0) stages_[p.res_unit].kept = true;
+    if (p.src_unit >= 0 && static_cast<size_t>(p.src_unit) + 1 != k) stages_[p.src_unit].kept = true;
+  }
   std::vector<int64_t> local(units.size());
   for (size_t k = 0; k < units.size(); ++k) {
     Stage& s = stages_[k];
@@ -35,9 +38,10 @@ IslandSpan::IslandSpan(std::vector<Unit> units, const dnnl::engine& eng, const i
       at += aligned(bytes);
       return off;
     };
-    if (k > 0 && stages_[k - 1].u.built->dst_md != b.src_md) {
+    const int from = s.u.plan.src_unit;  // < 0: it reads an input of the span
+    if (from >= 0 && stages_[from].u.built->dst_md != b.src_md) {
       s.link =
-          dnnl::reorder(dnnl::reorder::primitive_desc(eng, stages_[k - 1].u.built->dst_md, eng, b.src_md));
+          dnnl::reorder(dnnl::reorder::primitive_desc(eng, stages_[from].u.built->dst_md, eng, b.src_md));
       s.in_off = b.src_reorder ? b.src_off : reserve(static_cast<int64_t>(b.src_md.get_size()));
     }
     if (k + 1 < units.size() && !s.kept) {  // (a kept result: placed after the arenas)
@@ -72,14 +76,15 @@ IslandSpan::IslandSpan(std::vector<Unit> units, const dnnl::engine& eng, const i
     Stage& s = stages_[k];
     const Built& b = *s.u.built;
     const bool last = k + 1 == units.size();
-    if (k > 0) {
-      s.prev_out = none(stages_[k - 1].u.built->dst_md);
-      if (!s.link) s.in_off = stages_[k - 1].out_off;
+    const bool inner_src = s.u.plan.src_unit >= 0;
+    if (inner_src) {
+      s.prev_out = none(stages_[s.u.plan.src_unit].u.built->dst_md);
+      if (!s.link) s.in_off = stages_[s.u.plan.src_unit].out_off;
     }
     s.src_user = none(b.src_user);
     s.dst_user = none(b.dst_user);
     s.res_user = none(b.dst_user);  // the summand, as the graph holds it (the result's shape)
-    s.src = (k > 0 || b.src_reorder) ? none(b.src_md) : s.src_user;
+    s.src = (inner_src || b.src_reorder) ? none(b.src_md) : s.src_user;
     s.dst = (!last || b.dst_reorder) ? none(b.dst_md) : s.dst_user;
     if (!s.u.plan.pool) s.weights = b.runtime_weights ? none(b.weights_md) : b.weights;
     s.pad = none(b.pad_md);
@@ -103,7 +108,7 @@ Status IslandSpan::exec(const dnnl::primitive& p, const dnnl::memory& from, cons
 }
 
 // One unit: the guard (declined: the span goes to ref), the primitive, the activation. src: the
-// unit's source as it lies (plain for the first unit, else the previous result in its layout, of
+// unit's source as it lies (plain when it is an input of the span, else an earlier result in its layout, of
 // src_floats floats); bound: max|finite source| when known without a pass (< 0: unknown), set to
 // the result's for the next unit.
 Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& args, const float* src,
@@ -177,16 +182,26 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
 
 Status IslandSpan::run(const SpanArgs& args, Stream*) {
   if (!ref_) return internal_error("cpu: an island span without its ref path");
-  const SpanPlan& first = stages_[0].u.plan;
-  const float* src = args.inputs[first.src_arg]->tensor().as<float>();
-  int64_t src_floats = first.src_numel;
+  const float* src = nullptr;
+  int64_t src_floats = 0;
   double bound = -1;
   try {
     const OmpThreads threads(threads_);  // as many as the primitives were created for
     for (size_t k = 0; k < stages_.size(); ++k) {
       const bool last = k + 1 == stages_.size();
       bool declined = false;
-      PLUMB_RETURN_IF_ERROR(run_unit(stages_[k], k == 0, last, args, src, src_floats, bound, declined));
+      const SpanPlan& sp = stages_[k].u.plan;
+      if (sp.src_arg >= 0) {  // an input of the span (plain)
+        src = args.inputs[sp.src_arg]->tensor().as<float>();
+        src_floats = sp.src_numel;
+        bound = -1;
+      } else if (static_cast<size_t>(sp.src_unit) + 1 != k) {  // a kept result (bound: the last one's)
+        src = reinterpret_cast<const float*>(args.scratch + stages_[sp.src_unit].out_off);
+        src_floats = stages_[sp.src_unit].out_floats;
+        bound = -1;
+      }
+      PLUMB_RETURN_IF_ERROR(
+          run_unit(stages_[k], sp.src_arg >= 0, last, args, src, src_floats, bound, declined));
       if (declined) return ref_->run(args);
       if (!last) {
         src = reinterpret_cast<const float*>(args.scratch + stages_[k].out_off);

@@ -30,6 +30,7 @@ namespace plumb::rt::cpu {
 struct SpanPlan {
   int src_arg = -1, w_arg = -1, res_arg = -1;  // indices into SpanArgs::inputs (-1: none; src: inner)
   int res_unit = -1;  // the summand is this earlier unit's result, kept inside the island
+  int src_unit = -1;  // the source is this earlier unit's result (kept unless it is the previous one)
   int64_t src_numel = 0, w_numel = 0, res_numel = 0, dst_numel = 0;
   int64_t terms = 0;  // products summed per result element
   bool conv = false;
