@@ -82,5 +82,24 @@ TEST(CpuScan, ClampIsSpecMaxThenMin) {
   }
 }
 
+// clamp_max: clamp with hi +inf and max_finite_abs of the result, in one pass.
+TEST(CpuScan, ClampMaxIsClampThenMax) {
+  const float specials[] = {NAN, INFINITY, -INFINITY, -0.0f, 7.5f, -9.0f};
+  for (size_t n : {1u, 9u, 40u}) {
+    for (float s : specials) {
+      for (float lo : {0.0f, -2.0f}) {
+        std::vector<float> a = ramp(n), b;
+        a[n / 2] = s;
+        b = a;
+        clamp(a.data(), static_cast<int64_t>(n), lo, INFINITY);
+        const float want = max_finite_abs(a.data(), static_cast<int64_t>(n));
+        const float got = clamp_max(b.data(), static_cast<int64_t>(n), lo);
+        EXPECT_TRUE(same_bits(got, want)) << n << " " << s << " " << lo;
+        EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(float)), 0) << n << " " << s << " " << lo;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace plumb::rt::cpu

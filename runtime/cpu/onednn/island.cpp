@@ -170,8 +170,11 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
   PLUMB_RETURN_IF_ERROR(check(dnnl_stream_wait(stream_.get())));
   float* out = last ? user_dst : dst;
   const int64_t out_floats = last ? sp.dst_numel : s.out_floats;
-  if (sp.act != Act::kNone) clamp(out, out_floats, sp.lo, sp.hi);
-  if (sp.act == Act::kClip && std::isfinite(sp.hi))
+  const bool open = sp.act != Act::kNone && !std::isfinite(sp.hi);  // relu, or clip with hi +inf
+  if (sp.act != Act::kNone && !(open && !last)) clamp(out, out_floats, sp.lo, sp.hi);
+  if (open && !last)
+    bound = clamp_max(out, out_floats, sp.lo);  // the next unit's guard reads it
+  else if (sp.act == Act::kClip && std::isfinite(sp.hi))
     bound = std::max(std::fabs(double{sp.lo}), std::fabs(double{sp.hi}));
   else if (sp.pool)
     bound = x_max;  // a max of finite values is one of them (no window lies wholly in the padding)

@@ -62,7 +62,34 @@ PLUMB_REF_INLINE void clamp_loop(float* __restrict y, int64_t n, float lo, float
   }
 }
 
+// max(y, lo) in place (hi +inf), and the largest finite |result|, in one pass.
+PLUMB_REF_INLINE uint32_t max_in_place(float* __restrict y, int64_t n, float lo) {
+  uint32_t m = 0;
+#if PLUMB_REF_OMP_SIMD
+  _Pragma("omp simd reduction(max : m)")
+#endif
+      for (int64_t i = 0; i < n; ++i) {
+    const float v = y[i];
+    const float r = v != v ? v : v > lo ? v : lo;
+    y[i] = r;
+    uint32_t b;
+    std::memcpy(&b, &r, sizeof b);
+    const uint32_t a = b & kAbs;
+    const uint32_t f = a < kInf ? a : 0u;
+    m = f > m ? f : m;
+  }
+  return m;
+}
+
 }  // namespace
+
+float clamp_max(float* y, int64_t n, float lo) {
+  uint32_t m = 0;
+  ref::simd::with_widest([&] { m = max_in_place(y, n, lo); });
+  float r;
+  std::memcpy(&r, &m, sizeof r);
+  return r;
+}
 
 float max_finite_abs(const float* x, int64_t n) {
   uint32_t m = 0;

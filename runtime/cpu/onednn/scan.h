@@ -25,4 +25,8 @@ bool ordinary(const float* x, int64_t n);
 // the bound, which is what `y > lo ? y : lo` gives.
 void clamp(float* y, int64_t n, float lo, float hi);
 
+// clamp(y, n, lo, +inf), returning max_finite_abs of the result: one pass where a relu's result
+// is the next unit's source, whose size the overflow guard needs.
+float clamp_max(float* y, int64_t n, float lo);
+
 }  // namespace plumb::rt::cpu
