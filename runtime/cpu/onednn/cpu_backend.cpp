@@ -174,6 +174,17 @@ class CpuPrepared final : public PreparedGraph {
     sp.act = f.act;
     sp.lo = f.lo;
     sp.hi = f.hi;
+    if (f.gelu) {
+      for (float x : bias_[i])  // a finite product plus a finite bias: no NaN for the pass to order
+        if (!std::isfinite(x)) return "a gelu after a bias that is not finite";
+      sp.gelu = true;
+      sp.gelu_c = f.gelu_c;
+      sp.gelu_one = f.gelu_one;
+      sp.gelu_k = f.gelu_k;
+      sp.erf_first = f.erf_first;
+      sp.x_first = f.x_first;
+      sp.m_first = f.m_first;
+    }
     out.built = *b;
     return "";
   }

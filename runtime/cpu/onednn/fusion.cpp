@@ -313,6 +313,63 @@ class Matcher {
     return true;
   }
 
+  // The one reader of v (not a graph result), or -1.
+  int64_t only_reader(ir::ValueId v) const {
+    if (u_.results[v] > 0 || u_.readers[v].size() != 1) return -1;
+    return u_.readers[v][0];
+  }
+
+  // x / c, erf, + one, * x, * k (see Fused::gelu) after x = cur, every value x's type and read
+  // once inside the pattern (x twice); on success f's gelu fields and result are set and gs holds
+  // the five nodes in order.
+  bool gelu(Fused& f, ir::ValueId x, std::vector<uint32_t>& gs) const {
+    const ir::Type& t = type(x);
+    if (u_.results[x] > 0 || u_.readers[x].size() != 2 || !all_static(t)) return false;
+    auto same = [&](ir::ValueId v) { return type(v) == t; };
+    uint32_t d = u_.readers[x][0], m = u_.readers[x][1];
+    if (d > m) std::swap(d, m);
+    const ir::Node& dn = nodes_[d];
+    if (!is_binary(dn, ir::BinaryKind::Div) || dn.inputs[0] != x || !same(dn.inputs[1]) ||
+        !same(dn.outputs[0]))
+      return false;
+    const auto c = broadcast_scalar(dn.inputs[1]);
+    if (!c || *c == 0.0f) return false;
+    const int64_t e = only_reader(dn.outputs[0]);
+    if (e < 0 || nodes_[e].op != ir::Op::Unary ||
+        ir::attrs<ir::Op::Unary>(nodes_[e]).kind != ir::UnaryKind::Erf || !same(nodes_[e].outputs[0]))
+      return false;
+    const ir::ValueId ev = nodes_[e].outputs[0];
+    const int64_t a = only_reader(ev);
+    if (a < 0 || !is_binary(nodes_[a], ir::BinaryKind::Add) || !same(other(nodes_[a], ev)) ||
+        !same(nodes_[a].outputs[0]))
+      return false;
+    const auto one = broadcast_scalar(other(nodes_[a], ev));
+    if (!one || only_reader(nodes_[a].outputs[0]) != static_cast<int64_t>(m)) return false;
+    const ir::Node& mn = nodes_[m];
+    const ir::ValueId av = nodes_[a].outputs[0];
+    if (!is_binary(mn, ir::BinaryKind::Mul) ||
+        !((mn.inputs[0] == x && mn.inputs[1] == av) || (mn.inputs[0] == av && mn.inputs[1] == x)) ||
+        !same(mn.outputs[0]))
+      return false;
+    const int64_t h = only_reader(mn.outputs[0]);
+    if (h < 0 || !is_binary(nodes_[h], ir::BinaryKind::Mul) || !same(other(nodes_[h], mn.outputs[0])) ||
+        !same(nodes_[h].outputs[0]))
+      return false;
+    const auto k = broadcast_scalar(other(nodes_[h], mn.outputs[0]));
+    if (!k) return false;
+    if (!(d < e && e < a && a < static_cast<int64_t>(m) && static_cast<int64_t>(m) < h)) return false;
+    f.gelu = true;
+    f.gelu_c = *c;
+    f.gelu_one = *one;
+    f.gelu_k = *k;
+    f.erf_first = nodes_[a].inputs[0] == ev;
+    f.x_first = mn.inputs[0] == x;
+    f.m_first = nodes_[h].inputs[0] == mn.outputs[0];
+    f.result = nodes_[h].outputs[0];
+    gs = {d, static_cast<uint32_t>(e), static_cast<uint32_t>(a), m, static_cast<uint32_t>(h)};
+    return true;
+  }
+
   Fused grow(uint32_t i, std::vector<Claim>& declines) const {
     const ir::Node& a = nodes_[i];
     Fused f;
@@ -365,6 +422,19 @@ class Matcher {
       next.result = cur;
       states.push_back(next);
       steps.push_back(c);
+    }
+    if (!f.conv && stage <= 2) {  // matmul (+ bias), then maybe a GELU
+      Fused g = states.back();
+      std::vector<uint32_t> gs;
+      if (gelu(g, cur, gs)) {
+        bool ok = true;
+        for (uint32_t k = steps.back() + 1; k < gs.back() && ok; ++k)
+          ok = std::find(gs.begin(), gs.end(), k) != gs.end() || helper(k);
+        std::vector<uint32_t> all = steps;
+        all.insert(all.end(), gs.begin(), gs.end());
+        g.span.end = gs.back() + 1;
+        if (ok && closed(g.span.begin, g.span.end, all)) return g;
+      }
     }
     // The longest prefix of the steps whose span is closed (a helper broadcast read past its end
     // would be a result of the span).
@@ -476,6 +546,7 @@ std::string Fused::description() const {
   if (residual != ir::kNoValue) s += "+sum";
   if (act == Act::kRelu) s += "+relu";
   if (act == Act::kClip) s += "+clip";
+  if (gelu) s += "+gelu";
   return s;
 }
 

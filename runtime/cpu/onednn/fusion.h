@@ -51,7 +51,13 @@ struct Fused {
   int bias_axis = -1;
   ir::ValueId residual = ir::kNoValue;  // the summed value, or kNoValue
   Act act = Act::kNone;
-  float lo = 0, hi = 0;               // kClip's bounds (kRelu: 0, unused)
+  float lo = 0, hi = 0;  // kClip's bounds (kRelu: 0, unused)
+  // matmul only, after the bias: BERT's exact GELU as the ONNX export writes it,
+  // ((x / c) erf + one) * x * k with each binary node's operand order kept (erf_first: erf + one,
+  // x_first: x * (..), m_first: (..) * k); run by the span with ref's f32 operations and erff.
+  bool gelu = false;
+  float gelu_c = 0, gelu_one = 0, gelu_k = 0;
+  bool erf_first = true, x_first = true, m_first = true;
   ir::ValueId result = ir::kNoValue;  // the span's one result (the last absorbed node's)
   std::string description() const;    // "conv+bias+sum+relu"
 };

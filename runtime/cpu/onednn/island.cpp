@@ -126,7 +126,8 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
       (res ? max_finite_abs(res, sp.res_numel) : 0.0) +
       (inner ? max_finite_abs(inner, kept->out_floats) : 0.0);
   declined = !(reach < 0.5 * FLT_MAX) || (sp.pool && !ordinary(src, src_floats)) ||  // NaN or -0: ref's order
-             (w && sp.conv && !all_finite(w, sp.w_numel));                           // 0 * inf over padding
+             (w && sp.conv && !all_finite(w, sp.w_numel)) ||                         // 0 * inf over padding
+             (sp.gelu && (!all_finite(src, src_floats) || (w && !all_finite(w, sp.w_numel))));  // no NaN
   if (declined) return Status::ok();
   float* user_dst = last ? static_cast<float*>(args.outputs[0]->tensor().data) : nullptr;
   float* dst = last ? (b.dst_reorder ? reinterpret_cast<float*>(scratch + s.base + b.dst_off) : user_dst)
@@ -170,6 +171,9 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
   PLUMB_RETURN_IF_ERROR(check(dnnl_stream_wait(stream_.get())));
   float* out = last ? user_dst : dst;
   const int64_t out_floats = last ? sp.dst_numel : s.out_floats;
+  if (sp.gelu)
+    gelu_erf(out, out_floats,
+             GeluForm{sp.gelu_c, sp.gelu_one, sp.gelu_k, sp.erf_first, sp.x_first, sp.m_first});
   const bool open = sp.act != Act::kNone && !std::isfinite(sp.hi);  // relu, or clip with hi +inf
   if (sp.act != Act::kNone && !(open && !last)) clamp(out, out_floats, sp.lo, sp.hi);
   if (open && !last)

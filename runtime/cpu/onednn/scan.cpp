@@ -117,4 +117,16 @@ void clamp(float* y, int64_t n, float lo, float hi) {
   ref::simd::with_widest([&] { clamp_loop(y, n, lo, hi); });
 }
 
+// A plain loop: erff is a call (glibc declares no vector variant without -ffast-math), as in
+// ref's unary kernel.
+void gelu_erf(float* y, int64_t n, const GeluForm& g) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = y[i];
+    const float e = std::erf(x / g.c);
+    const float a = g.erf_first ? e + g.one : g.one + e;
+    const float m = g.x_first ? x * a : a * x;
+    y[i] = g.m_first ? m * g.k : g.k * m;
+  }
+}
+
 }  // namespace plumb::rt::cpu

@@ -29,4 +29,14 @@ void clamp(float* y, int64_t n, float lo, float hi);
 // is the next unit's source, whose size the overflow guard needs.
 float clamp_max(float* y, int64_t n, float lo);
 
+// The exact GELU of an ONNX export (runtime/cpu/onednn/fusion.h Fused::gelu), in place:
+// y = ((erf(x / c) + one) * x) * k, each binary operation with its node's operand order, in f32
+// with erff: ref's operations one after the other, so ref's bits for every finite x (the span
+// runs it only on finite values: no NaN whose sign or payload the order would choose).
+struct GeluForm {
+  float c, one, k;
+  bool erf_first, x_first, m_first;
+};
+void gelu_erf(float* y, int64_t n, const GeluForm& g);
+
 }  // namespace plumb::rt::cpu
