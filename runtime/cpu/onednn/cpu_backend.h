@@ -1,6 +1,9 @@
-// The `cpu` backend (issue 16): the spans runtime/cpu/onednn/fusion.h matches, each run as one
-// oneDNN primitive (Debian's libdnnl 2.6: primitives and post-ops) with its post-ops; everything
-// else runs on ref through the executor's fallback. Host memory: no copies at span borders.
+// The `cpu` backend (issue 16): the spans runtime/cpu/onednn/fusion.h matches, each an island of
+// one or more units, each unit one oneDNN primitive (Debian's libdnnl 2.6: primitives and
+// post-ops) with its post-ops, the island's inner values kept in oneDNN's layouts (island.h);
+// everything else runs on ref through the executor's fallback. Host memory: no copies at span
+// borders. Files: primitive.h (one unit's primitive), island.h (a span's run), ref_path.h (its way
+// back to ref), scan.h (the run-time passes).
 //
 // Phases (runtime/backend.h): partition = fusion.h's match; prepare = per claim, when the graph's
 // types are static, the primitive is created and its constant weights reordered into the layout

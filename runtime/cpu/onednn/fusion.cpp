@@ -94,6 +94,7 @@ class Matcher {
     }
     std::stable_sort(m.claims.begin(), m.claims.end(),
                      [](const Claim& a, const Claim& b) { return a.span.begin < b.span.begin; });
+    join_islands(m);
     return m;
   }
 
@@ -312,6 +313,63 @@ class Matcher {
     return true;
   }
 
+  // The one reader of v (not a graph result), or -1.
+  int64_t only_reader(ir::ValueId v) const {
+    if (u_.results[v] > 0 || u_.readers[v].size() != 1) return -1;
+    return u_.readers[v][0];
+  }
+
+  // x / c, erf, + one, * x, * k (see Fused::gelu) after x = cur, every value x's type and read
+  // once inside the pattern (x twice); on success f's gelu fields and result are set and gs holds
+  // the five nodes in order.
+  bool gelu(Fused& f, ir::ValueId x, std::vector<uint32_t>& gs) const {
+    const ir::Type& t = type(x);
+    if (u_.results[x] > 0 || u_.readers[x].size() != 2 || !all_static(t)) return false;
+    auto same = [&](ir::ValueId v) { return type(v) == t; };
+    uint32_t d = u_.readers[x][0], m = u_.readers[x][1];
+    if (d > m) std::swap(d, m);
+    const ir::Node& dn = nodes_[d];
+    if (!is_binary(dn, ir::BinaryKind::Div) || dn.inputs[0] != x || !same(dn.inputs[1]) ||
+        !same(dn.outputs[0]))
+      return false;
+    const auto c = broadcast_scalar(dn.inputs[1]);
+    if (!c || *c == 0.0f) return false;
+    const int64_t e = only_reader(dn.outputs[0]);
+    if (e < 0 || nodes_[e].op != ir::Op::Unary ||
+        ir::attrs<ir::Op::Unary>(nodes_[e]).kind != ir::UnaryKind::Erf || !same(nodes_[e].outputs[0]))
+      return false;
+    const ir::ValueId ev = nodes_[e].outputs[0];
+    const int64_t a = only_reader(ev);
+    if (a < 0 || !is_binary(nodes_[a], ir::BinaryKind::Add) || !same(other(nodes_[a], ev)) ||
+        !same(nodes_[a].outputs[0]))
+      return false;
+    const auto one = broadcast_scalar(other(nodes_[a], ev));
+    if (!one || only_reader(nodes_[a].outputs[0]) != static_cast<int64_t>(m)) return false;
+    const ir::Node& mn = nodes_[m];
+    const ir::ValueId av = nodes_[a].outputs[0];
+    if (!is_binary(mn, ir::BinaryKind::Mul) ||
+        !((mn.inputs[0] == x && mn.inputs[1] == av) || (mn.inputs[0] == av && mn.inputs[1] == x)) ||
+        !same(mn.outputs[0]))
+      return false;
+    const int64_t h = only_reader(mn.outputs[0]);
+    if (h < 0 || !is_binary(nodes_[h], ir::BinaryKind::Mul) || !same(other(nodes_[h], mn.outputs[0])) ||
+        !same(nodes_[h].outputs[0]))
+      return false;
+    const auto k = broadcast_scalar(other(nodes_[h], mn.outputs[0]));
+    if (!k) return false;
+    if (!(d < e && e < a && a < static_cast<int64_t>(m) && static_cast<int64_t>(m) < h)) return false;
+    f.gelu = true;
+    f.gelu_c = *c;
+    f.gelu_one = *one;
+    f.gelu_k = *k;
+    f.erf_first = nodes_[a].inputs[0] == ev;
+    f.x_first = mn.inputs[0] == x;
+    f.m_first = nodes_[h].inputs[0] == mn.outputs[0];
+    f.result = nodes_[h].outputs[0];
+    gs = {d, static_cast<uint32_t>(e), static_cast<uint32_t>(a), m, static_cast<uint32_t>(h)};
+    return true;
+  }
+
   Fused grow(uint32_t i, std::vector<Claim>& declines) const {
     const ir::Node& a = nodes_[i];
     Fused f;
@@ -365,6 +423,19 @@ class Matcher {
       states.push_back(next);
       steps.push_back(c);
     }
+    if (!f.conv && stage <= 2) {  // matmul (+ bias), then maybe a GELU
+      Fused g = states.back();
+      std::vector<uint32_t> gs;
+      if (gelu(g, cur, gs)) {
+        bool ok = true;
+        for (uint32_t k = steps.back() + 1; k < gs.back() && ok; ++k)
+          ok = std::find(gs.begin(), gs.end(), k) != gs.end() || helper(k);
+        std::vector<uint32_t> all = steps;
+        all.insert(all.end(), gs.begin(), gs.end());
+        g.span.end = gs.back() + 1;
+        if (ok && closed(g.span.begin, g.span.end, all)) return g;
+      }
+    }
     // The longest prefix of the steps whose span is closed (a helper broadcast read past its end
     // would be a result of the span).
     for (size_t k = steps.size(); k > 1; --k) {
@@ -372,6 +443,93 @@ class Matcher {
       if (closed(f.span.begin, steps[k - 1] + 1, prefix)) return states[k - 1];
     }
     return states.front();
+  }
+
+  // Whether unit f may follow island `is` (see Island in fusion.h).
+  bool joins(const Island& is, const Fused& f) const {
+    const Fused& a = is.units.back();
+    if (!(a.conv || a.pool) || !(f.conv || f.pool) || f.weights_transposed) return false;
+    // a.result may have other readers: the island keeps it only if they are summands of its later
+    // units (outer_read, once the island is complete)
+    // f reads a.result, or (a resnet downsample conv) an earlier unit's result or a value defined
+    // before the island: then f must add a.result (kept for that sum)
+    bool elsewhere = u_.def[f.src] < static_cast<int64_t>(is.span.begin);
+    for (const Fused& e : is.units) elsewhere = elsewhere || e.result == f.src;
+    if ((f.src != a.result && !elsewhere) || u_.results[a.result] != 0) return false;
+    if (f.src != a.result && f.residual != a.result) return false;
+    if (f.residual != ir::kNoValue && u_.def[f.residual] >= static_cast<int64_t>(is.span.begin)) {
+      bool inner = false;  // the result of an earlier unit of the island, kept for this sum
+      for (const Fused& e : is.units) inner = inner || e.result == f.residual;
+      if (!inner) return false;
+    }
+    if (f.span.begin < a.span.end) return false;
+    // the nodes between: helpers whose values are read inside the island only
+    for (uint32_t k = a.span.end; k < f.span.begin; ++k) {
+      if (!helper(k)) return false;
+      for (ir::ValueId v : nodes_[k].outputs) {
+        if (u_.results[v] > 0) return false;
+        for (uint32_t r : u_.readers[v])
+          if (r < is.span.begin || r >= f.span.end) return false;
+      }
+    }
+    return true;
+  }
+
+  // The first unit (but the last) whose result is read outside the island or is a graph result,
+  // or -1. Inside the island's span only later units' anchors and sums read it (the other nodes
+  // there are the units' own steps and constant helpers).
+  int outer_read(const Island& is) const {
+    for (size_t j = 0; j + 1 < is.units.size(); ++j) {
+      const ir::ValueId v = is.units[j].result;
+      if (u_.results[v] > 0) return static_cast<int>(j);
+      for (uint32_t r : u_.readers[v])
+        if (r < is.span.begin || r >= is.span.end) return static_cast<int>(j);
+    }
+    return -1;
+  }
+
+  void join_islands(Match& m) const {
+    std::vector<Island> grown;
+    for (const Fused& f : m.fused) {
+      if (!grown.empty() && joins(grown.back(), f)) {
+        grown.back().units.push_back(f);
+        grown.back().span.end = f.span.end;
+      } else {
+        grown.push_back(Island{f.span, {f}});
+      }
+    }
+    // Split an island after a unit whose result is seen outside it, until none is.
+    for (size_t k = 0; k < grown.size(); ++k) {
+      for (;;) {
+        const int j = outer_read(grown[k]);
+        if (j < 0) break;
+        Island tail{NodeSpan{grown[k].units[j + 1].span.begin, grown[k].span.end},
+                    std::vector<Fused>(grown[k].units.begin() + j + 1, grown[k].units.end())};
+        grown[k].units.resize(static_cast<size_t>(j) + 1);
+        grown[k].span.end = grown[k].units.back().span.end;
+        grown.insert(grown.begin() + static_cast<std::ptrdiff_t>(k) + 1, std::move(tail));
+      }
+    }
+    m.islands = std::move(grown);
+    // One claim per island; a decline inside an island's span (at a helper between its units,
+    // which fusion does not decline, or at a stopped post-op: not possible) is dropped.
+    std::vector<Claim> claims;
+    size_t next = 0;
+    for (const Claim& c : m.claims) {
+      if (!c.support.yes) {
+        bool inside = false;
+        for (const Island& is : m.islands)
+          inside = inside || (c.span.begin < is.span.end && is.span.begin < c.span.end);
+        if (!inside) claims.push_back(c);
+        continue;
+      }
+      // the first unit's claim of each island stands for the island
+      if (next < m.islands.size() && m.islands[next].span.begin == c.span.begin) {
+        claims.push_back(Claim{m.islands[next].span, Support::ok()});
+        ++next;
+      }
+    }
+    m.claims = std::move(claims);
   }
 
   const ir::Graph& g_;
@@ -388,6 +546,13 @@ std::string Fused::description() const {
   if (residual != ir::kNoValue) s += "+sum";
   if (act == Act::kRelu) s += "+relu";
   if (act == Act::kClip) s += "+clip";
+  if (gelu) s += "+gelu";
+  return s;
+}
+
+std::string Island::description() const {
+  std::string s;
+  for (const Fused& f : units) s += (s.empty() ? "" : " > ") + f.description();
   return s;
 }
 

@@ -51,14 +51,33 @@ struct Fused {
   int bias_axis = -1;
   ir::ValueId residual = ir::kNoValue;  // the summed value, or kNoValue
   Act act = Act::kNone;
-  float lo = 0, hi = 0;               // kClip's bounds (kRelu: 0, unused)
+  float lo = 0, hi = 0;  // kClip's bounds (kRelu: 0, unused)
+  // matmul only, after the bias: BERT's exact GELU as the ONNX export writes it,
+  // ((x / c) erf + one) * x * k with each binary node's operand order kept (erf_first: erf + one,
+  // x_first: x * (..), m_first: (..) * k); run by the span with ref's f32 operations and erff.
+  bool gelu = false;
+  float gelu_c = 0, gelu_one = 0, gelu_k = 0;
+  bool erf_first = true, x_first = true, m_first = true;
   ir::ValueId result = ir::kNoValue;  // the span's one result (the last absorbed node's)
   std::string description() const;    // "conv+bias+sum+relu"
 };
 
+// Consecutive conv and max pool units where each one's source is the previous one's result, read
+// by nothing outside the island and not a graph result (the nodes between them only constants and
+// broadcasts of constants read inside the island), and each summand defined before the island or
+// the result of one of its earlier units (a residual block's input, kept for that sum): one span,
+// whose inner values stay in the layouts oneDNN chose (no reorder to the graph's plain layout and
+// back between the units). A unit on its own is an island of one.
+struct Island {
+  NodeSpan span;
+  std::vector<Fused> units;
+  std::string description() const;  // the units' descriptions joined by " > "
+};
+
 struct Match {
-  std::vector<Claim> claims;  // for Backend::partition: sorted, disjoint
-  std::vector<Fused> fused;   // one per claim with support.yes, in the same order
+  std::vector<Claim> claims;    // for Backend::partition: sorted, disjoint
+  std::vector<Fused> fused;     // every matched unit, in graph order
+  std::vector<Island> islands;  // one per claim with support.yes, in the same order
 };
 
 // Every span of g.body that the cpu backend claims, and the declines with their reasons. In
