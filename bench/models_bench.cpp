@@ -30,6 +30,7 @@
 #include "runtime/plan.h"
 #include "runtime/session.h"
 #if PLUMB_HAVE_REF_BASELINE
+#include "runtime/ref_evaluator.h"
 #include "tests/ref_baseline/baseline_backend.h"
 #endif
 
@@ -68,7 +69,7 @@ Expected<Loaded> load(const ModelFiles& f, const SessionOptions& options) {
   PLUMB_ASSIGN_OR_RETURN(std::vector<Tensor> inputs, read_tensors(f.data_dir, m.graph, false));
   Loaded l;
   PLUMB_ASSIGN_OR_RETURN(l.expected, read_tensors(f.data_dir, m.graph, true));
-  PLUMB_ASSIGN_OR_RETURN(ir::Graph g, lower::lower_model(m));
+  PLUMB_ASSIGN_OR_RETURN(ir::Graph g, lower::lower_model(m, rt::RefEvaluator()));
   PLUMB_ASSIGN_OR_RETURN(l.session, Session::create(std::move(g), options));
   for (size_t k = 0; k < inputs.size(); ++k) {
     Status st = l.session->set_input(k, std::move(inputs[k]));

@@ -16,6 +16,7 @@
 #include "frontends/onnx/model.h"
 #include "lowering/onnx/driver.h"
 #include "runtime/plan.h"
+#include "runtime/ref_evaluator.h"
 #include "runtime/session.h"
 
 namespace plumb::rt {
@@ -43,7 +44,7 @@ struct Loaded {
 
 Expected<Loaded> load(const Case& c, int max_plans) {
   PLUMB_ASSIGN_OR_RETURN(onnx::OnnxModel m, onnx::load_model(dir_of(c.name) + "/model.onnx"));
-  PLUMB_ASSIGN_OR_RETURN(ir::Graph g, lower::lower_model(m));
+  PLUMB_ASSIGN_OR_RETURN(ir::Graph g, lower::lower_model(m, rt::RefEvaluator()));
   SessionOptions o;
   o.max_plans = max_plans;
   Loaded l;

@@ -33,7 +33,7 @@
 namespace plumb::check {
 
 // The value of a value of `g` computed from constants only (a weight through a DequantizeLinear or
-// a Transpose), nullopt when it cannot be evaluated. check/onnx gives one (lower::Folder, on ref).
+// a Transpose), nullopt when it cannot be evaluated. check/onnx gives one (ir::Folder on rt::RefEvaluator).
 using ConstantFolder = std::function<std::optional<ir::ConstantData>(const ir::Graph& g, ir::ValueId v)>;
 
 // A constant input of two paired nodes whose constant nodes do not pair all the way down.

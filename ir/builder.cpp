@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ir/constant_values.h"
+#include "ir/fold.h"
 #include "ir/infer.h"
 
 namespace plumb::ir {
@@ -158,43 +159,18 @@ std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vect
 }
 
 std::optional<ConstantData> Builder::fold(const Node& n) {
-  if (!fold_ || !open_.empty() || n.outputs.size() != 1 || !n.regions.empty()) return std::nullopt;
-  switch (n.op) {
-    case Op::Constant:
-    case Op::Rng:
-    case Op::ImageDecode:
-    case Op::If:
-    case Op::While:
-    case Op::Sequence:
-    case Op::Optional:
-    case Op::Map:
-    case Op::String: return std::nullopt;
-    default: break;
-  }
+  if (!eval_ || !open_.empty() || n.outputs.size() != 1 || !n.regions.empty()) return std::nullopt;
+  if (n.op == Op::Constant || !foldable_op(n.op)) return std::nullopt;
   const Type& t = g_.values[n.outputs[0]].type;
-  if (!t.is_tensor() || !t.ranked || !shape_is_static(t.shape) || t.dtype == DType::String ||
-      is_packed(t.dtype))
-    return std::nullopt;
-  const int64_t count = shape_num_elements(t.shape);
-  const int64_t limit = is_float(t.dtype) ? kFoldFloats : kFoldInts;
-  if (count < 0 || count > limit) return std::nullopt;
-  if (n.op == Op::ShapeOf) {
-    const Type& in = type_of(n.inputs[0]);
-    if (!in.is_tensor() || !in.ranked || !shape_is_static(in.shape) || t.dtype != DType::I64)
-      return std::nullopt;
-    std::vector<int64_t> dims;
-    for (const Dim& d : in.shape) dims.push_back(d.size);
-    Expected<std::vector<uint8_t>> bytes = encode_int_values(DType::I64, dims);
-    if (!bytes) return std::nullopt;
-    return ConstantData::owned(t, std::move(*bytes));
-  }
+  if (!foldable_type(t, is_float(t.dtype) ? kFoldFloats : kFoldInts)) return std::nullopt;
+  if (n.op == Op::ShapeOf) return shape_of_constant(type_of(n.inputs[0]), t);
   std::vector<const ConstantData*> operands;
   for (ValueId in : n.inputs) {
     if (in >= const_of_.size() || const_of_[in] < 0) return std::nullopt;
     operands.push_back(&g_.constants[static_cast<size_t>(const_of_[in])]);
   }
-  std::optional<ConstantData> c = fold_(n, operands, t);
-  if (c && c->type != t) return std::nullopt;  // a hook's mistake must not retype the value
+  std::optional<ConstantData> c = fold_node(*eval_, n, operands, t);
+  if (c && c->type != t) return std::nullopt;  // an evaluator's mistake must not retype the value
   return c;
 }
 

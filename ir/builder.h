@@ -14,12 +14,12 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/attrs.h"
+#include "ir/evaluator.h"
 #include "ir/graph.h"
 #include "ir/op.h"
 #include "ir/status.h"
@@ -125,21 +125,19 @@ class Builder {
   int open_regions() const { return static_cast<int>(open_.size()); }
 
   // ---- folding shape arithmetic as it is built ------------------------------------------------------
-  // A hook that evaluates a node whose operands are all constants (the lowering runs it on `ref`:
-  // the builder itself evaluates nothing). With one set, a small top-level node of constants (an
-  // integer result of at most kFoldInts elements, a float one of at most kFoldFloats: shape
-  // arithmetic, Resize scales) is emitted as the constant it computes, and `shape_of` of a static
-  // shape as the constant shape. So later nodes see the values, and their types are static where
-  // the values decide them (a reshape to a computed static shape). nullopt: emit the node as is.
-  // The hook gets the node, its operands' constants (in order) and its inferred result type.
-  using FoldHook = std::function<std::optional<ConstantData>(
-      const Node& n, const std::vector<const ConstantData*>& operands, const Type& result)>;
-  void set_fold_hook(FoldHook hook) { fold_ = std::move(hook); }
+  // With an evaluator set (the lowering's caller gives one that runs on `ref`: the builder itself
+  // evaluates nothing), a small top-level node of constants (an integer result of at most kFoldInts
+  // elements, a float one of at most kFoldFloats: shape arithmetic, Resize scales) is emitted as
+  // the constant it computes (ir/fold.h, fold_node), and `shape_of` of a static shape as the
+  // constant shape. So later nodes see the values, and their types are static where the values
+  // decide them (a reshape to a computed static shape). Null: every node is emitted as is.
+  // `eval` must outlive the builder's use of it.
+  void set_evaluator(const Evaluator* eval) { eval_ = eval; }
   static constexpr int64_t kFoldInts = 4096;
   static constexpr int64_t kFoldFloats = 16;
 
  private:
-  // The constant `n` computes, when it is to be folded (see set_fold_hook).
+  // The constant `n` computes, when it is to be folded (see set_evaluator).
   std::optional<ConstantData> fold(const Node& n);
   void fail(Status s);  // records the first failure only
   Region& current() { return open_.empty() ? g_.body : open_.back(); }
@@ -149,7 +147,7 @@ class Builder {
   Status status_;
   Provenance prov_;
   std::vector<Region> open_;
-  FoldHook fold_;
+  const Evaluator* eval_ = nullptr;
   std::vector<int64_t> const_of_;  // per ValueId: the constant (index) it was made from, or -1
   std::vector<std::optional<std::optional<std::vector<int64_t>>>> decoded_;  // per constant, lazily
 };

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "ir/attrs.h"
+#include "ir/fold.h"
 #include "ir/infer.h"
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
@@ -369,14 +370,18 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
     }
     for (size_t k = 0; k < types.size(); ++k) p.values[n.outputs[k]].type = types[k];
 
-    // Fold: every operand known (or shape_of of a static operand), small static results.
-    const bool shape_of = n.op == ir::Op::ShapeOf && nin == 1 && is_static_tensor(in_types[0]);
+    // Fold: every operand known (or shape_of of a static operand: ir/fold.h), small static results.
+    // Unlike the lowering's folding (ir/fold.h), this is per plan, in run-time layout: any small
+    // node, rng and image_decode included, whose operands are known for these input types.
+    const std::optional<std::vector<int64_t>> shape_dims =
+        n.op == ir::Op::ShapeOf && nin == 1 ? ir::static_shape_dims(in_types[0]) : std::nullopt;
+    const bool shape_of = shape_dims.has_value();
     if (options.fold && at_runtime && outs_static && outs_small && (all_known || shape_of)) {
       std::vector<RtValue> outs;
       for (const ir::Type& t : types) outs.emplace_back(Tensor::allocate(t.dtype, dims_of(t)));
       Status st;
       if (shape_of) {
-        st = fill_ints(outs[0].tensor(), dims_of(in_types[0]));
+        st = fill_ints(outs[0].tensor(), *shape_dims);
       } else {
         ref::KernelCtx kc{n, {}, {}, options.mode};
         for (ir::ValueId v : n.inputs) kc.inputs.push_back(&p.known[v]);

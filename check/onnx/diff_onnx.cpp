@@ -10,7 +10,8 @@
 #include "check/onnx/values_io.h"
 #include "check/report_format.h"
 #include "frontends/onnx/model.h"
-#include "lowering/onnx/fold.h"
+#include "ir/fold.h"
+#include "runtime/ref_evaluator.h"
 #include "runtime/session.h"
 
 namespace plumb::check {
@@ -100,15 +101,17 @@ int64_t exit_of(const std::string& verdict) {
 }  // namespace
 
 ConstantFolder weight_folder() {
-  lower::FoldLimits limits;
+  ir::FoldLimits limits;
   limits.max_elements = int64_t{1} << 25;
   limits.max_bytes = int64_t{1} << 30;
-  auto folders = std::make_shared<std::map<const ir::Graph*, lower::Folder>>();
+  struct Folders {
+    rt::RefEvaluator ref;
+    std::map<const ir::Graph*, ir::Folder> of;  // one per graph (each indexes its graph's nodes)
+  };
+  auto folders = std::make_shared<Folders>();
   return [folders, limits](const ir::Graph& g, ir::ValueId v) -> std::optional<ir::ConstantData> {
-    auto it = folders->try_emplace(&g, limits).first;
-    std::optional<onnx::Tensor> t = it->second.fold(g, v);
-    if (!t) return std::nullopt;
-    return t->to_constant();
+    auto it = folders->of.try_emplace(&g, folders->ref, limits).first;
+    return it->second.fold(g, v);
   };
 }
 

@@ -26,7 +26,7 @@
 namespace plumb::check {
 
 // Evaluates a value computed from constants only (a weight through a DequantizeLinear or a
-// Transpose) on ref, with the lowering's folder (lowering/onnx/fold.h) and limits for whole
+// Transpose) on ref, with ir::Folder (ir/fold.h) on rt::RefEvaluator and limits for whole
 // weights: up to 2^25 elements per value, 1 GiB per evaluation. One per pair of graphs compared.
 ConstantFolder weight_folder();
 

@@ -5,6 +5,7 @@
 #include "frontends/onnx/tensor_proto.h"
 #include "ir/graph.h"
 #include "lowering/onnx/driver.h"
+#include "runtime/ref_evaluator.h"
 
 namespace plumb::check {
 
@@ -30,7 +31,8 @@ Expected<ir::Graph> lower_onnx_specialized(const std::string& path, const InputR
     if (!v || !v->is_tensor()) continue;
     if (auto t = to_file_tensor(inputs[k]->name, v->tensor())) options.input_values[inputs[k]->name] = *t;
   }
-  PLUMB_ASSIGN_OR_RETURN(lower::Lowered l, lower::lower_model_specialized(model, options));
+  PLUMB_ASSIGN_OR_RETURN(lower::Lowered l,
+                         lower::lower_model_specialized(model, rt::RefEvaluator(), options));
   if (specialized) *specialized = l.specialized_inputs;
   return std::move(l.graph);
 }

@@ -7,6 +7,22 @@
 
 namespace plumb::lower {
 
+namespace {
+
+// A folded value as the frontend tensor const_input hands out (sharing its bytes).
+std::optional<onnx::Tensor> as_tensor(std::optional<ir::ConstantData> c) {
+  if (!c) return std::nullopt;
+  onnx::Tensor t;
+  t.dtype = c->type.dtype;
+  for (const ir::Dim& d : c->type.shape) t.dims.push_back(d.size);
+  t.owner = std::move(c->owner);
+  t.data = c->data;
+  t.size = c->size;
+  return t;
+}
+
+}  // namespace
+
 Status LowerCtx::fail(Status s) {
   if (status_.is_ok()) status_ = std::move(s);
   return status_;
@@ -117,12 +133,13 @@ const onnx::Tensor* LowerCtx::computed_constant(const std::string& name, ir::Val
   auto cached = folded_with_offers_.find(v);
   if (cached == folded_with_offers_.end()) {
     std::set<std::string> used;
-    auto value_of = [&](ir::ValueId param) -> const onnx::Tensor* {
+    auto value_of = [&](ir::ValueId param) -> std::optional<ir::ConstantData> {
       const onnx::Tensor* t = offered_for(param, /*record=*/false);
-      if (t) used.insert(t->name);
-      return t;
+      if (!t) return std::nullopt;
+      used.insert(t->name);
+      return t->to_constant();
     };
-    cached = folded_with_offers_.emplace(v, folder_.fold(g, v, value_of)).first;
+    cached = folded_with_offers_.emplace(v, as_tensor(folder_.fold(g, v, value_of))).first;
     if (cached->second) specialized_.insert(used.begin(), used.end());
   }
   return cached->second ? &*cached->second : nullptr;
@@ -152,7 +169,7 @@ const onnx::Tensor* LowerCtx::offered_for(ir::ValueId param, bool record) const 
 
 const onnx::Tensor* LowerCtx::folded(ir::ValueId v) const {
   auto cached = folded_.find(v);
-  if (cached == folded_.end()) cached = folded_.emplace(v, folder_.fold(b.graph(), v)).first;
+  if (cached == folded_.end()) cached = folded_.emplace(v, as_tensor(folder_.fold(b.graph(), v))).first;
   return cached->second ? &*cached->second : nullptr;
 }
 

@@ -11,16 +11,19 @@
 
 #include "frontends/onnx/model.h"
 #include "ir/builder.h"
+#include "ir/evaluator.h"
+#include "ir/fold.h"
 #include "ir/status.h"
-#include "lowering/onnx/fold.h"
 
 namespace plumb::lower {
 
 class LowerCtx {
  public:
-  // Sets the builder's fold hook (fold_node): shape arithmetic on constants becomes constants.
-  LowerCtx(ir::Builder& builder, const onnx::OnnxModel& model) : b(builder), model_(model) {
-    b.set_fold_hook(fold_node);
+  // `eval` (the caller's: the lowering links no runtime) evaluates what is folded (ir/fold.h); it
+  // is also the builder's, so shape arithmetic on constants becomes constants as it is emitted.
+  LowerCtx(ir::Builder& builder, const onnx::OnnxModel& model, const ir::Evaluator& eval)
+      : b(builder), model_(model), folder_(eval) {
+    b.set_evaluator(&eval);
   }
 
   ir::Builder& b;
@@ -52,7 +55,7 @@ class LowerCtx {
   // ---- constants -------------------------------------------------------------------------------------
   // The constant tensor behind input i, or nullptr: an initializer or a Constant node's output; a
   // value the graph computes from constants and static shapes alone (folded at build time, see
-  // fold.h); or a graph input whose value the caller offered (the lowering is then specialized on
+  // ir/fold.h); or a graph input whose value the caller offered (the lowering is then specialized on
   // it: specialized_inputs() names it).
   const onnx::Tensor* const_input(const onnx::OnnxNode& n, size_t i) const;
   // Its integer / floating contents, when it is a constant of such a dtype.
@@ -119,7 +122,7 @@ class LowerCtx {
   std::map<std::string, onnx::Tensor> offered_;
   // Caches behind the const accessors (the answers do not change once a value exists).
   mutable std::set<std::string> specialized_;
-  mutable Folder folder_;
+  mutable ir::Folder folder_;
   mutable std::map<ir::ValueId, std::optional<onnx::Tensor>> folded_;
   mutable std::map<ir::ValueId, std::optional<onnx::Tensor>> folded_with_offers_;
   std::map<ir::ValueId, ir::ValueId> folded_values_;  // computed value -> its constant (top level)

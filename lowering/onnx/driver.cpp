@@ -156,17 +156,19 @@ Status lower_nodes(LowerCtx& cx, const std::vector<onnx::OnnxNode>& nodes,
   return Status::ok();
 }
 
-Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const LowerOptions& options) {
-  PLUMB_ASSIGN_OR_RETURN(Lowered l, lower_model_specialized(model, options));
+Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const ir::Evaluator& eval,
+                                const LowerOptions& options) {
+  PLUMB_ASSIGN_OR_RETURN(Lowered l, lower_model_specialized(model, eval, options));
   return std::move(l.graph);
 }
 
-Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const LowerOptions& options) {
+Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const ir::Evaluator& eval,
+                                          const LowerOptions& options) {
   PLUMB_RETURN_IF_ERROR(default_registry().status());
   ir::Graph g;
   g.producer = "plumb from " + (model.path.empty() ? std::string("memory") : model.path);
   ir::Builder b(g);
-  LowerCtx cx(b, model);
+  LowerCtx cx(b, model, eval);
   for (const onnx::OnnxValueInfo* in : model.graph.real_inputs()) {
     if (!in->type)
       return invalid_model("", "graph input '" + in->name + "' has no type").with_place("graph inputs");

@@ -28,9 +28,13 @@ struct Lowered {
   std::vector<std::string> specialized_inputs;
 };
 
-// Errors name the node: place "node '<name>' (<OpType>-<opset>)".
-Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const LowerOptions& options);
-Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const LowerOptions& options = {});
+// Errors name the node: place "node '<name>' (<OpType>-<opset>)". `eval` evaluates what the
+// lowering folds (ir/fold.h): the caller's, rt::RefEvaluator (runtime/ref_evaluator.h) wherever
+// plumb lowers, so the lowering itself links no runtime.
+Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const ir::Evaluator& eval,
+                                          const LowerOptions& options);
+Expected<ir::Graph> lower_model(const onnx::OnnxModel& model, const ir::Evaluator& eval,
+                                const LowerOptions& options = {});
 
 // Lowers the nodes of `nodes` in order into the builder's current region (used for the main
 // graph, function bodies and subgraphs). `opsets` gives the domain versions in force.

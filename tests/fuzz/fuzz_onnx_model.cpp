@@ -8,13 +8,14 @@
 
 #include "frontends/onnx/model.h"
 #include "lowering/onnx/driver.h"
+#include "runtime/ref_evaluator.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   // No base_dir: a model naming external data is refused, so the fuzzer never reads the disk.
   auto model = plumb::onnx::parse_model(bytes);
   if (!model) return 0;
-  auto graph = plumb::lower::lower_model(*model);  // verifies the result
+  auto graph = plumb::lower::lower_model(*model, plumb::rt::RefEvaluator());  // verifies the result
   (void)graph.has_value();
   return 0;
 }

@@ -10,6 +10,7 @@
 
 #include "frontends/onnx/model.h"
 #include "lowering/onnx/driver.h"
+#include "runtime/ref_evaluator.h"
 #include "runtime/session.h"
 
 namespace plumb {
@@ -55,7 +56,7 @@ std::vector<rt::RtValue> RunAttention(int64_t opset, const std::vector<Input>& i
     if (!o.empty()) m.graph.outputs.push_back({o, std::nullopt});
   }
   m.graph.nodes.push_back(n);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   EXPECT_TRUE(g.has_value()) << g.status().to_string();
   if (!g.has_value()) return {};
   auto s = rt::Session::create(std::move(*g));
@@ -296,7 +297,7 @@ TEST(LowerAttention, ThreeDWithoutHeadCountsIsInvalid) {
   n.outputs.push_back("Y");
   m.graph.outputs.push_back({"Y", std::nullopt});
   m.graph.nodes.push_back(n);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(g.has_value());
   EXPECT_NE(g.status().to_string().find("q_num_heads"), std::string::npos) << g.status().to_string();
 }

@@ -1,6 +1,7 @@
 // Lowering tests for Col2Im and DeformConv (lowering/onnx/conv_extra.cpp); expected values by hand.
 #include <gtest/gtest.h>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -52,7 +53,7 @@ TEST(LowerCol2Im, DilationsAndChannels) {
 TEST(LowerCol2Im, WrongBlockCountIsInvalid) {
   onnx::OnnxModel m = OneNodeModel(
       "Col2Im", 18, {{{1, 4, 5}, std::vector<double>(20, 1.0)}, Shape({3, 3}), Shape({2, 2})}, {}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 std::vector<double> Iota(int n) {

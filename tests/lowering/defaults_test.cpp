@@ -21,6 +21,7 @@
 #include "ir/text.h"
 #include "lowering/onnx/driver.h"
 #include "lowering/onnx/registry.h"
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::lower {
@@ -273,7 +274,7 @@ std::string one_node_model(const px::OpSchema& s, const std::string& domain, con
 std::string lowered(const std::string& bytes) {
   auto m = onnx::parse_model(bytes, "/nonexistent");
   if (!m.has_value()) return "error: " + m.status().to_string();
-  auto g = lower_model(*m);
+  auto g = lower_model(*m, rt::RefEvaluator());
   if (!g.has_value()) return "error: " + g.status().to_string();
   return ir::print_graph(*g);
 }
@@ -429,7 +430,7 @@ TEST(LowerRegistry, RnnForwardTakesTheSchemaDefaultActivations) {
   }
   auto attrs = base;
   attrs.push_back(strings({"Tanh", "Tanh", "Tanh"}));
-  auto bad = lower_model(testing::OneNodeModel("RNN", 14, in, attrs, 1));
+  auto bad = lower_model(testing::OneNodeModel("RNN", 14, in, attrs, 1), rt::RefEvaluator());
   EXPECT_FALSE(bad.has_value());
 }
 // Pad-1 reads its pads from `paddings` (same layout as Pad-2's `pads`), constant 0 by default.

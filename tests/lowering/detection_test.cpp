@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -73,7 +74,7 @@ TEST(LowerNonMaxSuppression, SymbolicDims) {
       ir::Type::tensor(ir::DType::F32, ir::Shape{ir::Dim(1), ir::Dim::symbolic("N"), ir::Dim(4)});
   m.graph.inputs[1].type =
       ir::Type::tensor(ir::DType::F32, ir::Shape{ir::Dim::symbolic("B"), ir::Dim(1), ir::Dim::symbolic("N")});
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value()) << s.status().to_string();

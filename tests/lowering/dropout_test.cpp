@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -108,7 +109,7 @@ TEST(LowerDropoutTraining, DefaultRatioIsOneHalf) {
   onnx::OnnxModel m = OneNodeModel("Dropout", 12, {{{2000}, {}}, Ratio(0.5), Training(true)}, {}, 2);
   m.graph.nodes[0].inputs[1] = "";
   m.graph.initializers.erase(m.graph.initializers.begin());
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value()) << s.status().to_string();
@@ -129,7 +130,7 @@ TEST(LowerDropoutTraining, DefaultRatioIsOneHalf) {
 TEST(LowerDropoutTraining, RatioOutsideUnitIntervalIsAnError) {
   for (double r : {1.5, -0.1, static_cast<double>(NAN)}) {
     onnx::OnnxModel m = OneNodeModel("Dropout", 13, {{{3}, {}}, Ratio(r), Training(true)}, {}, 1);
-    auto g = lower::lower_model(m);
+    auto g = lower::lower_model(m, rt::RefEvaluator());
     ASSERT_FALSE(g.has_value()) << r;
     EXPECT_NE(g.status().to_string().find("ratio"), std::string::npos) << g.status().to_string();
   }
@@ -144,7 +145,7 @@ TEST(LowerDropoutTraining, SpecializedRatioAndTrainingMode) {
   const auto* b = reinterpret_cast<const uint8_t*>(&one);
   o.input_values["i1"] = onnx::Tensor::owned("i1", DType::F32, {}, std::vector<uint8_t>(b, b + 4));
   o.input_values["i2"] = onnx::Tensor::owned("i2", DType::Bool, {}, {1});
-  auto l = lower::lower_model_specialized(m, o);
+  auto l = lower::lower_model_specialized(m, rt::RefEvaluator(), o);
   ASSERT_TRUE(l.has_value()) << l.status().to_string();
   EXPECT_EQ(l->specialized_inputs, (std::vector<std::string>{"i1", "i2"}));
   auto s = rt::Session::create(std::move(l->graph));
@@ -160,7 +161,7 @@ TEST(LowerDropoutTraining, SpecializedRatioAndTrainingMode) {
 
 TEST(LowerDropoutTraining, ComputedRatioIsUnsupported) {
   onnx::OnnxModel m = OneNodeModel("Dropout", 13, {{{3}, {}}, {{}, {}, DType::F32}, Training(true)}, {}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Lowering tests for Einsum and Det (lowering/onnx/einsum.cpp); expected values by hand.
 #include <gtest/gtest.h>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -88,12 +89,12 @@ TEST(LowerEinsum, IntegersWrap) {
 TEST(LowerEinsum, MalformedEquationsAreInvalid) {
   for (const char* eq : {"ij,jk", "i.j->i", "ij->k", "ij->ii"}) {
     onnx::OnnxModel m = OneNodeModel("Einsum", 12, {{{2, 2}, {1, 2, 3, 4}}}, {StrAttr("equation", eq)}, 1);
-    EXPECT_FALSE(lower::lower_model(m).has_value()) << eq;
+    EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value()) << eq;
   }
   onnx::OnnxModel m = OneNodeModel(
       "Einsum", 12, {{{2, 3}, std::vector<double>(6, 1.0)}, {{2, 3}, std::vector<double>(6, 1.0)}},
       {StrAttr("equation", "ij,jk->ik")}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 TEST(LowerDet, TwoByTwoAndBatched) {
@@ -130,7 +131,7 @@ TEST(LowerDet, OneByOneAndNonSquareInvalid) {
   ASSERT_EQ(y.size(), 1u);
   ExpectNear(Values(y[0]), {-7});
   onnx::OnnxModel m = OneNodeModel("Det", 11, {{{2, 3}, std::vector<double>(6, 1.0)}}, {}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/multi_node.h"
 
 namespace plumb::testing {
@@ -66,7 +67,7 @@ Qkv Small() {
 
 // Lowering fails with an InvalidModel error whose text contains `what` and names the node.
 void ExpectInvalid(MultiNode& g, const std::string& what) {
-  auto lowered = lower::lower_model(g.m);
+  auto lowered = lower::lower_model(g.m, rt::RefEvaluator());
   ASSERT_FALSE(lowered.has_value());
   EXPECT_EQ(lowered.status().code(), ErrorCode::kInvalidModel) << lowered.status().to_string();
   const std::string msg = lowered.status().to_string();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/multi_node.h"
 
 namespace plumb::testing {
@@ -38,7 +39,7 @@ MultiNode Chain(int n, int last) {
 }
 
 std::string LowerError(const MultiNode& mn) {
-  auto g = lower::lower_model(mn.m);
+  auto g = lower::lower_model(mn.m, rt::RefEvaluator());
   return g ? std::string("lowered") : g.status().to_string();
 }
 

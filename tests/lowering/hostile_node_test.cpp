@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -30,7 +31,7 @@ struct AxisCase {
 
 // want: a piece of the message (beside the node's name).
 void expect_node_error(const AxisCase& c, const std::string& want) {
-  auto g = lower::lower_model(OneNodeModel(c.op, 17, c.inputs, c.attrs, c.outputs));
+  auto g = lower::lower_model(OneNodeModel(c.op, 17, c.inputs, c.attrs, c.outputs), rt::RefEvaluator());
   ASSERT_FALSE(g.has_value()) << c.op << ": lowered a model that should be refused";
   const std::string msg = g.status().to_string();
   EXPECT_NE(msg.find("n0"), std::string::npos) << c.op << ": " << msg;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -127,7 +128,7 @@ TEST(LowerTensorScatter, CircularLongerUpdateLastWriteWins) {
 
 TEST(LowerTensorScatter, LinearPastTheEndIsRuntimeError) {
   onnx::OnnxModel m = OneNodeModel("TensorScatter", 24, CacheInputs({3, 0}), {}, 1);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value());

@@ -10,6 +10,7 @@
 
 #include "frontends/onnx/model.h"
 #include "lowering/onnx/driver.h"
+#include "runtime/ref_evaluator.h"
 #include "runtime/session.h"
 
 namespace plumb {
@@ -75,7 +76,7 @@ Result RunNode(const std::string& op, int64_t opset, const std::vector<In>& inpu
     m.graph.outputs.push_back({name, std::nullopt});
   }
   m.graph.nodes.push_back(n);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   if (!g.has_value()) {
     res.lowered = g.status();
     return res;

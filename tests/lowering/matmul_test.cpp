@@ -1,5 +1,6 @@
 // MatMul's lowering of a batch times a 2-D weight: the batch folds into the rows (no broadcast copy
 // of the weight), with the numpy result for static and symbolic batch dims.
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -30,7 +31,7 @@ int CountOps(const ir::Graph& g, ir::Op op) {
 TEST(LowerMatMul, BatchTimesMatrixFoldsBatchIntoRows) {
   const std::vector<double> a = Iota(2 * 3 * 4, 0.5), w = Iota(4 * 5, 0.25);
   onnx::OnnxModel m = OneNodeModel("MatMul", 13, {{{2, 3, 4}, a}, {{4, 5}, w, ir::DType::F32, true}}, {}, 1);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   EXPECT_EQ(CountOps(*g, ir::Op::Broadcast), 0) << "the weight is broadcast over the batch";
   const ir::Type& out = g->type_of(g->body.results[0]);
@@ -47,7 +48,7 @@ TEST(LowerMatMul, SymbolicBatchTimesMatrix) {
   m.graph.inputs[0].type = ir::Type::tensor(
       ir::DType::F32,
       ir::Shape{ir::Dim::symbolic("b"), ir::Dim::symbolic("h"), ir::Dim::symbolic("s"), ir::Dim{4}});
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   EXPECT_EQ(CountOps(*g, ir::Op::Broadcast), 0);
   auto s = rt::Session::create(std::move(*g));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/ml_helpers.h"
 
 namespace plumb::testing {
@@ -72,7 +73,7 @@ TEST(LowerLabelEncoder, Opset1BothDirections) {
 TEST(LowerLabelEncoder, KeyInputDtypeMismatchIsInvalid) {
   onnx::OnnxModel m = OneNodeModel("LabelEncoder", 2, {{{2}, {1, 2}, DType::I64}},
                                    {StrsAttr("keys_strings", {"a"}), IntsAttr("values_int64s", {1})}, 1, kMl);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 TEST(LowerCategoryMapper, StringToIntAndBack) {
@@ -249,7 +250,7 @@ TEST(LowerMl, ZipMapOneRowAndEmptyBatch) {
 TEST(LowerMl, ZipMapLabelCountMustMatchColumns) {
   onnx::OnnxModel m =
       OneNodeModel("ZipMap", 1, {{{1, 2}, {0, 1}}}, {IntsAttr("classlabels_int64s", {0, 1, 2})}, 1, kMl);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(g.has_value());
   EXPECT_EQ(g.status().code(), ErrorCode::kInvalidModel) << g.status().to_string();
   EXPECT_NE(g.status().to_string().find("'n0'"), std::string::npos) << g.status().to_string();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/ml_helpers.h"
 
 namespace plumb::testing {
@@ -84,7 +85,7 @@ TEST(LowerTreeEnsemble, CycleIsInvalid) {
   attrs[4] = IntsAttr("nodes_falsenodeids", {1, 0});
   attrs[6] = IntsAttr("nodes_falseleafs", {0, 0});
   onnx::OnnxModel m = OneNodeModel("TreeEnsemble", 5, {{{1, 2}, {0, 0}}}, attrs, 1, kMl);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 // ---- TreeEnsembleRegressor / Classifier (opsets 1..3) ---------------------------------------------
@@ -164,7 +165,8 @@ TEST(LowerTreeEnsembleClassifier, OneLabelOtherThanOneIsUnsupported) {
   for (const auto& label : {IntsAttr("classlabels_int64s", {4}), StrsAttr("classlabels_strings", {"yes"})}) {
     auto with = attrs;
     with.push_back(label);
-    auto g = lower::lower_model(OneNodeModel("TreeEnsembleClassifier", 3, {{{1, 2}, {0, 0}}}, with, 2, kMl));
+    auto g = lower::lower_model(OneNodeModel("TreeEnsembleClassifier", 3, {{{1, 2}, {0, 0}}}, with, 2, kMl),
+                                rt::RefEvaluator());
     ASSERT_FALSE(g.has_value());
     EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << g.status().to_string();
     EXPECT_NE(g.status().to_string().find("'n0'"), std::string::npos) << g.status().to_string();
@@ -263,7 +265,7 @@ TEST(LowerSvmClassifier, ShortProbAIsInvalid) {
        FloatsAttr("coefficients", {1, 1, 1, -1, -1, -1}), FloatsAttr("rho", {0, -1, 0}),
        IntsAttr("classlabels_ints", {5, 6, 7}), FloatsAttr("prob_a", {1, 1}), FloatsAttr("prob_b", {0, 0})},
       2, kMl);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(g.has_value());
   EXPECT_NE(g.status().to_string().find("prob_a"), std::string::npos) << g.status().to_string();
 }
@@ -274,7 +276,7 @@ TEST(LowerTreeEnsemble, FeatureOutOfRangeIsInvalid) {
   auto attrs = OneTree({0, 1}, {0, 0});
   attrs[0] = IntsAttr("nodes_featureids", {0, 2});
   onnx::OnnxModel m = OneNodeModel("TreeEnsemble", 5, {{{1, 2}, {0, 0}}}, attrs, 1, kMl);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(g.has_value());
   EXPECT_NE(g.status().to_string().find("feature 2"), std::string::npos);
 }

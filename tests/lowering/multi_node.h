@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -47,7 +48,7 @@ struct MultiNode {
 
   // Lowers and runs; the run's status (lowering failures are test failures).
   Status Run(std::vector<rt::RtValue>* outs) {
-    auto g = lower::lower_model(m);
+    auto g = lower::lower_model(m, rt::RefEvaluator());
     EXPECT_TRUE(g.has_value()) << g.status().to_string();
     if (!g.has_value()) return g.status();
     auto s = rt::Session::create(std::move(*g));

@@ -13,6 +13,7 @@
 
 #include "frontends/onnx/model.h"
 #include "lowering/onnx/driver.h"
+#include "runtime/ref_evaluator.h"
 #include "runtime/session.h"
 
 namespace plumb::testing {
@@ -177,7 +178,7 @@ inline onnx::OnnxModel OneNodeModel(const std::string& op, int64_t opset,
 // with it, a lowering or run failure is stored there instead. Gives {} on failure.
 inline std::vector<rt::RtValue> RunModel(const onnx::OnnxModel& m, std::vector<rt::RtValue> inputs,
                                          Status* error = nullptr) {
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   if (!g.has_value()) {
     if (error)
       *error = g.status();

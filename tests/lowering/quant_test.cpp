@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -71,7 +72,7 @@ std::vector<rt::RtValue> RunQ(const std::string& op, int64_t opset, const std::v
   std::vector<NodeInput> decl;
   for (const In& in : ins) decl.push_back({in.shape, {}, in.dt, false});
   onnx::OnnxModel m = OneNodeModel(op, opset, decl, std::move(attrs), nout);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   if (!g.has_value()) {
     if (status)
       *status = g.status();

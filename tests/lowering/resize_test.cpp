@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lowering/onnx/driver.h"
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -143,7 +144,7 @@ TEST(LowerResize, LinearHalfPixelSymmetric) {
 TEST(LowerResize, HalfPixelSymmetricUndefinedAtOpset18) {
   onnx::OnnxModel m = OneNodeModel("Resize", 18, {{{4}, {1, 2, 3, 4}}, NoRoi(), Scales({0.6})},
                                    {StrAttr("coordinate_transformation_mode", "half_pixel_symmetric")}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 // pytorch_half_pixel with one output position samples x = 0 (spec text), not -0.5.
@@ -179,7 +180,7 @@ TEST(LowerResize, TfHalfPixelForNnOpset11Only) {
              {2, 4});
   onnx::OnnxModel m =
       OneNodeModel("Resize", 13, in, {StrAttr("coordinate_transformation_mode", "tf_half_pixel_for_nn")}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 // sizes 0 gives an empty result.
@@ -260,7 +261,7 @@ TEST(LowerUpsample, ScalesAttributeOpset7) {
 
 TEST(LowerUpsample, DeprecatedAtOpset10) {
   onnx::OnnxModel m = OneNodeModel("Upsample", 10, {{{2}, {1, 2}}, Scales({2})}, {}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 // ---- Resize: errors ------------------------------------------------------------------------------
@@ -268,13 +269,13 @@ TEST(LowerUpsample, DeprecatedAtOpset10) {
 TEST(LowerResize, ScalesAndSizesTogetherAreInvalid) {
   onnx::OnnxModel m =
       OneNodeModel("Resize", 13, {{{4}, {1, 2, 3, 4}}, NoRoi(), Scales({2}), Sizes({8})}, {}, 1);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(g.has_value());
 }
 
 TEST(LowerResize, NonPositiveScaleIsInvalid) {
   onnx::OnnxModel m = OneNodeModel("Resize", 13, {{{4}, {1, 2, 3, 4}}, NoRoi(), Scales({0})}, {}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 // Sizes given as a graph input (a computed tensor) are a run-time operand (issue 13): nearest,
@@ -330,7 +331,7 @@ TEST(LowerGridSample, Opset16ModeNames) {
   ExpectNear(Lower1("GridSample", 16, {Image2x2(), Points()}, {StrAttr("mode", "bilinear")}),
              {2.5, 0.25, 2.0, 2.5, 0});
   onnx::OnnxModel m = OneNodeModel("GridSample", 16, {Image2x2(), Points()}, {StrAttr("mode", "linear")}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 // cubic, align_corners: (1, -1) is pixel (0, 1) exactly; (0, -1) is x = 0.5 on row 0 with weights
@@ -353,7 +354,7 @@ TEST(LowerGridSample, Volumetric) {
   NodeInput pts{{1, 1, 1, 3, 3}, {0, 0, 0, 1, -1, 1, 0.5, -0.5, 0}};
   ExpectNear(Lower1("GridSample", 20, {x, pts}, {IntAttr("align_corners", 1)}), {3.5, 5, 3.25});
   onnx::OnnxModel m = OneNodeModel("GridSample", 16, {x, pts}, {}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());  // opset 16 is 4-D only
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());  // opset 16 is 4-D only
 }
 
 // Integer X: computed in floating point and cast (toward zero) at the end: 2.5 -> 2, -2.5 -> -2.
@@ -406,7 +407,7 @@ TEST(LowerAffineGrid, ThreeD) {
 TEST(LowerAffineGrid, ThetaShapeMustMatchSize) {
   NodeInput theta{{1, 2, 3}, {1, 0, 0, 0, 1, 0}};
   onnx::OnnxModel m = OneNodeModel("AffineGrid", 20, {theta, Sizes({2, 1, 2, 2})}, {}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb {
@@ -214,7 +215,7 @@ std::vector<rt::RtValue> RunWithGaps(const std::string& op, int64_t opset,
       kept.push_back(m.graph.inputs[i]);
   }
   m.graph.inputs = kept;
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   EXPECT_TRUE(g.has_value()) << g.status().to_string();
   if (!g.has_value()) return {};
   auto s = rt::Session::create(std::move(*g));
@@ -234,7 +235,7 @@ std::vector<rt::RtValue> RunWithGaps(const std::string& op, int64_t opset,
 
 // The lowering's error for a one-node model (empty when it lowers).
 std::string LowerError(const onnx::OnnxModel& m) {
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   return g.has_value() ? std::string() : g.status().to_string();
 }
 
@@ -425,7 +426,7 @@ TEST(LowerRnn, OnlyYhRequested) {
       "RNN", 22, {F({2, 1, 1}, kActInX), F({1, 2, 1}, kActInW), F({1, 2, 2}, kActInR)}, {}, 2);
   m.graph.nodes[0].outputs[0] = "";
   m.graph.outputs.erase(m.graph.outputs.begin());
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value());
@@ -479,7 +480,7 @@ TEST(LowerGru, SymbolicSequenceLengthRunsAsWhileLoop) {
         2);
     m.graph.inputs[0].type =
         ir::Type::tensor(ir::DType::F32, {ir::Dim(2), ir::Dim::symbolic("T"), ir::Dim(2)});
-    auto g = lower::lower_model(m);
+    auto g = lower::lower_model(m, rt::RefEvaluator());
     ASSERT_TRUE(g.has_value()) << g.status().to_string();
     auto s = rt::Session::create(std::move(*g));
     ASSERT_TRUE(s.has_value()) << s.status().to_string();
@@ -502,7 +503,7 @@ TEST(LowerLstm, SymbolicSequenceLengthReverseWithSequenceLens) {
       {{2}, {3, 1}, ir::DType::I32}, F({1, 2, 2}, kLstmInH0), F({1, 2, 2}, kLstmInC0), F({1, 6}, kLstmInP)};
   onnx::OnnxModel m = testing::OneNodeModel("LSTM", 22, in, {StrAttr("direction", "reverse")}, 3);
   m.graph.inputs[0].type = ir::Type::tensor(ir::DType::F32, {ir::Dim::symbolic("T"), ir::Dim(2), ir::Dim(2)});
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value()) << s.status().to_string();

@@ -12,6 +12,7 @@
 
 #include "ir/verify.h"
 #include "lowering/onnx/driver.h"
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/multi_node.h"
 
 namespace plumb::testing {
@@ -95,7 +96,7 @@ TEST(RuntimeShapes, ResizeRefusesWhatNeedsBuildTimeExtentsNamingTheInput) {
                                             {{0}, {}, ir::DType::F32, true},
                                             {{4}, {1, 1, 0.5, 0.5}, ir::DType::F32, true}},
                                            {StrAttr("mode", "linear"), IntAttr("antialias", 1)}, 1));
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(g.has_value());
   EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported);
   const std::string msg = g.status().to_string();
@@ -178,7 +179,7 @@ TEST(RuntimeShapes, TilePadOneHotWithRunTimeParameters) {
 // input it is computed from, and says that a run with data works.
 TEST(RuntimeShapes, RankChangingParameterRefusalSaysWhatWorks) {
   onnx::OnnxModel m = OneNodeModel("ReduceSum", 13, {{{2, 3}, {}}, {{1}, {}, ir::DType::I64}}, {}, 1);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(g.has_value());
   const std::string msg = g.status().to_string();
   EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << msg;
@@ -197,7 +198,7 @@ TEST(RuntimeShapes, ShapeArithmeticOnConstantsFoldsAsBuilt) {
   g.Add(Node("Concat", {"a", "b"}, {"s"}, {IntAttr("axis", 0)}));
   g.Add(Node("Reshape", {"x", "s"}, {"y"}));
   g.Output("y");
-  auto lowered = lower::lower_model(g.m);
+  auto lowered = lower::lower_model(g.m, rt::RefEvaluator());
   ASSERT_TRUE(lowered.has_value()) << lowered.status().to_string();
   const ir::Graph& core = *lowered;
   EXPECT_EQ(ir::type_to_string(core.type_of(core.body.results[0])), "f32[3,2]");
@@ -210,14 +211,14 @@ TEST(RuntimeShapes, OfferedValuesSpecializeInputShapes) {
   onnx::OnnxModel m = Dynamic(OneNodeModel("Shape", 15, {{{2, 3}, Ramp(6)}}, {}, 1));
   lower::LowerOptions o;
   o.input_values["i0"] = OnnxTensor("i0", ir::DType::F32, {2, 3}, Ramp(6));
-  auto l = lower::lower_model_specialized(m, o);
+  auto l = lower::lower_model_specialized(m, rt::RefEvaluator(), o);
   ASSERT_TRUE(l.has_value()) << l.status().to_string();
   EXPECT_EQ(ir::type_to_string(l->graph.type_of(l->graph.body.params[0])), "f32[2,3]");
   ASSERT_EQ(l->graph.body.nodes.size(), 1u);
   EXPECT_EQ(l->graph.body.nodes[0].op, ir::Op::Constant);
   // A value that does not fit the declared type leaves it alone (the run rejects it).
   o.input_values["i0"] = OnnxTensor("i0", ir::DType::F32, {6}, Ramp(6));
-  auto other = lower::lower_model_specialized(m, o);
+  auto other = lower::lower_model_specialized(m, rt::RefEvaluator(), o);
   ASSERT_TRUE(other.has_value()) << other.status().to_string();
   EXPECT_EQ(ir::type_to_string(other->graph.type_of(other->graph.body.params[0])), "f32[?,?]");
 }

@@ -2,6 +2,7 @@
 // ONNX graphs lowered and run on ref; expected values worked out by hand from the ONNX definitions.
 #include <gtest/gtest.h>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/multi_node.h"
 
 namespace plumb::testing {
@@ -212,7 +213,7 @@ TEST(LowerOptional, Opset15RefusesTensorInput) {
   g.Input("a", ir::DType::F32, {1}, {1});
   g.Add(Node("OptionalGetElement", {"a"}, {"v"}));
   g.Output("v");
-  auto lowered = lower::lower_model(g.m);
+  auto lowered = lower::lower_model(g.m, rt::RefEvaluator());
   EXPECT_FALSE(lowered.has_value());
 }
 

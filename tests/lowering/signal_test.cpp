@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -51,7 +52,7 @@ TEST(LowerHannWindow, LengthOneAndZero) {
 
 TEST(LowerHannWindow, NonConstantSizeIsUnsupported) {
   onnx::OnnxModel m = OneNodeModel("HannWindow", 17, {{{}, {4}, ir::DType::I64, false}}, {}, 1);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   EXPECT_FALSE(g.has_value());
 }
 
@@ -121,7 +122,7 @@ TEST(LowerDft, AxisAttributeAndInput) {
   // DFT-20: axis as input 2 (dft_length omitted).
   onnx::OnnxModel m = OneNodeModel("DFT", 20, {x, I64Scalar(1)}, {}, 1);
   m.graph.nodes[0].inputs = {"i0", "", "i1"};
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value());
@@ -147,7 +148,7 @@ TEST(LowerDft, F64Precision) {
 
 TEST(LowerDft, BadLastDimIsInvalid) {
   onnx::OnnxModel m = OneNodeModel("DFT", 17, {{{1, 4, 3}, std::vector<double>(12, 0.0)}}, {}, 1);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 TEST(LowerStft, FramesWithoutWindow) {
@@ -156,7 +157,7 @@ TEST(LowerStft, FramesWithoutWindow) {
   onnx::OnnxModel m =
       OneNodeModel("STFT", 17, {{{1, 4, 1}, {1, 2, 3, 4}}, I64Scalar(2), I64Scalar(2)}, {}, 1);
   m.graph.nodes[0].inputs = {"i0", "i1", "", "i2"};
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value());

@@ -1,5 +1,6 @@
 // Ruling R1 of spec/onnx-rulings.md: parameters ONNX takes as inputs are found at build time, by
 // folding constant computations or by specializing on offered input values.
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -13,7 +14,7 @@ onnx::Tensor I64Tensor(const std::string& name, Ints dims, const std::vector<int
 
 TEST(LowerSpecialize, AxesFromGraphInputNeedAValue) {
   onnx::OnnxModel m = OneNodeModel("ReduceSum", 13, {{{2, 3}, {}}, {{1}, {}, ir::DType::I64}}, {}, 1);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(g.has_value());
   EXPECT_EQ(g.status().code(), ErrorCode::kUnsupported) << g.status().to_string();
   EXPECT_NE(g.status().to_string().find("axes"), std::string::npos) << g.status().to_string();
@@ -23,7 +24,7 @@ TEST(LowerSpecialize, AxesFromOfferedInputValue) {
   onnx::OnnxModel m = OneNodeModel("ReduceSum", 13, {{{2, 3}, {}}, {{1}, {}, ir::DType::I64}}, {}, 1);
   lower::LowerOptions o;
   o.input_values["i1"] = I64Tensor("i1", {1}, {-1});
-  auto l = lower::lower_model_specialized(m, o);
+  auto l = lower::lower_model_specialized(m, rt::RefEvaluator(), o);
   ASSERT_TRUE(l.has_value()) << l.status().to_string();
   EXPECT_EQ(l->specialized_inputs, std::vector<std::string>{"i1"});
   auto s = rt::Session::create(std::move(l->graph));
@@ -40,7 +41,7 @@ TEST(LowerSpecialize, OfferedValueOfAnotherDtypeIsNotUsed) {
   lower::LowerOptions o;
   const std::vector<int32_t> v{1};
   o.input_values["i1"] = onnx::Tensor::owned("i1", ir::DType::I32, {1}, {1, 0, 0, 0});
-  auto l = lower::lower_model_specialized(m, o);
+  auto l = lower::lower_model_specialized(m, rt::RefEvaluator(), o);
   ASSERT_FALSE(l.has_value());
   EXPECT_EQ(l.status().code(), ErrorCode::kUnsupported);
 }
@@ -49,7 +50,7 @@ TEST(LowerSpecialize, UnusedOfferIsNotASpecialization) {
   onnx::OnnxModel m = OneNodeModel("Add", 14, {{{2}, {}}, {{2}, {}}}, {}, 1);
   lower::LowerOptions o;
   o.input_values["i1"] = onnx::Tensor::owned("i1", ir::DType::F32, {2}, std::vector<uint8_t>(8, 0));
-  auto l = lower::lower_model_specialized(m, o);
+  auto l = lower::lower_model_specialized(m, rt::RefEvaluator(), o);
   ASSERT_TRUE(l.has_value()) << l.status().to_string();
   EXPECT_TRUE(l->specialized_inputs.empty());
 }
@@ -81,7 +82,7 @@ TEST(LowerSpecialize, ShapeChainFoldsWithoutValues) {
   m.graph.nodes.push_back(concat);
   m.graph.nodes.push_back(reshape);
   m.graph.outputs.push_back({"y", std::nullopt});
-  auto l = lower::lower_model_specialized(m, {});
+  auto l = lower::lower_model_specialized(m, rt::RefEvaluator(), {});
   ASSERT_TRUE(l.has_value()) << l.status().to_string();
   EXPECT_TRUE(l->specialized_inputs.empty());
   const ir::Type& out = l->graph.type_of(l->graph.body.results[0]);
@@ -96,7 +97,7 @@ TEST(LowerSpecialize, BoolInputValue) {
       OneNodeModel("Dropout", 13, {{{3}, {}}, {{}, {}, ir::DType::F32}, {{}, {}, ir::DType::Bool}}, {}, 1);
   lower::LowerOptions o;
   o.input_values["i2"] = onnx::Tensor::owned("i2", ir::DType::Bool, {}, {0});
-  auto l = lower::lower_model_specialized(m, o);
+  auto l = lower::lower_model_specialized(m, rt::RefEvaluator(), o);
   ASSERT_TRUE(l.has_value()) << l.status().to_string();
   EXPECT_EQ(l->specialized_inputs, std::vector<std::string>{"i2"});
 }
@@ -104,7 +105,7 @@ TEST(LowerSpecialize, BoolInputValue) {
 // A 1-D MatMul operand of static length keeps the result's type static (no shape arithmetic).
 TEST(LowerSpecialize, MatMulVectorKeepsStaticType) {
   onnx::OnnxModel m = OneNodeModel("MatMul", 13, {{{4}, {}}, {{2, 4, 1}, {}}}, {}, 1);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   const ir::Type& out = g->type_of(g->body.results[0]);
   ASSERT_EQ(out.shape.size(), 2u);
@@ -118,7 +119,7 @@ TEST(LowerSpecialize, ConstantOfShapeFromOfferedShapeIsStatic) {
   onnx::OnnxModel m = OneNodeModel("ConstantOfShape", 20, {{{2}, {}, ir::DType::I64}}, {}, 1);
   lower::LowerOptions o;
   o.input_values["i0"] = I64Tensor("i0", {2}, {3, 4});
-  auto l = lower::lower_model_specialized(m, o);
+  auto l = lower::lower_model_specialized(m, rt::RefEvaluator(), o);
   ASSERT_TRUE(l.has_value()) << l.status().to_string();
   EXPECT_EQ(l->specialized_inputs, std::vector<std::string>{"i0"});
   const ir::Type& out = l->graph.type_of(l->graph.body.results[0]);
@@ -126,7 +127,7 @@ TEST(LowerSpecialize, ConstantOfShapeFromOfferedShapeIsStatic) {
   EXPECT_EQ(out.shape[0].size, 3);
   EXPECT_EQ(out.shape[1].size, 4);
   // Without the value the result stays symbolic (and runs with the shape it is given).
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   EXPECT_FALSE(ir::shape_is_static(g->type_of(g->body.results[0]).shape));
 }
@@ -135,12 +136,12 @@ TEST(LowerSpecialize, ConstantOfShapeFromOfferedShapeIsStatic) {
 TEST(LowerSpecialize, ExpandShapeOfUnknownLengthFromOfferedInput) {
   onnx::OnnxModel m = OneNodeModel("Expand", 13, {{{3}, {}}, {{2}, {}, ir::DType::I64}}, {}, 1);
   m.graph.inputs[1].type = ir::Type::tensor(ir::DType::I64, ir::Shape{ir::Dim::symbolic("n")});
-  auto unspecialized = lower::lower_model(m);
+  auto unspecialized = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(unspecialized.has_value());
   EXPECT_EQ(unspecialized.status().code(), ErrorCode::kUnsupported);
   lower::LowerOptions o;
   o.input_values["i1"] = I64Tensor("i1", {2}, {2, 1});
-  auto l = lower::lower_model_specialized(m, o);
+  auto l = lower::lower_model_specialized(m, rt::RefEvaluator(), o);
   ASSERT_TRUE(l.has_value()) << l.status().to_string();
   EXPECT_EQ(l->specialized_inputs, std::vector<std::string>{"i1"});
   auto s = rt::Session::create(std::move(l->graph));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb::testing {
@@ -102,12 +103,12 @@ TEST(LowerMomentum, Nesterov) {
 TEST(LowerMomentum, MissingModeIsInvalid) {
   onnx::OnnxModel m = OneNodeModel("Momentum", 1, {R(0.1), T(1), V({1}), V({2}), V({1})},
                                    {FloatAttr("alpha", 0.9f), FloatAttr("beta", 0.5f)}, 2, kTraining);
-  EXPECT_FALSE(lower::lower_model(m).has_value());
+  EXPECT_FALSE(lower::lower_model(m, rt::RefEvaluator()).has_value());
 }
 
 TEST(LowerTraining, GradientIsUnsupported) {
   onnx::OnnxModel m = OneNodeModel("Gradient", 1, {V({1})}, {}, 1, kTraining);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_FALSE(g.has_value());
   EXPECT_NE(g.status().to_string().find("Gradient"), std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ref_evaluator.h"
 #include "tests/lowering/one_node.h"
 
 namespace plumb {
@@ -24,7 +25,7 @@ using testing::Values;
 NodeInput F(Ints shape, std::vector<double> data) { return {std::move(shape), std::move(data)}; }
 
 std::string LowerError(const onnx::OnnxModel& m) {
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   return g.has_value() ? std::string() : g.status().to_string();
 }
 
@@ -294,7 +295,7 @@ TEST(LowerRotaryEmbedding, PositionIdOutOfRangeIsRuntimeError) {
   onnx::OnnxModel m = testing::OneNodeModel(
       "RotaryEmbedding", 23,
       {F({1, 1, 1, 2}, {1, 2}), F({2, 1}, {1, 1}), F({2, 1}, {0, 0}), {{1, 1}, {2}, ir::DType::I64}}, {}, 1);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value());
@@ -344,7 +345,7 @@ TEST(LowerLinearAttention, GatedPerHeadDecayExplicitScale) {
       2);
   m.graph.nodes[0].inputs[3] = "";
   m.graph.inputs.erase(m.graph.inputs.begin() + 3);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value());
@@ -371,7 +372,7 @@ TEST(LowerLinearAttention, DeltaWithSharedBeta) {
       {IntAttr("q_num_heads", 2), IntAttr("kv_num_heads", 2), StrAttr("update_rule", "delta")}, 2);
   m.graph.nodes[0].inputs[4] = "";
   m.graph.inputs.erase(m.graph.inputs.begin() + 4);
-  auto g = lower::lower_model(m);
+  auto g = lower::lower_model(m, rt::RefEvaluator());
   ASSERT_TRUE(g.has_value()) << g.status().to_string();
   auto s = rt::Session::create(std::move(*g));
   ASSERT_TRUE(s.has_value());

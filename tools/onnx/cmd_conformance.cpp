@@ -29,6 +29,7 @@
 #include "check/onnx/values_io.h"
 #include "frontends/onnx/model.h"
 #include "lowering/onnx/driver.h"
+#include "runtime/ref_evaluator.h"
 #include "runtime/session.h"
 #include "tools/commands.h"
 #include "tools/session_options.h"
@@ -134,7 +135,7 @@ Result run_test(const Options& o, const std::string& name) {
       if (dv->kind == onnx::DataValue::Kind::Tensor) lo.input_values[inputs[k]->name] = dv->tensor;
       values.push_back(std::move(*dv));
     }
-    auto graph = lower::lower_model(*model, lo);
+    auto graph = lower::lower_model(*model, rt::RefEvaluator(), lo);
     if (!graph) return fail("lower", graph.status());
     rt::SessionOptions so = session_options(o.backend);
     so.threads = o.threads;
