@@ -29,7 +29,8 @@ ValueId dim_scalar(LowerCtx& cx, ValueId x, int64_t axis) {
 }
 
 Status lower_gather(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
@@ -40,7 +41,8 @@ Status lower_gather(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_gather_elements(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
