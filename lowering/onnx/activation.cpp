@@ -207,8 +207,10 @@ Status lower_clip(LowerCtx& cx, const OnnxNode& n) {
     if (n.has_attr("min") || cx.opset() >= 6) lo = splat(cx, mn, x);
     if (n.has_attr("max") || cx.opset() >= 6) hi = splat(cx, mx, x);
   } else {
-    if (cx.has_input(n, 1)) lo = cx.b.broadcast(cx.input_unchecked(n, 1), shape_value(cx, x), {});
-    if (cx.has_input(n, 2)) hi = cx.b.broadcast(cx.input_unchecked(n, 2), shape_value(cx, x), {});
+    PLUMB_ASSIGN_OR_RETURN(const ValueId min_in, cx.optional_input(n, 1));
+    if (min_in != ir::kNoValue) lo = cx.b.broadcast(min_in, shape_value(cx, x), {});
+    PLUMB_ASSIGN_OR_RETURN(const ValueId max_in, cx.optional_input(n, 2));
+    if (max_in != ir::kNoValue) hi = cx.b.broadcast(max_in, shape_value(cx, x), {});
   }
   if (lo != ir::kNoValue) x = cx.b.binary(BK::Max, x, lo);
   if (hi != ir::kNoValue) x = cx.b.binary(BK::Min, x, hi);

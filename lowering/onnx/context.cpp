@@ -55,9 +55,14 @@ Expected<ir::ValueId> LowerCtx::input(const onnx::OnnxNode& n, size_t i) {
       "", "input '" + name + "' is not produced by any earlier node, initializer or graph input"));
 }
 
-ir::ValueId LowerCtx::input_unchecked(const onnx::OnnxNode& n, size_t i) {
-  Expected<ir::ValueId> v = input(n, i);
-  return v.has_value() ? *v : ir::kNoValue;
+Expected<std::vector<ir::ValueId>> LowerCtx::inputs(const onnx::OnnxNode& n, size_t first, size_t end) {
+  if (end == SIZE_MAX) end = n.inputs.size();
+  std::vector<ir::ValueId> vs;
+  for (size_t i = first; i < end; ++i) {
+    PLUMB_ASSIGN_OR_RETURN(const ir::ValueId v, input(n, i));
+    vs.push_back(v);
+  }
+  return vs;
 }
 
 void LowerCtx::set_output(const onnx::OnnxNode& n, size_t i, ir::ValueId v) {

@@ -3,6 +3,7 @@
 // inputs for folding, and carries the builder whose provenance the driver has set to the node.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -49,9 +50,8 @@ class LowerCtx {
     if (!has_input(n, i)) return ir::kNoValue;
     return input(n, i);
   }
-  // The form that rules are being moved off (issue 15): records the error and returns kNoValue,
-  // so that the rule goes on and the builder ignores its emits. Use input().
-  ir::ValueId input_unchecked(const onnx::OnnxNode& n, size_t i);
+  // Inputs first, ..., end - 1 through input(), in order (end: all of n's inputs by default).
+  Expected<std::vector<ir::ValueId>> inputs(const onnx::OnnxNode& n, size_t first = 0, size_t end = SIZE_MAX);
   // Binds output i (when the node names it) to `v`, and marks `v` with the ONNX name.
   void set_output(const onnx::OnnxNode& n, size_t i, ir::ValueId v);
   bool wants_output(const onnx::OnnxNode& n, size_t i) const {

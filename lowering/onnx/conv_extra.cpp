@@ -242,7 +242,8 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
   Ints yd = {N, oC};
   yd.insert(yd.end(), out.begin(), out.end());
   ValueId res = reshape_to(cx, cx.b.matmul(wm, cols, kF), yd);
-  if (cx.has_input(n, 3)) res = cx.b.binary(BK::Add, res, bc(f64(cx.input_unchecked(n, 3)), yd, {1}));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 3));
+  if (bias != ir::kNoValue) res = cx.b.binary(BK::Add, res, bc(f64(bias), yd, {1}));
   cx.set_output(n, 0, dt == kF ? res : cx.b.cast(res, dt, /*saturate=*/true));
   return Status::ok();
 }

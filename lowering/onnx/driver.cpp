@@ -52,8 +52,10 @@ Status expand_function(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::Onn
 
 Status expand_body(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::OnnxFunction& fn) {
   std::vector<ir::ValueId> args;
-  for (size_t i = 0; i < fn.inputs.size(); ++i)
-    args.push_back(cx.has_input(call, i) ? cx.input_unchecked(call, i) : ir::kNoValue);
+  for (size_t i = 0; i < fn.inputs.size(); ++i) {
+    PLUMB_ASSIGN_OR_RETURN(const ir::ValueId v, cx.optional_input(call, i));
+    args.push_back(v);
+  }
   PLUMB_RETURN_IF_ERROR(cx.status());
   cx.push_scope();
   for (size_t i = 0; i < fn.inputs.size(); ++i)

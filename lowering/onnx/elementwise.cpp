@@ -50,15 +50,15 @@ Status lower_compare(LowerCtx& cx, const OnnxNode& n) {
 
 template <ir::UnaryKind Kind>
 Status lower_unary(LowerCtx& cx, const OnnxNode& n) {
-  cx.set_output(n, 0, cx.b.unary(Kind, cx.input_unchecked(n, 0)));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+  cx.set_output(n, 0, cx.b.unary(Kind, x));
   return Status::ok();
 }
 
 // Max, Min, Sum, Mean (variadic, broadcasting). Mean divides the sum by the operand count.
 template <ir::BinaryKind Kind>
 Status lower_variadic(LowerCtx& cx, const OnnxNode& n, bool mean) {
-  std::vector<ValueId> xs;
-  for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(cx.input_unchecked(n, i));
+  PLUMB_ASSIGN_OR_RETURN(std::vector<ValueId> xs, cx.inputs(n));
   if (xs.empty()) return cx.invalid("needs at least one input");
   xs = broadcast_all(cx, xs);
   ValueId acc = xs[0];
@@ -102,7 +102,8 @@ Status lower_pow(LowerCtx& cx, const OnnxNode& n) {
 // r = rem(a, b); r != 0 && (r < 0) != (b < 0) ? r + b : r.
 Status lower_mod(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t fmod, n.attr_int("fmod", 0));
-  auto v = broadcast_all(cx, {cx.input_unchecked(n, 0), cx.input_unchecked(n, 1)});
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 2));
+  auto v = broadcast_all(cx, in);
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(v[0]).dtype;
   if (fmod == 0 && ir::is_float(dt)) return cx.invalid("fmod must be 1 for floating inputs");
@@ -123,7 +124,8 @@ Status lower_bit_shift(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(std::string dir, n.attr_string("direction", ""));
   if (dir != "LEFT" && dir != "RIGHT")
     return cx.invalid("direction must be LEFT or RIGHT, got '" + dir + "'");
-  auto v = broadcast_all(cx, {cx.input_unchecked(n, 0), cx.input_unchecked(n, 1)});
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 2));
+  auto v = broadcast_all(cx, in);
   cx.set_output(n, 0, cx.b.binary(dir == "LEFT" ? ir::BinaryKind::Shl : ir::BinaryKind::Shr, v[0], v[1]));
   return Status::ok();
 }
@@ -165,7 +167,8 @@ Status lower_is_inf(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_where(LowerCtx& cx, const OnnxNode& n) {
-  auto v = broadcast_all(cx, {cx.input_unchecked(n, 0), cx.input_unchecked(n, 1), cx.input_unchecked(n, 2)});
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
+  auto v = broadcast_all(cx, in);
   cx.set_output(n, 0, cx.b.select(v[0], v[1], v[2]));
   return Status::ok();
 }
@@ -210,12 +213,14 @@ Status lower_cast(LowerCtx& cx, const OnnxNode& n) {
   if (const onnx::OnnxAttribute* a = n.attr("to"); a && a->type == onnx::AttrType::String) {
     auto dt = dtype_from_onnx_name(a->s);
     if (!dt) return cx.unsupported("Cast to '" + a->s + "'");
-    return cast_to(cx, n, cx.input_unchecked(n, 0), *dt);
+    PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+    return cast_to(cx, n, x, *dt);
   }
   PLUMB_ASSIGN_OR_RETURN(int64_t to, n.attr_int("to", -1));
   auto dt = ir::dtype_from_onnx_code(static_cast<int>(to));
   if (!dt) return cx.unsupported("Cast to ONNX data type " + std::to_string(to));
-  return cast_to(cx, n, cx.input_unchecked(n, 0), *dt);
+  PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+  return cast_to(cx, n, x, *dt);
 }
 
 Status lower_cast_like(LowerCtx& cx, const OnnxNode& n) {

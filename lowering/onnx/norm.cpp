@@ -196,7 +196,8 @@ Status lower_layer_norm(LowerCtx& cx, const OnnxNode& n) {
     }
   }
   y = bcast_bin(cx, BK::Mul, y, to_f64(cx, scale));
-  if (cx.has_input(n, 2)) y = bcast_bin(cx, BK::Add, y, to_f64(cx, cx.input_unchecked(n, 2)));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 2));
+  if (bias != ir::kNoValue) y = bcast_bin(cx, BK::Add, y, to_f64(cx, bias));
   cx.set_output(n, 0, from_f64(cx, y, dt));
   return Status::ok();
 }

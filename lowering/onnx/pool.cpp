@@ -58,7 +58,7 @@ struct PoolSetup {
 
 Expected<PoolSetup> pool_setup(LowerCtx& cx, const OnnxNode& n) {
   PoolSetup p;
-  p.x = cx.input_unchecked(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(p.x, cx.input(n, 0));
   if (!cx.b.ok()) return p;
   const ir::Type t = cx.type(p.x);
   if (t.rank() < 3) return invalid_model("", "pooling input must have rank >= 3");

@@ -141,7 +141,11 @@ ValueId just_below(LowerCtx& cx, ValueId h, double high) {
 // The result dtype of RandomUniform/Normal(Like): the `dtype` attribute, else f32 (or, for the
 // *Like ops, the input's dtype); one of the four float types the ops define.
 Expected<DType> float_result_dtype(LowerCtx& cx, const OnnxNode& n, bool like) {
-  const DType dflt = like ? cx.type(cx.input_unchecked(n, 0)).dtype : DType::F32;
+  DType dflt = DType::F32;
+  if (like) {
+    PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+    dflt = cx.type(x).dtype;
+  }
   PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, dflt));
   if (dt != DType::F16 && dt != DType::BF16 && dt != DType::F32 && dt != DType::F64)
     return cx.invalid(n.op_type + ": dtype must be float16, bfloat16, float or double");

@@ -124,8 +124,7 @@ Status lower_sequence_empty(LowerCtx& cx, const OnnxNode& n) {
 
 // SequenceConstruct-11: [inputs...]; the element type is the join of the inputs' types.
 Status lower_sequence_construct(LowerCtx& cx, const OnnxNode& n) {
-  std::vector<ValueId> items;
-  for (size_t i = 0; i < n.inputs.size(); ++i) items.push_back(cx.input_unchecked(n, i));
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> items, cx.inputs(n));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (items.empty()) return cx.invalid("SequenceConstruct needs at least one input");
   ir::Type elem = cx.type(items[0]);
@@ -173,7 +172,8 @@ Status lower_sequence_insert(LowerCtx& cx, const OnnxNode& n) {
     s = retype(cx, s, ir::Type::sequence(elem));
   }
   ValueId len = dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); });
-  ValueId pos = cx.has_input(n, 2) ? position(cx, cx.input_unchecked(n, 2), len) : len;
+  PLUMB_ASSIGN_OR_RETURN(const ValueId pos_in, cx.optional_input(n, 2));
+  ValueId pos = pos_in != ir::kNoValue ? position(cx, pos_in, len) : len;
   cx.set_output(n, 0, seq_op(cx, SK::Insert, {s, t, pos}, elem));
   return Status::ok();
 }
@@ -197,8 +197,9 @@ Status lower_sequence_erase(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type elem = seq_elem(cx, s);
   ValueId len = dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); });
-  ValueId pos = cx.has_input(n, 1) ? position(cx, cx.input_unchecked(n, 1), len)
-                                   : cx.b.binary(BK::Sub, len, cx.b.scalar_int(ir::DType::I64, 1));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId pos_in, cx.optional_input(n, 1));
+  ValueId pos = pos_in != ir::kNoValue ? position(cx, pos_in, len)
+                                       : cx.b.binary(BK::Sub, len, cx.b.scalar_int(ir::DType::I64, 1));
   cx.set_output(n, 0, seq_op(cx, SK::Erase, {s, pos}, elem));
   return Status::ok();
 }
@@ -283,7 +284,8 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
     }
     sizes = b.broadcast(b.scalar_int(ir::DType::I64, 1), extent, {});  // d pieces of 1
   } else {
-    ValueId split = b.cast(cx.input_unchecked(n, 1), ir::DType::I64);
+    PLUMB_ASSIGN_OR_RETURN(const ValueId split_in, cx.input(n, 1));
+    ValueId split = b.cast(split_in, ir::DType::I64);
     const ir::Type st = cx.type(split);
     if (st.rank() == 1) {
       sizes = split;

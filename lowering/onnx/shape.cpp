@@ -46,7 +46,8 @@ ValueId shape_from(LowerCtx& cx, ValueId x, const std::vector<DimSrc>& dims) {
 }
 
 Status lower_identity(LowerCtx& cx, const OnnxNode& n) {
-  cx.set_output(n, 0, cx.input_unchecked(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+  cx.set_output(n, 0, x);
   return Status::ok();
 }
 
@@ -96,7 +97,9 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
     target = s;
   } else {
     target = cx.const_ints(n, 1);
-    if (!target) shape_in = cx.input_unchecked(n, 1);
+    if (!target) {
+      PLUMB_ASSIGN_OR_RETURN(shape_in, cx.input(n, 1));
+    }
   }
   PLUMB_ASSIGN_OR_RETURN(int64_t allowzero, n.attr_int("allowzero", 0));
   const ir::Type& xt = cx.type(x);
@@ -193,8 +196,10 @@ Status lower_transpose(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_concat(LowerCtx& cx, const OnnxNode& n) {
   std::vector<ValueId> xs;
-  for (size_t i = 0; i < n.inputs.size(); ++i)
-    if (cx.has_input(n, i)) xs.push_back(cx.input_unchecked(n, i));
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.optional_input(n, i));
+    if (x != ir::kNoValue) xs.push_back(x);
+  }
   if (xs.empty() || !cx.b.ok()) return cx.b.ok() ? cx.invalid("Concat needs inputs") : Status::ok();
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", cx.opset() < 4 ? 1 : INT64_MIN));
   if (axis == INT64_MIN) return cx.invalid("missing required attribute 'axis'");

@@ -67,8 +67,9 @@ Status lower_trilu(LowerCtx& cx, const OnnxNode& n) {
   const int64_t r = rank_of(cx, x);
   if (r < 2) return cx.invalid("Trilu needs rank >= 2");
   ValueId shape = shape_value(cx, x);
-  ValueId k = cx.has_input(n, 1) ? cx.b.reshape(cx.input_unchecked(n, 1), cx.b.shape_const({}))
-                                 : cx.b.scalar_int(ir::DType::I64, 0);
+  PLUMB_ASSIGN_OR_RETURN(const ValueId k_in, cx.optional_input(n, 1));
+  ValueId k =
+      k_in != ir::kNoValue ? cx.b.reshape(k_in, cx.b.shape_const({})) : cx.b.scalar_int(ir::DType::I64, 0);
   ValueId diff =
       cx.b.binary(BK::Sub, iota(cx, shape, ir::DType::I64, r - 1), iota(cx, shape, ir::DType::I64, r - 2));
   ValueId kb = cx.b.broadcast(k, shape, {});
@@ -208,7 +209,10 @@ Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
     reps = std::move(one_axis);
   } else {
     reps = cx.const_ints(n, 1);
-    if (!reps) return lower_tile_runtime(cx, n, x, cx.input_unchecked(n, 1));
+    if (!reps) {
+      PLUMB_ASSIGN_OR_RETURN(const ValueId reps_in, cx.input(n, 1));
+      return lower_tile_runtime(cx, n, x, reps_in);
+    }
   }
   const auto d = static_dims(xt);
   if (reps->size() != xt.shape.size()) return cx.invalid("repeats length differs from the input rank");
@@ -288,12 +292,13 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
     value = scalar_like(cx, *v, x);
   } else {
     auto p = cx.const_ints(n, 1);
-    if (p)
+    if (p) {
       pads = *p;
-    else
-      computed_pads = cx.input_unchecked(n, 1);
-    value = cx.has_input(n, 2) ? cx.b.reshape(cx.input_unchecked(n, 2), cx.b.shape_const({}))
-                               : scalar_like(cx, 0, x);
+    } else {
+      PLUMB_ASSIGN_OR_RETURN(computed_pads, cx.input(n, 1));
+    }
+    PLUMB_ASSIGN_OR_RETURN(const ValueId value_in, cx.optional_input(n, 2));
+    value = value_in != ir::kNoValue ? cx.b.reshape(value_in, cx.b.shape_const({})) : scalar_like(cx, 0, x);
   }
   std::vector<int64_t> axes;
   if (cx.opset() >= 18 && cx.has_input(n, 3)) {
@@ -470,7 +475,8 @@ Status lower_bit_cast(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t to, n.attr_int("to", -1));
   auto dt = ir::dtype_from_onnx_code(static_cast<int>(to));
   if (!dt) return cx.unsupported("BitCast to ONNX data type " + std::to_string(to));
-  cx.set_output(n, 0, cx.b.bitcast(cx.input_unchecked(n, 0), *dt));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+  cx.set_output(n, 0, cx.b.bitcast(x, *dt));
   return Status::ok();
 }
 
