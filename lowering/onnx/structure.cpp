@@ -22,9 +22,8 @@ ValueId iota(LowerCtx& cx, ValueId shape, ir::DType dt, int64_t axis) {
 
 // Range: n = max(ceil((limit - start) / delta), 0); y[i] = start + i * delta.
 Status lower_range(LowerCtx& cx, const OnnxNode& n) {
-  PLUMB_ASSIGN_OR_RETURN(ValueId start, cx.input(n, 0));
-  PLUMB_ASSIGN_OR_RETURN(ValueId limit, cx.input(n, 1));
-  PLUMB_ASSIGN_OR_RETURN(ValueId delta, cx.input(n, 2));
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
+  ValueId start = in[0], limit = in[1], delta = in[2];
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(start).dtype;
   auto s = cx.const_floats(n, 0), l = cx.const_floats(n, 1), d = cx.const_floats(n, 2);
@@ -292,11 +291,8 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
     value = scalar_like(cx, *v, x);
   } else {
     auto p = cx.const_ints(n, 1);
-    if (p) {
-      pads = *p;
-    } else {
-      PLUMB_ASSIGN_OR_RETURN(computed_pads, cx.input(n, 1));
-    }
+    if (p) pads = *p;  // else the pads are computed: input 1 is read
+    PLUMB_ASSIGN_OR_RETURN(computed_pads, p ? Expected<ValueId>(ir::kNoValue) : cx.input(n, 1));
     PLUMB_ASSIGN_OR_RETURN(const ValueId value_in, cx.optional_input(n, 2));
     value = value_in != ir::kNoValue ? cx.b.reshape(value_in, cx.b.shape_const({})) : scalar_like(cx, 0, x);
   }
@@ -440,9 +436,8 @@ Expected<ir::ScatterReduction> reduction_of(const OnnxNode& n) {
 }
 
 Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
-  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
-  PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 1));
-  PLUMB_ASSIGN_OR_RETURN(ValueId upd, cx.input(n, 2));
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
+  ValueId x = in[0], idx = in[1], upd = in[2];
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
@@ -458,9 +453,8 @@ Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_scatter_nd(LowerCtx& cx, const OnnxNode& n) {
-  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
-  PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 1));
-  PLUMB_ASSIGN_OR_RETURN(ValueId upd, cx.input(n, 2));
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
+  ValueId x = in[0], idx = in[1], upd = in[2];
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
   const ir::Type it = cx.type(idx);
