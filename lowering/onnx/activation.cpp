@@ -48,7 +48,7 @@ ValueId narrow(LowerCtx& cx, ValueId y, ir::DType dt) {
 // Wraps a composite body: x widened to f64, result rounded back once.
 template <typename F>
 Status composite(LowerCtx& cx, const OnnxNode& n, F body) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(x).dtype;
   Ops o{cx};
@@ -65,7 +65,7 @@ Expected<double> fattr(const OnnxNode& n, const char* name, double dflt) {
 }
 
 Status lower_relu(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.binary(BK::Max, x, splat(cx, 0, x)));
   return Status::ok();
 }
@@ -170,7 +170,7 @@ Status lower_thresholded_relu(LowerCtx& cx, const OnnxNode& n) {
 Status lower_shrink(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(double bias, fattr(n, "bias", 0.0));
   PLUMB_ASSIGN_OR_RETURN(double lambd, fattr(n, "lambd", 0.5));
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(x).dtype;
   const bool fl = ir::is_float(dt);
@@ -184,7 +184,8 @@ Status lower_shrink(LowerCtx& cx, const OnnxNode& n) {
 
 // PRelu: slope broadcasts unidirectionally onto X.
 Status lower_prelu(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), slope = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId slope, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   slope = broadcast_all(cx, {x, slope})[1];
   Ops o{cx};
@@ -194,7 +195,7 @@ Status lower_prelu(LowerCtx& cx, const OnnxNode& n) {
 
 // Clip: min(max(x, lo), hi) (so lo > hi gives hi, as numpy.clip). Opset < 11: attributes.
 Status lower_clip(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId lo = ir::kNoValue, hi = ir::kNoValue;
   if (cx.opset() < 11) {
@@ -206,8 +207,10 @@ Status lower_clip(LowerCtx& cx, const OnnxNode& n) {
     if (n.has_attr("min") || cx.opset() >= 6) lo = splat(cx, mn, x);
     if (n.has_attr("max") || cx.opset() >= 6) hi = splat(cx, mx, x);
   } else {
-    if (cx.has_input(n, 1)) lo = cx.b.broadcast(cx.input(n, 1), shape_value(cx, x), {});
-    if (cx.has_input(n, 2)) hi = cx.b.broadcast(cx.input(n, 2), shape_value(cx, x), {});
+    PLUMB_ASSIGN_OR_RETURN(const ValueId min_in, cx.optional_input(n, 1));
+    if (min_in != ir::kNoValue) lo = cx.b.broadcast(min_in, shape_value(cx, x), {});
+    PLUMB_ASSIGN_OR_RETURN(const ValueId max_in, cx.optional_input(n, 2));
+    if (max_in != ir::kNoValue) hi = cx.b.broadcast(max_in, shape_value(cx, x), {});
   }
   if (lo != ir::kNoValue) x = cx.b.binary(BK::Max, x, lo);
   if (hi != ir::kNoValue) x = cx.b.binary(BK::Min, x, hi);
@@ -221,7 +224,7 @@ enum class NormExp { kSoftmax, kLogSoftmax, kHardmax };
 
 template <NormExp kind>
 Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);

@@ -51,7 +51,9 @@ Expected<int64_t> static_dim(LowerCtx& cx, ValueId v, int64_t axis, const char* 
 }
 
 Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
-  ValueId q = cx.input(n, 0), k = cx.input(n, 1), v = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId q, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId k, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const DType dt = cx.type(q).dtype;
   if (!ir::is_float(dt)) return cx.invalid("Attention inputs must be floating");
@@ -124,7 +126,8 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   const bool has_past_k = cx.has_input(n, 4), has_past_v = cx.has_input(n, 5);
   if (has_past_k != has_past_v) return cx.invalid("Attention past_key and past_value go together");
   if (has_past_k) {
-    ValueId pk = cx.input(n, 4), pv = cx.input(n, 5);
+    PLUMB_ASSIGN_OR_RETURN(ValueId pk, cx.input(n, 4));
+    PLUMB_ASSIGN_OR_RETURN(ValueId pv, cx.input(n, 5));
     PLUMB_RETURN_IF_ERROR(cx.error());
     if (rank_of(cx, pk) != 4 || rank_of(cx, pv) != 4)
       return cx.invalid("Attention past_key/past_value must be 4-D");
@@ -162,7 +165,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   auto add_bias = [&](ValueId t) { bias = bias == ir::kNoValue ? t : cx.b.binary(BK::Add, bias, t); };
   ValueId zeros = fill(cx, 0.0, shape), ninf = fill(cx, kNegInf, shape);
   if (cx.has_input(n, 3)) {
-    ValueId m = cx.input(n, 3);
+    PLUMB_ASSIGN_OR_RETURN(ValueId m, cx.input(n, 3));
     PLUMB_RETURN_IF_ERROR(cx.error());
     const int64_t mr = rank_of(cx, m);
     if (mr < 1 || mr > 4) return cx.invalid("Attention attn_mask must have rank 1..4");
@@ -182,7 +185,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   }
   ValueId nonpad = ir::kNoValue;  // i64 [B, Hq, S, T] broadcast of nonpad_kv_seqlen
   if (cx.opset() >= 24 && cx.has_input(n, 6)) {
-    ValueId np = cx.input(n, 6);
+    PLUMB_ASSIGN_OR_RETURN(ValueId np, cx.input(n, 6));
     PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type nt = cx.type(np);
     if (nt.rank() != 1) return cx.invalid("Attention nonpad_kv_seqlen must be 1-D");

@@ -48,11 +48,8 @@ void LowerCtx::add_initializers(const onnx::OnnxGraph& g) {
 
 ir::ValueId LowerCtx::constant_value(const onnx::Tensor& t) { return b.constant(t.to_constant()); }
 
-ir::ValueId LowerCtx::input(const onnx::OnnxNode& n, size_t i) {
-  if (!has_input(n, i)) {
-    record(invalid_model("", strfmt("required input %zu is missing", i)));
-    return ir::kNoValue;
-  }
+Expected<ir::ValueId> LowerCtx::input(const onnx::OnnxNode& n, size_t i) {
+  if (!has_input(n, i)) return fail(invalid_model("", strfmt("required input %zu is missing", i)));
   const std::string& name = n.inputs[i];
   // The innermost scope that knows the name wins: a value, or a constant emitted on first use.
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
@@ -61,15 +58,27 @@ ir::ValueId LowerCtx::input(const onnx::OnnxNode& n, size_t i) {
       // Emit the constant into the graph body's region level where it is used; constants are cheap
       // to re-emit in a nested region, so each scope keeps its own.
       ir::ValueId v = constant_value(c->second);
-      if (v != ir::kNoValue) {
-        b.graph().values[v].onnx_name = name;
-        scopes_.back().values[name] = v;
+      if (v == ir::kNoValue) {
+        PLUMB_RETURN_IF_ERROR(error());
+        return fail(internal_error("constant input '" + name + "' has no core value"));
       }
+      b.graph().values[v].onnx_name = name;
+      scopes_.back().values[name] = v;
       return v;
     }
   }
-  record_invalid("input '" + name + "' is not produced by any earlier node, initializer or graph input");
-  return ir::kNoValue;
+  return fail(invalid_model(
+      "", "input '" + name + "' is not produced by any earlier node, initializer or graph input"));
+}
+
+Expected<std::vector<ir::ValueId>> LowerCtx::inputs(const onnx::OnnxNode& n, size_t first, size_t end) {
+  if (end == SIZE_MAX) end = n.inputs.size();
+  std::vector<ir::ValueId> vs;
+  for (size_t i = first; i < end; ++i) {
+    PLUMB_ASSIGN_OR_RETURN(const ir::ValueId v, input(n, i));
+    vs.push_back(v);
+  }
+  return vs;
 }
 
 void LowerCtx::set_output(const onnx::OnnxNode& n, size_t i, ir::ValueId v) {

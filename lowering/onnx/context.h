@@ -3,6 +3,7 @@
 // inputs for folding, and carries the builder whose provenance the driver has set to the node.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -41,9 +42,19 @@ class LowerCtx {
   bool has_input(const onnx::OnnxNode& n, size_t i) const {
     return i < n.inputs.size() && !n.inputs[i].empty();
   }
-  // The core value of input i; a missing required input or unknown name records an error and
-  // returns kNoValue (the builder then ignores the rest of the rule).
-  ir::ValueId input(const onnx::OnnxNode& n, size_t i);
+  // The core value of input i, or the error: a missing required input, or a name that no earlier
+  // node, initializer or graph input defines. Rules bind it with
+  //   PLUMB_ASSIGN_OR_RETURN(ir::ValueId x, cx.input(n, 0));
+  // so that a rule never goes on with no value: the error is what the rule returns. (It is also
+  // recorded, first one wins, so that error() agrees.)
+  Expected<ir::ValueId> input(const onnx::OnnxNode& n, size_t i);
+  // An optional input: input i when it is given (has_input), else kNoValue.
+  Expected<ir::ValueId> optional_input(const onnx::OnnxNode& n, size_t i) {
+    if (!has_input(n, i)) return ir::kNoValue;
+    return input(n, i);
+  }
+  // Inputs first, ..., end - 1 through input(), in order (end: all of n's inputs by default).
+  Expected<std::vector<ir::ValueId>> inputs(const onnx::OnnxNode& n, size_t first = 0, size_t end = SIZE_MAX);
   // Binds output i (when the node names it) to `v`, and marks `v` with the ONNX name.
   void set_output(const onnx::OnnxNode& n, size_t i, ir::ValueId v);
   bool wants_output(const onnx::OnnxNode& n, size_t i) const {

@@ -219,7 +219,7 @@ Status lower_if(LowerCtx& cx, const OnnxNode& n) {
     for (size_t i = 0; i < outs.size(); ++i) cx.set_output(n, i, outs[i]);
     return Status::ok();
   }
-  ValueId cond = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId cond, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   cond = as_scalar(cx, cond);
   // Round 0 learns the branches' output types; where a container output's type differs from the
@@ -283,10 +283,13 @@ Status lower_loop(LowerCtx& cx, const OnnxNode& n) {
                       " loop-carried values");
   const size_t nscan = body->outputs.size() - 1 - nv;
   const bool has_m = cx.has_input(n, 0), has_cond = cx.has_input(n, 1);
-  ValueId m = has_m ? as_scalar(cx, cx.b.cast(cx.input(n, 0), ir::DType::I64)) : ir::kNoValue;
-  ValueId c0 = has_cond ? as_scalar(cx, cx.input(n, 1)) : b.const_ints(ir::DType::Bool, {}, {1});
+  PLUMB_ASSIGN_OR_RETURN(const ValueId m_in, cx.optional_input(n, 0));
+  ValueId m = has_m ? as_scalar(cx, cx.b.cast(m_in, ir::DType::I64)) : ir::kNoValue;
+  PLUMB_ASSIGN_OR_RETURN(const ValueId cond_in, cx.optional_input(n, 1));
+  ValueId c0 = has_cond ? as_scalar(cx, cond_in) : b.const_ints(ir::DType::Bool, {}, {1});
   std::vector<ValueId> init = {i64_scalar(cx, 0), c0};
-  for (size_t k = 0; k < nv; ++k) init.push_back(cx.input(n, 2 + k));
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> carried, cx.inputs(n, 2));
+  init.insert(init.end(), carried.begin(), carried.end());
   PLUMB_RETURN_IF_ERROR(cx.error());
   CondFn cond_fn = [&](const std::vector<ValueId>& p) {
     if (!has_m) return p[1];
@@ -397,7 +400,10 @@ Status lower_scan(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("Scan num_scan_inputs " + std::to_string(nx) + " out of range");
   const size_t ns = n.inputs.size() - static_cast<size_t>(nx);
   std::vector<ValueId> states, xs;
-  for (size_t k = 0; k < n.inputs.size(); ++k) (k < ns ? states : xs).push_back(cx.input(n, k));
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    PLUMB_ASSIGN_OR_RETURN(const ValueId v, cx.input(n, k));
+    (k < ns ? states : xs).push_back(v);
+  }
   PLUMB_RETURN_IF_ERROR(cx.error());
   const size_t ny = body->outputs.size() >= ns ? body->outputs.size() - ns : 0;
   ScanSpec spec;
@@ -428,7 +434,10 @@ Status lower_scan8(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("Scan num_scan_inputs " + std::to_string(nx) + " out of range");
   const size_t ns = n.inputs.size() - 1 - static_cast<size_t>(nx);
   std::vector<ValueId> states, xs;
-  for (size_t k = 1; k < n.inputs.size(); ++k) (k <= ns ? states : xs).push_back(cx.input(n, k));
+  for (size_t k = 1; k < n.inputs.size(); ++k) {
+    PLUMB_ASSIGN_OR_RETURN(const ValueId v, cx.input(n, k));
+    (k <= ns ? states : xs).push_back(v);
+  }
   PLUMB_RETURN_IF_ERROR(cx.error());
   for (ValueId x : xs)
     if (rank_of(cx, x) < 2) return cx.invalid("Scan-8 scan inputs need [batch, sequence, ...] dims");
@@ -476,8 +485,7 @@ Status lower_sequence_map(LowerCtx& cx, const OnnxNode& n) {
   ir::Builder& b = cx.b;
   const onnx::OnnxGraph* body = graph_attr(n, "body");
   if (!body) return cx.invalid("SequenceMap needs a body graph");
-  std::vector<ValueId> ins;
-  for (size_t k = 0; k < n.inputs.size(); ++k) ins.push_back(cx.input(n, k));
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> ins, cx.inputs(n));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (ins.empty() || cx.type(ins[0]).kind != ir::TypeKind::Sequence)
     return cx.invalid("SequenceMap needs a sequence as its first input");

@@ -77,11 +77,12 @@ Expected<ValueId> conv_from_attrs(LowerCtx& cx, const OnnxNode& n, ValueId x, Va
 }
 
 Status lower_conv(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId w = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId w, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId y, conv_from_attrs(cx, n, x, w, cx.type(x).dtype));
-  if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 2));
+  if (bias != ir::kNoValue) y = add_bias(cx, y, bias);
   cx.set_output(n, 0, y);
   return Status::ok();
 }
@@ -106,10 +107,10 @@ Expected<ValueId> minus_zero_point(LowerCtx& cx, ValueId v, ValueId zp, bool per
 
 // ConvInteger-10: (x - x_zero_point) conv (w - w_zero_point) in i32 (zero padding).
 Status lower_conv_integer(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId w = cx.input(n, 1);
-  ValueId xz = cx.has_input(n, 2) ? cx.input(n, 2) : ir::kNoValue;
-  ValueId wz = cx.has_input(n, 3) ? cx.input(n, 3) : ir::kNoValue;
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId w, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId xz, cx.optional_input(n, 2));
+  PLUMB_ASSIGN_OR_RETURN(ValueId wz, cx.optional_input(n, 3));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId xi, minus_zero_point(cx, x, xz, false));
   PLUMB_ASSIGN_OR_RETURN(ValueId wi, minus_zero_point(cx, w, wz, true));
@@ -131,9 +132,8 @@ ValueId as_scalar(LowerCtx& cx, ValueId v) {
 // per output channel), rounded half to even, plus y_zero_point, clipped to the output dtype's
 // range. The scaling is done in f64 so the only rounding after the f32 multiplier is the final one.
 Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), xs = cx.input(n, 1), xz = cx.input(n, 2);
-  ValueId w = cx.input(n, 3), ws = cx.input(n, 4), wz = cx.input(n, 5);
-  ValueId ys = cx.input(n, 6), yz = cx.input(n, 7);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 8));
+  ValueId x = in[0], xs = in[1], xz = in[2], w = in[3], ws = in[4], wz = in[5], ys = in[6], yz = in[7];
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType out_dt = cx.type(yz).dtype;
   if (out_dt != ir::DType::U8 && out_dt != ir::DType::I8)
@@ -141,7 +141,8 @@ Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId xi, minus_zero_point(cx, x, xz, false));
   PLUMB_ASSIGN_OR_RETURN(ValueId wi, minus_zero_point(cx, w, wz, true));
   PLUMB_ASSIGN_OR_RETURN(ValueId acc, conv_from_attrs(cx, n, xi, wi, ir::DType::I32));
-  if (cx.has_input(n, 8)) acc = add_bias(cx, acc, cx.b.cast(cx.input(n, 8), ir::DType::I32));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 8));
+  if (bias != ir::kNoValue) acc = add_bias(cx, acc, cx.b.cast(bias, ir::DType::I32));
   xs = as_scalar(cx, xs);
   ys = as_scalar(cx, ys);
   ws = as_scalar(cx, ws);
@@ -171,7 +172,8 @@ Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
 // axis; output = activation(depthwise conv(seq, weight) + bias) of the input's length;
 // present_state = the last K-1 positions of seq. SiLU/Swish (x * sigmoid(x)) is computed in f64.
 Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), w = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId w, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string act, n.attr_string("activation", "none"));
   if (act != "none" && act != "silu" && act != "swish") return cx.invalid("unknown activation " + act);
@@ -184,7 +186,7 @@ Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
   if (K < 1 || K > kMaxWindow) return cx.invalid("CausalConvWithState kernel size out of range");
   ValueId past = ir::kNoValue;
   if (cx.has_input(n, 3)) {
-    past = cx.input(n, 3);
+    PLUMB_ASSIGN_OR_RETURN(past, cx.input(n, 3));
   } else {
     ValueId bc = cx.b.emit1(ir::SliceAttrs{}, {shape_value(cx, x), cx.b.shape_const({0}),
                                                cx.b.shape_const({2}), cx.b.shape_const({1})});
@@ -198,7 +200,8 @@ Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
   win.lo = {0};
   win.hi = {0};
   ValueId y = emit_conv(cx, seq, w, xt.dtype, win, {1}, C);
-  if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 2));
+  if (bias != ir::kNoValue) y = add_bias(cx, y, bias);
   if (act != "none") {
     ValueId yf = to_f64(cx, y);
     ValueId one = splat(cx, 1.0, yf);
@@ -222,8 +225,8 @@ Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId w = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId w, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x), wt = cx.type(w);
   if (xt.rank() < 3 || wt.rank() != xt.rank())
@@ -320,7 +323,8 @@ Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
   ValueId y = emit_conv(cx, x, wr, xt.dtype, win, strides, g);
   PLUMB_RETURN_IF_ERROR(cx.error());  // crop_spatial reads y's type
   y = crop_spatial(cx, y, crop_lo, crop_hi);
-  if (cx.has_input(n, 2)) y = add_bias(cx, y, cx.input(n, 2));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 2));
+  if (bias != ir::kNoValue) y = add_bias(cx, y, bias);
   cx.set_output(n, 0, y);
   return Status::ok();
 }

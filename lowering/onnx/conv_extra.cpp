@@ -73,7 +73,7 @@ Ints unflatten(int64_t i, const Ints& dims) {
 //   image[n, c, pos] += input[n, c * K + kk, l], pos_d = l_d * stride_d - pad_lo_d + kk_d * dil_d
 // for positions inside the image (those in the pads are dropped).
 Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   std::optional<Ints> image = cx.const_ints(n, 1), block = cx.const_ints(n, 2);
   if (!image) return cx.needs_build_time(n, 1, "Col2Im image_shape");
@@ -140,7 +140,9 @@ Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
 // sample() is multilinear: the 2^s integer neighbours weighted by prod_d (1 - |pos_d - c_d|), each
 // neighbour outside the input counting as 0 (GridSample with zeros padding and align_corners).
 Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), w = cx.input(n, 1), offset = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId w, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId offset, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(x).dtype;
   if (!ir::is_float(dt)) return cx.invalid("DeformConv input must be floating");
@@ -225,7 +227,7 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
     acc = acc == ir::kNoValue ? term : cx.b.binary(BK::Add, acc, term);
   }
   if (cx.has_input(n, 4)) {
-    ValueId mask = cx.input(n, 4);
+    PLUMB_ASSIGN_OR_RETURN(ValueId mask, cx.input(n, 4));
     PLUMB_ASSIGN_OR_RETURN(Ints md, static_dims(cx, mask, "DeformConv mask"));
     Ints want_mask = {N, og * K};
     want_mask.insert(want_mask.end(), out.begin(), out.end());
@@ -240,7 +242,8 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
   Ints yd = {N, oC};
   yd.insert(yd.end(), out.begin(), out.end());
   ValueId res = reshape_to(cx, cx.b.matmul(wm, cols, kF), yd);
-  if (cx.has_input(n, 3)) res = cx.b.binary(BK::Add, res, bc(f64(cx.input(n, 3)), yd, {1}));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 3));
+  if (bias != ir::kNoValue) res = cx.b.binary(BK::Add, res, bc(f64(bias), yd, {1}));
   cx.set_output(n, 0, dt == kF ? res : cx.b.cast(res, dt, /*saturate=*/true));
   return Status::ok();
 }

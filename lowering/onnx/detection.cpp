@@ -39,23 +39,24 @@ ValueId land(LowerCtx& cx, ValueId a, ValueId b) { return cx.b.binary(BK::And, a
 
 // The scalar behind an optional 1-element input (reshaped to rank 0), or nullopt when absent or
 // empty.
-std::optional<ValueId> optional_scalar(LowerCtx& cx, const OnnxNode& n, size_t i, const char* what) {
-  if (!cx.has_input(n, i)) return std::nullopt;
-  ValueId v = cx.input(n, i);
+Expected<std::optional<ValueId>> optional_scalar(LowerCtx& cx, const OnnxNode& n, size_t i,
+                                                 const char* what) {
+  if (!cx.has_input(n, i)) return std::optional<ValueId>();
+  PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, i));
   const ir::Type t = cx.type(v);
   const int64_t ne = ir::shape_num_elements(t.shape);
-  if (ne == 0) return std::nullopt;
+  if (ne == 0) return std::optional<ValueId>();
   if (ne > 1 || ne < -1) {  // symbolic (-1): reshape.R2 checks the count at run time
-    cx.record_invalid(std::string("NonMaxSuppression ") + what + " must have one element");
-    return std::nullopt;
+    return cx.invalid(std::string("NonMaxSuppression ") + what + " must have one element");
   }
-  return cx.b.reshape(v, cx.b.shape_const({}));
+  return std::optional<ValueId>(cx.b.reshape(v, cx.b.shape_const({})));
 }
 
 // ---- NonMaxSuppression ------------------------------------------------------------------------
 
 Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
-  ValueId boxes = cx.input(n, 0), scores = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId boxes, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId scores, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t center, n.attr_int("center_point_box", 0));
   if (center != 0 && center != 1) return cx.invalid("NonMaxSuppression center_point_box is not 0 or 1");
@@ -72,9 +73,10 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
   if (!ir::is_float(bt.dtype) || st.dtype != bt.dtype)
     return cx.invalid("NonMaxSuppression needs float boxes and scores of one dtype");
   const int64_t nb = st.shape[0].size, nn = st.shape[2].size, nc = st.shape[1].size;
-  std::optional<ValueId> max_out = optional_scalar(cx, n, 2, "max_output_boxes_per_class");
-  std::optional<ValueId> iou_thr = optional_scalar(cx, n, 3, "iou_threshold");
-  std::optional<ValueId> score_thr = optional_scalar(cx, n, 4, "score_threshold");
+  PLUMB_ASSIGN_OR_RETURN(std::optional<ValueId> max_out,
+                         optional_scalar(cx, n, 2, "max_output_boxes_per_class"));
+  PLUMB_ASSIGN_OR_RETURN(std::optional<ValueId> iou_thr, optional_scalar(cx, n, 3, "iou_threshold"));
+  PLUMB_ASSIGN_OR_RETURN(std::optional<ValueId> score_thr, optional_scalar(cx, n, 4, "score_threshold"));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const DType ct = compute_dtype(bt.dtype);
   ValueId bx = to_compute(cx, boxes), sc = scores;
@@ -304,7 +306,9 @@ RoiGeometry roi_geometry(LowerCtx& cx, const RoiAlignAttrs& at, ValueId rois, in
 }
 
 Status lower_roi_align(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), rois = cx.input(n, 1), bidx = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId rois, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId bidx, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   RoiAlignAttrs at;
   PLUMB_ASSIGN_OR_RETURN(std::string mode, n.attr_string("mode", "avg"));
@@ -387,7 +391,8 @@ ValueId round_away(LowerCtx& cx, ValueId v) {
 // bin p covers [floor(p * size / pooled) + start, ceil((p + 1) * size / pooled) + start) clipped to
 // the map; an empty bin gives 0, else the max of the bin (NaN if the bin holds a NaN).
 Status lower_max_roi_pool(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), rois = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId rois, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::vector<int64_t> pooled, n.attr_ints("pooled_shape", {}));
   PLUMB_ASSIGN_OR_RETURN(float scale, n.attr_float("spatial_scale", 1.0f));

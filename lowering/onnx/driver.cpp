@@ -52,8 +52,10 @@ Status expand_function(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::Onn
 
 Status expand_body(LowerCtx& cx, const onnx::OnnxNode& call, const onnx::OnnxFunction& fn) {
   std::vector<ir::ValueId> args;
-  for (size_t i = 0; i < fn.inputs.size(); ++i)
-    args.push_back(cx.has_input(call, i) ? cx.input(call, i) : ir::kNoValue);
+  for (size_t i = 0; i < fn.inputs.size(); ++i) {
+    PLUMB_ASSIGN_OR_RETURN(const ir::ValueId v, cx.optional_input(call, i));
+    args.push_back(v);
+  }
   PLUMB_RETURN_IF_ERROR(cx.status());
   cx.push_scope();
   for (size_t i = 0; i < fn.inputs.size(); ++i)
@@ -184,7 +186,7 @@ Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const ir
   for (const onnx::OnnxValueInfo& out : model.graph.outputs) {
     onnx::OnnxNode fake;
     fake.inputs = {out.name};
-    ir::ValueId v = cx.input(fake, 0);
+    PLUMB_ASSIGN_OR_RETURN(ir::ValueId v, cx.input(fake, 0));
     if (v == ir::kNoValue)
       return invalid_model("", "graph output '" + out.name + "' is not produced by the graph")
           .with_place("graph outputs");

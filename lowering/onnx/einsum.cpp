@@ -252,7 +252,7 @@ Status lower_einsum(LowerCtx& cx, const OnnxNode& n) {
   std::vector<Term> terms;
   int64_t E = 0;
   for (size_t i = 0; i < raw.size(); ++i) {
-    ValueId v = cx.input(n, i);
+    PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, i));
     PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type t = cx.type(v);
     if (!t.ranked || !ir::shape_is_static(t.shape)) return cx.unsupported("Einsum with symbolic dims");
@@ -347,7 +347,7 @@ Status lower_einsum(LowerCtx& cx, const OnnxNode& n) {
 // entries), and the result is rounded once to the input dtype; for f32/f16 inputs this is the
 // correctly rounded determinant up to that f64 error. NaN/inf entries propagate as in any LU.
 Status lower_det(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type t = cx.type(x);
   if (!ir::is_float(t.dtype)) return cx.invalid("Det input must be floating");

@@ -19,47 +19,46 @@ namespace {
 // Integer Div truncates toward zero (core binary div); division by zero is binary's R-label.
 // Opsets 1-6 of the binary ops broadcast only when `broadcast` = 1, and then B (rank k) is
 // aligned with A's dims starting at `axis` (default: the trailing k dims) — not numpy rules.
-std::vector<ValueId> binary_operands(LowerCtx& cx, const OnnxNode& n) {
-  ValueId a = cx.input(n, 0), b = cx.input(n, 1);
+Expected<std::vector<ValueId>> binary_operands(LowerCtx& cx, const OnnxNode& n) {
+  PLUMB_ASSIGN_OR_RETURN(ValueId a, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId b, cx.input(n, 1));
   if (cx.opset() >= 7 || !cx.b.ok()) return broadcast_all(cx, {a, b});
   auto flag = n.attr_int("broadcast", 0);
-  if (!flag.has_value() || *flag == 0) return {a, b};
+  if (!flag.has_value() || *flag == 0) return std::vector<ValueId>{a, b};
   const int64_t ra = rank_of(cx, a), rb = rank_of(cx, b);
   auto axis = n.attr_int("axis", ra - rb);
-  if (!axis.has_value() || *axis < 0 || *axis + rb > ra) {
-    cx.record_invalid("legacy broadcast axis out of range");
-    return {a, b};
-  }
+  if (!axis.has_value() || *axis < 0 || *axis + rb > ra)
+    return cx.invalid("legacy broadcast axis out of range");
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < rb; ++i) dims.push_back(*axis + i);
-  return {a, cx.b.broadcast(b, shape_value(cx, a), dims)};
+  return std::vector<ValueId>{a, cx.b.broadcast(b, shape_value(cx, a), dims)};
 }
 
 template <ir::BinaryKind Kind>
 Status lower_binary(LowerCtx& cx, const OnnxNode& n) {
-  auto v = binary_operands(cx, n);
+  PLUMB_ASSIGN_OR_RETURN(auto v, binary_operands(cx, n));
   cx.set_output(n, 0, cx.b.binary(Kind, v[0], v[1]));
   return Status::ok();
 }
 
 template <ir::CompareKind Kind>
 Status lower_compare(LowerCtx& cx, const OnnxNode& n) {
-  auto v = binary_operands(cx, n);
+  PLUMB_ASSIGN_OR_RETURN(auto v, binary_operands(cx, n));
   cx.set_output(n, 0, cx.b.compare(Kind, v[0], v[1]));
   return Status::ok();
 }
 
 template <ir::UnaryKind Kind>
 Status lower_unary(LowerCtx& cx, const OnnxNode& n) {
-  cx.set_output(n, 0, cx.b.unary(Kind, cx.input(n, 0)));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+  cx.set_output(n, 0, cx.b.unary(Kind, x));
   return Status::ok();
 }
 
 // Max, Min, Sum, Mean (variadic, broadcasting). Mean divides the sum by the operand count.
 template <ir::BinaryKind Kind>
 Status lower_variadic(LowerCtx& cx, const OnnxNode& n, bool mean) {
-  std::vector<ValueId> xs;
-  for (size_t i = 0; i < n.inputs.size(); ++i) xs.push_back(cx.input(n, i));
+  PLUMB_ASSIGN_OR_RETURN(std::vector<ValueId> xs, cx.inputs(n));
   if (xs.empty()) return cx.invalid("needs at least one input");
   xs = broadcast_all(cx, xs);
   ValueId acc = xs[0];
@@ -84,7 +83,8 @@ Status lower_mean(LowerCtx& cx, const OnnxNode& n) {
 // Pow(X, Y): result has X's type. Float X: Y cast to X's compute type. Integer X: computed in
 // f64 and truncated back (the ONNX reference computes np.power in floating point then casts).
 Status lower_pow(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), y = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId y, cx.input(n, 1));
   const ir::DType xt = cx.type(x).dtype, yt = cx.type(y).dtype;
   if (xt == yt && ir::is_float(xt)) {
     auto v = broadcast_all(cx, {to_compute(cx, x), to_compute(cx, y)});
@@ -102,7 +102,8 @@ Status lower_pow(LowerCtx& cx, const OnnxNode& n) {
 // r = rem(a, b); r != 0 && (r < 0) != (b < 0) ? r + b : r.
 Status lower_mod(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t fmod, n.attr_int("fmod", 0));
-  auto v = broadcast_all(cx, {cx.input(n, 0), cx.input(n, 1)});
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 2));
+  auto v = broadcast_all(cx, in);
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(v[0]).dtype;
   if (fmod == 0 && ir::is_float(dt)) return cx.invalid("fmod must be 1 for floating inputs");
@@ -123,19 +124,20 @@ Status lower_bit_shift(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(std::string dir, n.attr_string("direction", ""));
   if (dir != "LEFT" && dir != "RIGHT")
     return cx.invalid("direction must be LEFT or RIGHT, got '" + dir + "'");
-  auto v = broadcast_all(cx, {cx.input(n, 0), cx.input(n, 1)});
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 2));
+  auto v = broadcast_all(cx, in);
   cx.set_output(n, 0, cx.b.binary(dir == "LEFT" ? ir::BinaryKind::Shl : ir::BinaryKind::Shr, v[0], v[1]));
   return Status::ok();
 }
 
 Status lower_reciprocal(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.binary(ir::BinaryKind::Div, splat(cx, 1.0, x), x));
   return Status::ok();
 }
 
 Status lower_is_nan(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.compare(ir::CompareKind::Ne, x, x));
   return Status::ok();
 }
@@ -143,7 +145,7 @@ Status lower_is_nan(LowerCtx& cx, const OnnxNode& n) {
 Status lower_is_inf(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t neg, n.attr_int("detect_negative", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t pos, n.attr_int("detect_positive", 1));
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (!ir::is_float(cx.type(x).dtype))
     return cx.invalid("IsInf takes a floating-point input, got " +
@@ -165,7 +167,8 @@ Status lower_is_inf(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_where(LowerCtx& cx, const OnnxNode& n) {
-  auto v = broadcast_all(cx, {cx.input(n, 0), cx.input(n, 1), cx.input(n, 2)});
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
+  auto v = broadcast_all(cx, in);
   cx.set_output(n, 0, cx.b.select(v[0], v[1], v[2]));
   return Status::ok();
 }
@@ -210,17 +213,19 @@ Status lower_cast(LowerCtx& cx, const OnnxNode& n) {
   if (const onnx::OnnxAttribute* a = n.attr("to"); a && a->type == onnx::AttrType::String) {
     auto dt = dtype_from_onnx_name(a->s);
     if (!dt) return cx.unsupported("Cast to '" + a->s + "'");
-    return cast_to(cx, n, cx.input(n, 0), *dt);
+    PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+    return cast_to(cx, n, x, *dt);
   }
   PLUMB_ASSIGN_OR_RETURN(int64_t to, n.attr_int("to", -1));
   auto dt = ir::dtype_from_onnx_code(static_cast<int>(to));
   if (!dt) return cx.unsupported("Cast to ONNX data type " + std::to_string(to));
-  return cast_to(cx, n, cx.input(n, 0), *dt);
+  PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+  return cast_to(cx, n, x, *dt);
 }
 
 Status lower_cast_like(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId like = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId like, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   return cast_to(cx, n, x, cx.type(like).dtype);
 }

@@ -99,7 +99,9 @@ Expected<ValueId> apply_modifier(LowerCtx& cx, const OnnxNode& n, const char* na
 }
 
 Status lower_flex_attention(LowerCtx& cx, const OnnxNode& n) {
-  ValueId q = cx.input(n, 0), k = cx.input(n, 1), v = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId q, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId k, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const DType dt = cx.type(q).dtype;
   if (!ir::is_float(dt)) return cx.invalid("FlexAttention inputs must be floating");

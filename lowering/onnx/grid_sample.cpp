@@ -138,7 +138,8 @@ ValueId f64_to_int_trunc(LowerCtx& cx, ValueId v, ir::DType dt) {
 }
 
 Status lower_grid_sample(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), grid = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId grid, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const bool v16 = cx.opset() < 20;
   const std::string what = "GridSample-" + std::to_string(cx.opset());
@@ -249,7 +250,7 @@ Status lower_grid_sample(LowerCtx& cx, const OnnxNode& n) {
 // AffineGrid-20: grid[n, .., :] = theta[n] @ [x, y, (z,) 1] over a base grid spanning [-1, 1];
 // computed in f64 (a matmul of the f64 base grid with theta widened exactly), rounded once.
 Status lower_affine_grid(LowerCtx& cx, const OnnxNode& n) {
-  ValueId theta = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId theta, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t align_attr, n.attr_int("align_corners", 0));
   const bool align = align_attr != 0;

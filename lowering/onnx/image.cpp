@@ -14,7 +14,7 @@ using onnx::OnnxNode;
 namespace {
 
 Status lower_image_decoder(LowerCtx& cx, const OnnxNode& n) {
-  ValueId bytes = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId bytes, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string pf, n.attr_string("pixel_format", "RGB"));
   ir::PixelFormat format;

@@ -28,26 +28,25 @@ ValueId dim_scalar(LowerCtx& cx, ValueId x, int64_t axis) {
   return cx.b.reshape(s, cx.b.shape_const({}));
 }
 
-Status lower_gather(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
+// Gather and GatherElements: indices normalized against dim `axis` of x, then one core gather.
+Status lower_gather_along_axis(LowerCtx& cx, const OnnxNode& n, ir::GatherKind kind) {
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   axis = normalize_axis(cx, axis, rank_of(cx, x));
   PLUMB_RETURN_IF_ERROR(cx.error());  // dim_scalar reads dim `axis` of x: it must exist
   idx = normalize_indices(cx, idx, dim_scalar(cx, x, axis));
-  cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Axis, axis, 0}, {x, idx}));
+  cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{kind, axis, 0}, {x, idx}));
   return Status::ok();
 }
 
+Status lower_gather(LowerCtx& cx, const OnnxNode& n) {
+  return lower_gather_along_axis(cx, n, ir::GatherKind::Axis);
+}
+
 Status lower_gather_elements(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
-  PLUMB_RETURN_IF_ERROR(cx.error());
-  PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
-  axis = normalize_axis(cx, axis, rank_of(cx, x));
-  PLUMB_RETURN_IF_ERROR(cx.error());  // dim_scalar reads dim `axis` of x: it must exist
-  idx = normalize_indices(cx, idx, dim_scalar(cx, x, axis));
-  cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, axis, 0}, {x, idx}));
-  return Status::ok();
+  return lower_gather_along_axis(cx, n, ir::GatherKind::Elements);
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ ValueId same(LowerCtx& cx, ValueId a, ValueId b) {
 
 // Unique-11.
 Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t sorted, n.attr_int("sorted", 1));
   const ir::Type xt = cx.type(x);
@@ -165,7 +165,8 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
 // update longer than the cache writes some positions several times; the ONNX pseudo-code's last
 // write wins, so only its last max_sequence_length positions are written (from the shifted index).
 Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
-  ValueId past = cx.input(n, 0), update = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId past, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId update, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -2));
   PLUMB_ASSIGN_OR_RETURN(std::string mode, n.attr_string("mode", "linear"));
@@ -184,7 +185,7 @@ Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("TensorScatter update is longer than the cache");
   ValueId wi;
   if (cx.has_input(n, 2)) {
-    wi = cx.input(n, 2);
+    PLUMB_ASSIGN_OR_RETURN(wi, cx.input(n, 2));
     if (cx.type(wi).dtype != DType::I64) wi = cx.b.cast(wi, DType::I64);
   } else {
     wi =

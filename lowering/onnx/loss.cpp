@@ -142,9 +142,11 @@ struct LossInputs {
 
 Expected<LossInputs> loss_inputs(LowerCtx& cx, const OnnxNode& n) {
   LossInputs in;
-  in.x = cx.input(n, 0);
-  in.t = cx.input(n, 1);
-  if (cx.has_input(n, 2)) in.w = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(in.x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(in.t, cx.input(n, 1));
+  if (cx.has_input(n, 2)) {
+    PLUMB_ASSIGN_OR_RETURN(in.w, cx.input(n, 2));
+  }
   if (!cx.b.ok()) return in;
   PLUMB_ASSIGN_OR_RETURN(in.red, reduction_attr(n));
   if (n.has_attr("ignore_index")) {

@@ -147,7 +147,8 @@ Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType t
 }
 
 Status lower_matmul(LowerCtx& cx, const OnnxNode& n) {
-  ValueId a = cx.input(n, 0), b = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId a, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId b, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId y, batched_matmul(cx, a, b, cx.type(a).dtype));
   cx.set_output(n, 0, y);
@@ -156,7 +157,8 @@ Status lower_matmul(LowerCtx& cx, const OnnxNode& n) {
 
 // Gemm: Y = alpha * A' B' + beta * C, A' = transA ? A^T : A (2-D), C broadcast to [M, N].
 Status lower_gemm(LowerCtx& cx, const OnnxNode& n) {
-  ValueId a = cx.input(n, 0), b = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId a, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId b, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   auto fa = n.attr_float("alpha", 1.0f);
   auto fb = n.attr_float("beta", 1.0f);
@@ -171,7 +173,7 @@ Status lower_gemm(LowerCtx& cx, const OnnxNode& n) {
   ValueId y = cx.b.matmul(a, b, dt);
   if (*fa != 1.0f) y = cx.b.binary(ir::BinaryKind::Mul, splat(cx, *fa, y), y);
   if (cx.has_input(n, 2)) {
-    ValueId c = cx.input(n, 2);
+    PLUMB_ASSIGN_OR_RETURN(ValueId c, cx.input(n, 2));
     if (*fb != 1.0f) c = cx.b.binary(ir::BinaryKind::Mul, splat(cx, *fb, c), c);
     c = broadcast_to(cx, c, shape_value(cx, y), 2);
     y = cx.b.binary(ir::BinaryKind::Add, y, c);

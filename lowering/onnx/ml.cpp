@@ -42,7 +42,7 @@ namespace {
 
 // LabelEncoder-2 and -4: keys_* / values_* (and -4: keys_tensor / values_tensor / default_tensor).
 Status lower_label_encoder(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   Table keys, vals;
   int nk = 0, nv = 0;
@@ -99,7 +99,7 @@ Status lower_label_encoder(LowerCtx& cx, const OnnxNode& n) {
 // LabelEncoder-1: string -> index of the (first) equal entry of classes_strings, else
 // default_int64; int64 -> classes_strings[x] when 0 <= x < size, else default_string.
 Status lower_label_encoder_1(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   Strings classes = attr_strings(n, "classes_strings");
   const int64_t k = static_cast<int64_t>(classes.size());
@@ -128,7 +128,7 @@ Status lower_label_encoder_1(LowerCtx& cx, const OnnxNode& n) {
 // CategoryMapper-1: string -> cats_int64s at the equal cats_strings entry (default_int64), and
 // int64 -> cats_strings at the equal cats_int64s entry (default_string).
 Status lower_category_mapper(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   Strings strs = attr_strings(n, "cats_strings");
   Ints ints = attr_ints(n, "cats_int64s");
@@ -155,7 +155,7 @@ Status lower_category_mapper(LowerCtx& cx, const OnnxNode& n) {
 
 // Binarizer-1: y = x > threshold ? 1 : 0, in x's dtype (NaN gives 0).
 Status lower_binarizer(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(float th, n.attr_float("threshold", 0.0f));
   const DType dt = cx.type(x).dtype;
@@ -180,7 +180,7 @@ Expected<ValueId> per_feature(LowerCtx& cx, const OnnxNode& n, const Doubles& v,
 
 // Scaler-1: y = (x - offset) * scale, offset and scale per feature (or one value); f32 result.
 Status lower_scaler(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   Doubles offset = attr_doubles(n, "offset"), scale = attr_doubles(n, "scale");
   if (offset.empty()) offset = {0.0};
@@ -195,7 +195,7 @@ Status lower_scaler(LowerCtx& cx, const OnnxNode& n) {
 // Imputer-1: elements equal to replaced_value_* (NaN: every NaN) become imputed_value_* of their
 // feature (last dim); floats for float inputs, int64s for integer inputs.
 Status lower_imputer(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const DType dt = cx.type(x).dtype;
   Doubles values;
@@ -224,7 +224,7 @@ Status lower_imputer(LowerCtx& cx, const OnnxNode& n) {
 // Normalizer-1 (per row of [N, C]): MAX x / max|x|, L1 x / sum|x|, L2 x / sqrt(sum x^2); a zero
 // divisor leaves the row as it is. f32 result.
 Status lower_normalizer(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x0 = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string norm, n.attr_string("norm", "MAX"));
   const int64_t r = rank_of(cx, x0);
@@ -251,7 +251,7 @@ Status lower_normalizer(LowerCtx& cx, const OnnxNode& n) {
 // matches nothing). zeros = 0: an input matching no category stops the run (through a gather
 // whose index is then out of range: gather.R1).
 Status lower_one_hot_encoder(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t zeros, n.attr_int("zeros", 1));
   const DType dt = cx.type(x).dtype;
@@ -296,7 +296,8 @@ Status lower_one_hot_encoder(LowerCtx& cx, const OnnxNode& n) {
 // ArrayFeatureExtractor-1: z = x[.., indices] along the last axis, indices flattened; a 1-D x
 // gives [1, k] (onnxruntime and the ONNX reference).
 Status lower_array_feature_extractor(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t r = rank_of(cx, x);
   if (r == 0) return cx.invalid("ArrayFeatureExtractor input must have rank >= 1");
@@ -334,7 +335,7 @@ Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   };
   std::vector<ValueId> parts;
   for (size_t i = 0; i < n.inputs.size(); ++i) {
-    ValueId x = cx.input(n, i);
+    PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, i));
     PLUMB_RETURN_IF_ERROR(cx.error());
     PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
     ValueId xf = from_f64(cx, to_f64(cx, x2), DType::F32);

@@ -55,7 +55,7 @@ Expected<ValueId> linear_scores(LowerCtx& cx, const OnnxNode& n, ValueId x2, con
 // two class labels becomes [-s, s]; post transform; labels at argmax, or for a single score
 // column: score >= (NONE ? 0 : 0.5) gives the first label (else 0 / "").
 Status lower_linear_classifier(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
@@ -88,7 +88,7 @@ Status lower_linear_classifier(LowerCtx& cx, const OnnxNode& n) {
 
 // LinearRegressor-1: y = x . coef^T + intercepts ([N, targets], f32), then the post transform.
 Status lower_linear_regressor(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
   PLUMB_ASSIGN_OR_RETURN(Post post, post_attr(cx, n));
@@ -143,7 +143,7 @@ ValueId kernel_values(LowerCtx& cx, const Kernel& k, ValueId x, const Doubles& s
 // SVMRegressor-1: n_supports > 0: y = sum_j coef[j] K(x, sv_j) + rho[0]; else (linear)
 // y = x . coef + rho[0]; one_class: y = y > 0 ? 1 : -1. [N, 1] f32, then the post transform.
 Status lower_svm_regressor(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x0 = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
   PLUMB_ASSIGN_OR_RETURN(Kernel k, kernel_attrs(cx, n));
@@ -277,7 +277,7 @@ ValueId svm_probabilities(LowerCtx& cx, ValueId scores, int64_t c, const Doubles
 // SVC mode with prob_a/prob_b: the scores output is the per-class probabilities
 // (svm_probabilities), then the post transform; the label still follows the votes.
 Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x0 = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
   PLUMB_ASSIGN_OR_RETURN(Kernel k, kernel_attrs(cx, n));

@@ -56,7 +56,7 @@ Status lower_zipmap(LowerCtx& cx, const OnnxNode& n) {
   const Ints ints = attr_ints(n, "classlabels_int64s");
   if (strs.empty() == ints.empty())
     return cx.invalid("ZipMap needs exactly one of classlabels_strings, classlabels_int64s");
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (!xt.is_tensor() || xt.dtype != DType::F32 || xt.rank() < 1 || xt.rank() > 2)
@@ -89,7 +89,7 @@ Status lower_zipmap(LowerCtx& cx, const OnnxNode& n) {
 
 // CastMap-1 and DictVectorizer-1 (map inputs).
 Status lower_maps(LowerCtx& cx, const OnnxNode& n) {
-  ValueId m = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId m, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type mt = cx.type(m);
   if (mt.kind != ir::TypeKind::Map || !mt.elem) return cx.invalid(n.op_type + " input must be a map");

@@ -197,7 +197,7 @@ Status check_target(LowerCtx& cx, int64_t tgt, int64_t k, const char* what) {
 
 // TreeEnsemble-5.
 Status lower_tree_ensemble(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x0 = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const DType dt = cx.type(x0).dtype;
   if (!ir::is_float(dt) || rank_of(cx, x0) != 2)
@@ -386,7 +386,7 @@ Expected<ValueId> add_base(LowerCtx& cx, const OnnxNode& n, ValueId y, int64_t k
 
 // TreeEnsembleRegressor-1/3: aggregate, then base_values, then the post transform; f32 result.
 Status lower_tree_regressor(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x0 = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
   PLUMB_ASSIGN_OR_RETURN(OldNodes o, old_nodes(cx, n));
@@ -412,7 +412,7 @@ Status lower_tree_regressor(LowerCtx& cx, const OnnxNode& n) {
 // columns [1 - s, s] (post transform NONE or PROBIT) or [-s, s] (others). Then the post
 // transform, and the label at argmax (one label [1]: index 1 gives 1, index 0 gives 0).
 Status lower_tree_classifier(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x0 = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x0));
   Ints ints = attr_ints(n, "classlabels_int64s");

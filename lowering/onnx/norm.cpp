@@ -61,8 +61,11 @@ Expected<double> eps_attr(const OnnxNode& n, double dflt) {
 }
 
 Status lower_batch_norm(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId scale = cx.input(n, 1), bias = cx.input(n, 2), mean = cx.input(n, 3), var = cx.input(n, 4);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId scale, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId bias, cx.input(n, 2));
+  PLUMB_ASSIGN_OR_RETURN(ValueId mean, cx.input(n, 3));
+  PLUMB_ASSIGN_OR_RETURN(ValueId var, cx.input(n, 4));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(double eps, eps_attr(n, 1e-5));
   PLUMB_ASSIGN_OR_RETURN(int64_t training, n.attr_int("training_mode", 0));
@@ -108,8 +111,9 @@ Status lower_batch_norm(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_instance_norm(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId scale = cx.input(n, 1), bias = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId scale, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId bias, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(double eps, eps_attr(n, 1e-5));
   const ir::DType dt = cx.type(x).dtype;
@@ -147,8 +151,8 @@ Expected<ir::DType> stash_dtype(LowerCtx& cx, const OnnxNode& n, ir::DType dflt)
 // LayerNormalization (17) and RMSNormalization (23): normalise over [axis, rank).
 template <bool kRms>
 Status lower_layer_norm(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId scale = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId scale, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(double eps, eps_attr(n, 1e-5));
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
@@ -192,14 +196,16 @@ Status lower_layer_norm(LowerCtx& cx, const OnnxNode& n) {
     }
   }
   y = bcast_bin(cx, BK::Mul, y, to_f64(cx, scale));
-  if (cx.has_input(n, 2)) y = bcast_bin(cx, BK::Add, y, to_f64(cx, cx.input(n, 2)));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 2));
+  if (bias != ir::kNoValue) y = bcast_bin(cx, BK::Add, y, to_f64(cx, bias));
   cx.set_output(n, 0, from_f64(cx, y, dt));
   return Status::ok();
 }
 
 Status lower_group_norm(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId scale = cx.input(n, 1), bias = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId scale, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId bias, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(double eps, eps_attr(n, 1e-5));
   PLUMB_ASSIGN_OR_RETURN(int64_t groups, n.attr_int("num_groups", 0));
@@ -231,7 +237,7 @@ Status lower_group_norm(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_lrn(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(float alpha, n.attr_float("alpha", 1e-4f));
   PLUMB_ASSIGN_OR_RETURN(float beta, n.attr_float("beta", 0.75f));
@@ -258,7 +264,7 @@ Status lower_lrn(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_lp_norm(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
   PLUMB_ASSIGN_OR_RETURN(int64_t p, n.attr_int("p", 2));
@@ -281,7 +287,7 @@ Status lower_lp_norm(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_mvn(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(Ints axes_in, n.attr_ints("axes", {0, 2, 3}));
   const ir::DType dt = cx.type(x).dtype;

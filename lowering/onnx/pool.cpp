@@ -58,7 +58,7 @@ struct PoolSetup {
 
 Expected<PoolSetup> pool_setup(LowerCtx& cx, const OnnxNode& n) {
   PoolSetup p;
-  p.x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(p.x, cx.input(n, 0));
   if (!cx.b.ok()) return p;
   const ir::Type t = cx.type(p.x);
   if (t.rank() < 3) return invalid_model("", "pooling input must have rank >= 3");
@@ -189,7 +189,7 @@ enum class Global { kAvg, kMax, kLp };
 
 template <Global kind>
 Status lower_global(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t r = rank_of(cx, x);
   if (r < 2) return cx.invalid("global pooling input must have rank >= 2");
@@ -232,7 +232,8 @@ Status lower_global(LowerCtx& cx, const OnnxNode& n) {
 // output, row-major), then padded at the end up to output_shape (may be a run-time tensor). Two values
 // for one position (overlapping windows) are a run-time error (scatter.R2), never a silent pick.
 Status lower_max_unpool(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (xt.rank() < 3) return cx.invalid("MaxUnpool input must have rank >= 3");
@@ -262,7 +263,7 @@ Status lower_max_unpool(LowerCtx& cx, const OnnxNode& n) {
                          {zeros, flat_i, flat_x});
   y = cx.b.reshape(y, cx.b.shape_const(out));
   if (cx.has_input(n, 2)) {
-    ValueId os = cx.input(n, 2);
+    PLUMB_ASSIGN_OR_RETURN(ValueId os, cx.input(n, 2));
     const ir::Type ot = cx.type(os);
     if (ot.rank() != 1 || !ot.shape[0].is_static() || ot.shape[0].size != static_cast<int64_t>(s + 2))
       return cx.invalid("MaxUnpool output_shape must be an i64[rank] tensor");

@@ -161,8 +161,9 @@ ValueId round_add_clamp(LowerCtx& cx, ValueId q, ValueId zp, DType to) {
 // QuantizeLinear-10/13/19/21/23/24/25.
 Status lower_quantize_linear(LowerCtx& cx, const OnnxNode& n) {
   const int64_t opset = cx.opset();
-  ValueId x = cx.input(n, 0), s = cx.input(n, 1);
-  ValueId zp = cx.has_input(n, 2) ? cx.input(n, 2) : ir::kNoValue;
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId s, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId zp, cx.optional_input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   int64_t out_code = 0, block_size = 0, precision = 0, saturate = 1;
   if (opset >= 19) {
@@ -222,8 +223,9 @@ Status lower_quantize_linear(LowerCtx& cx, const OnnxNode& n) {
 // DequantizeLinear-10/13/19/21/23/24/25.
 Status lower_dequantize_linear(LowerCtx& cx, const OnnxNode& n) {
   const int64_t opset = cx.opset();
-  ValueId x = cx.input(n, 0), s = cx.input(n, 1);
-  ValueId zp = cx.has_input(n, 2) ? cx.input(n, 2) : ir::kNoValue;
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId s, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId zp, cx.optional_input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   int64_t out_code = 0, block_size = 0;
   if (opset >= 21) {
@@ -274,7 +276,7 @@ Status lower_dequantize_linear(LowerCtx& cx, const OnnxNode& n) {
 // A zero range (x all zeros, or empty) would make scale 0 and zp NaN (undefined in the function
 // body); plumb then uses scale = 1/255 as the ONNX reference implementation does, giving y = 0, zp = 0.
 Status lower_dynamic_quantize_linear(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (xt.dtype != DType::F32)
@@ -419,9 +421,10 @@ Expected<ValueId> centered_i32(LowerCtx& cx, ValueId v, ValueId zp, bool row, co
 // subtraction, accumulated in i32 (wrapping: "the accumulation may overflow if and only if in 32
 // bits"). a_zero_point is per row of A, b_zero_point per column of B.
 Status lower_matmul_integer(LowerCtx& cx, const OnnxNode& n) {
-  ValueId a = cx.input(n, 0), b = cx.input(n, 1);
-  ValueId az = cx.has_input(n, 2) ? cx.input(n, 2) : ir::kNoValue;
-  ValueId bz = cx.has_input(n, 3) ? cx.input(n, 3) : ir::kNoValue;
+  PLUMB_ASSIGN_OR_RETURN(ValueId a, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId b, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId az, cx.optional_input(n, 2));
+  PLUMB_ASSIGN_OR_RETURN(ValueId bz, cx.optional_input(n, 3));
   PLUMB_RETURN_IF_ERROR(cx.error());
   for (ValueId v : {a, b})
     if (cx.type(v).dtype != DType::I8 && cx.type(v).dtype != DType::U8)
@@ -439,9 +442,8 @@ Status lower_matmul_integer(LowerCtx& cx, const OnnxNode& n) {
 // dtype (as the ONNX reference computes it), y = saturate(round_half_even(acc * multiplier) +
 // y_zero_point) with acc * multiplier in f64; float8 outputs: cast(acc * multiplier + zp, saturate).
 Status lower_qlinear_matmul(LowerCtx& cx, const OnnxNode& n) {
-  ValueId a = cx.input(n, 0), as = cx.input(n, 1), az = cx.input(n, 2);
-  ValueId b = cx.input(n, 3), bs = cx.input(n, 4), bz = cx.input(n, 5);
-  ValueId ys = cx.input(n, 6), yz = cx.input(n, 7);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 8));
+  ValueId a = in[0], as = in[1], az = in[2], b = in[3], bs = in[4], bz = in[5], ys = in[6], yz = in[7];
   PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t opset = cx.opset();
   auto ok_q = [&](DType dt) { return dt == DType::I8 || dt == DType::U8 || (opset >= 21 && is_float8(dt)); };

@@ -111,7 +111,7 @@ Expected<DType> dtype_attr(LowerCtx& cx, const OnnxNode& n, DType dflt) {
 // The result shape: the `shape` attribute, or the shape of input 0 (the *Like ops).
 Expected<ValueId> result_shape(LowerCtx& cx, const OnnxNode& n, bool like) {
   if (like) {
-    ValueId x = cx.input(n, 0);
+    PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
     return shape_value(cx, x);
   }
   if (!n.has_attr("shape")) return cx.invalid(n.op_type + ": attribute 'shape' is required");
@@ -141,7 +141,11 @@ ValueId just_below(LowerCtx& cx, ValueId h, double high) {
 // The result dtype of RandomUniform/Normal(Like): the `dtype` attribute, else f32 (or, for the
 // *Like ops, the input's dtype); one of the four float types the ops define.
 Expected<DType> float_result_dtype(LowerCtx& cx, const OnnxNode& n, bool like) {
-  const DType dflt = like ? cx.type(cx.input(n, 0)).dtype : DType::F32;
+  DType dflt = DType::F32;
+  if (like) {
+    PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+    dflt = cx.type(x).dtype;
+  }
   PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, dflt));
   if (dt != DType::F16 && dt != DType::BF16 && dt != DType::F32 && dt != DType::F64)
     return cx.invalid(n.op_type + ": dtype must be float16, bfloat16, float or double");
@@ -187,7 +191,7 @@ Status lower_random_normal(LowerCtx& cx, const OnnxNode& n) {
 
 // Bernoulli-15/22: y = u < p ? 1 : 0 in the dtype attribute's type (default: the input's).
 Status lower_bernoulli(LowerCtx& cx, const OnnxNode& n) {
-  ValueId p = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId p, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
   PLUMB_ASSIGN_OR_RETURN(DType dt, dtype_attr(cx, n, cx.type(p).dtype));
@@ -201,7 +205,7 @@ Status lower_bernoulli(LowerCtx& cx, const OnnxNode& n) {
 
 // Multinomial-7/22: x [B, C] unnormalized log-probabilities; y [B, sample_size] class indices.
 Status lower_multinomial(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(Key k, rng_key(n));
   PLUMB_ASSIGN_OR_RETURN(int64_t samples, n.attr_int("sample_size", 1));
@@ -241,7 +245,7 @@ Status lower_multinomial(LowerCtx& cx, const OnnxNode& n) {
 // `x * mask * (1 / (1 - ratio))` in f64, rounded once to T: a dropped NaN or inf is NaN (x * 0),
 // as the formula has it. Ratio 1 drops everything and multiplies by 0, not by an infinite scale.
 Status lower_dropout(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   bool training = false;
   double ratio = 0.5;

@@ -79,7 +79,7 @@ ValueId guard_nonempty(LowerCtx& cx, ValueId y, ValueId v, const std::vector<int
 
 template <Red kind>
 Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t input_from = kind == Red::kSum ? 13 : 18;
   PLUMB_ASSIGN_OR_RETURN(auto axes_opt, reduce_axes(cx, n, input_from));
@@ -146,7 +146,7 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
 
 template <ir::ArgKind Kind>
 Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
@@ -162,7 +162,7 @@ Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
 // CumSum-11 / CumProd-26: axis is a scalar input; exclusive, reverse attributes.
 template <ir::ReduceKind Kind>
 Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   auto axis_v = cx.const_ints(n, 1);
   if (!axis_v) return cx.needs_build_time(n, 1, "axis");

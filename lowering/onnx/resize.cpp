@@ -433,7 +433,7 @@ Status read_attrs(LowerCtx& cx, const OnnxNode& n, Spec& s) {
 // path takes it as a value; kNoValue otherwise.
 Expected<ValueId> computed_param(LowerCtx& cx, const OnnxNode& n, size_t i) {
   if (!cx.has_input(n, i)) return ir::kNoValue;
-  ValueId v = cx.input(n, i);
+  PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, i));
   const ir::Type t = cx.type(v);
   if (t.ranked && t.shape.size() == 1 && t.shape[0].size == 0) return ir::kNoValue;
   if (cx.const_input(n, i)) return ir::kNoValue;
@@ -443,7 +443,7 @@ Expected<ValueId> computed_param(LowerCtx& cx, const OnnxNode& n, size_t i) {
 // Reads the optional float input i: absent or empty gives {}; not constant is unsupported.
 Expected<std::vector<double>> read_floats(LowerCtx& cx, const OnnxNode& n, size_t i, const char* name) {
   if (!cx.has_input(n, i)) return std::vector<double>{};
-  ValueId v = cx.input(n, i);
+  PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, i));
   const ir::Type t = cx.type(v);
   if (t.ranked && t.shape.size() == 1 && t.shape[0].size == 0) return std::vector<double>{};
   auto vals = cx.const_floats(n, i);
@@ -453,7 +453,7 @@ Expected<std::vector<double>> read_floats(LowerCtx& cx, const OnnxNode& n, size_
 }
 
 Status lower_resize(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   Spec s;
   PLUMB_RETURN_IF_ERROR(read_attrs(cx, n, s));
@@ -469,7 +469,7 @@ Status lower_resize(LowerCtx& cx, const OnnxNode& n) {
   }
   PLUMB_ASSIGN_OR_RETURN(s.sizes_value, computed_param(cx, n, 3));
   if (s.sizes_value == ir::kNoValue && cx.has_input(n, 3)) {
-    ValueId sz = cx.input(n, 3);
+    PLUMB_ASSIGN_OR_RETURN(ValueId sz, cx.input(n, 3));
     const ir::Type t = cx.type(sz);
     if (!(t.ranked && t.shape.size() == 1 && t.shape[0].size == 0)) {
       auto vals = cx.const_ints(n, 3);
@@ -489,7 +489,7 @@ Status lower_resize(LowerCtx& cx, const OnnxNode& n) {
 // `scales_value`: the scales as a graph value when the graph computes them (else kNoValue).
 Status lower_resize_10(LowerCtx& cx, const OnnxNode& n, const char* op, std::vector<double> scales,
                        ValueId scales_value = ir::kNoValue) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   Spec s;
   PLUMB_ASSIGN_OR_RETURN(s.p.mode, read_mode(cx, n, false));

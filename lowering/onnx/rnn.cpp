@@ -193,7 +193,9 @@ struct Gate {
 };
 
 Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
-  ValueId x = cx.input(n, 0), w = cx.input(n, 1), r = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId w, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId r, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const char* op = cell == Cell::Rnn ? "RNN" : cell == Cell::Gru ? "GRU" : "LSTM";
   const int64_t G = cell == Cell::Rnn ? 1 : cell == Cell::Gru ? 3 : 4;
@@ -256,25 +258,23 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   if (layout == 1) x = cx.b.transpose(x, {1, 0, 2});
   x = cast_to(cx, x, cdt);
   // Optional inputs, direction-major and in the compute dtype.
-  auto opt = [&](size_t i, int64_t rank, const char* what) -> ValueId {
+  auto opt = [&](size_t i, int64_t rank, const char* what) -> Expected<ValueId> {
     if (!cx.has_input(n, i)) return ir::kNoValue;
-    ValueId v = cx.input(n, i);
-    if (!cx.b.ok()) return ir::kNoValue;
-    if (rank_of(cx, v) != rank) {
-      (void)cx.invalid(strfmt("%s must have rank %lld", what, (long long)rank));
-      return ir::kNoValue;
-    }
-    if (ir::is_float(cx.type(v).dtype) && cx.type(v).dtype != dt) {
-      (void)cx.invalid(std::string(what) + " dtype differs from X's");
-      return ir::kNoValue;
-    }
+    PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, i));
+    if (!cx.b.ok()) return cx.error();
+    if (rank_of(cx, v) != rank) return cx.invalid(strfmt("%s must have rank %lld", what, (long long)rank));
+    if (ir::is_float(cx.type(v).dtype) && cx.type(v).dtype != dt)
+      return cx.invalid(std::string(what) + " dtype differs from X's");
     return v;
   };
-  ValueId bias = opt(3, 2, "B");
-  ValueId seq = opt(4, 1, "sequence_lens");
-  ValueId h_init = opt(5, 3, "initial_h");
-  ValueId c_init = cell == Cell::Lstm ? opt(6, 3, "initial_c") : ir::kNoValue;
-  ValueId peep = cell == Cell::Lstm ? opt(7, 2, "P") : ir::kNoValue;
+  PLUMB_ASSIGN_OR_RETURN(ValueId bias, opt(3, 2, "B"));
+  PLUMB_ASSIGN_OR_RETURN(ValueId seq, opt(4, 1, "sequence_lens"));
+  PLUMB_ASSIGN_OR_RETURN(ValueId h_init, opt(5, 3, "initial_h"));
+  ValueId c_init = ir::kNoValue, peep = ir::kNoValue;
+  if (cell == Cell::Lstm) {
+    PLUMB_ASSIGN_OR_RETURN(c_init, opt(6, 3, "initial_c"));
+    PLUMB_ASSIGN_OR_RETURN(peep, opt(7, 2, "P"));
+  }
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (bias != ir::kNoValue) {
     const ir::Type t = cx.type(bias);

@@ -124,8 +124,7 @@ Status lower_sequence_empty(LowerCtx& cx, const OnnxNode& n) {
 
 // SequenceConstruct-11: [inputs...]; the element type is the join of the inputs' types.
 Status lower_sequence_construct(LowerCtx& cx, const OnnxNode& n) {
-  std::vector<ValueId> items;
-  for (size_t i = 0; i < n.inputs.size(); ++i) items.push_back(cx.input(n, i));
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> items, cx.inputs(n));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (items.empty()) return cx.invalid("SequenceConstruct needs at least one input");
   ir::Type elem = cx.type(items[0]);
@@ -152,7 +151,8 @@ bool made_empty(LowerCtx& cx, ValueId s) {
 // made by SequenceEmpty (at position 0, the only valid one) this is [T], built with `construct`
 // so that the elements get T's type (rank included) instead of SequenceEmpty's unknown one.
 Status lower_sequence_insert(LowerCtx& cx, const OnnxNode& n) {
-  ValueId s = cx.input(n, 0), t = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId s, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId t, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (made_empty(cx, s) && cx.type(t).is_tensor() && cx.type(t).dtype == seq_elem(cx, s).dtype) {
     auto pos = cx.has_input(n, 2) ? cx.const_ints(n, 2)
@@ -172,14 +172,16 @@ Status lower_sequence_insert(LowerCtx& cx, const OnnxNode& n) {
     s = retype(cx, s, ir::Type::sequence(elem));
   }
   ValueId len = dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); });
-  ValueId pos = cx.has_input(n, 2) ? position(cx, cx.input(n, 2), len) : len;
+  PLUMB_ASSIGN_OR_RETURN(const ValueId pos_in, cx.optional_input(n, 2));
+  ValueId pos = pos_in != ir::kNoValue ? position(cx, pos_in, len) : len;
   cx.set_output(n, 0, seq_op(cx, SK::Insert, {s, t, pos}, elem));
   return Status::ok();
 }
 
 // SequenceAt-11: S[pos], pos in [-n, n-1].
 Status lower_sequence_at(LowerCtx& cx, const OnnxNode& n) {
-  ValueId s = cx.input(n, 0), p = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId s, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId p, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type elem = seq_elem(cx, s);
   if (!elem.ranked) return cx.unsupported("SequenceAt on a sequence whose elements have unknown rank");
@@ -191,18 +193,19 @@ Status lower_sequence_at(LowerCtx& cx, const OnnxNode& n) {
 
 // SequenceErase-11: S without S[pos], pos defaulting to -1 (the last element).
 Status lower_sequence_erase(LowerCtx& cx, const OnnxNode& n) {
-  ValueId s = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId s, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type elem = seq_elem(cx, s);
   ValueId len = dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); });
-  ValueId pos = cx.has_input(n, 1) ? position(cx, cx.input(n, 1), len)
-                                   : cx.b.binary(BK::Sub, len, cx.b.scalar_int(ir::DType::I64, 1));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId pos_in, cx.optional_input(n, 1));
+  ValueId pos = pos_in != ir::kNoValue ? position(cx, pos_in, len)
+                                       : cx.b.binary(BK::Sub, len, cx.b.scalar_int(ir::DType::I64, 1));
   cx.set_output(n, 0, seq_op(cx, SK::Erase, {s, pos}, elem));
   return Status::ok();
 }
 
 Status lower_sequence_length(LowerCtx& cx, const OnnxNode& n) {
-  ValueId s = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId s, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type elem = seq_elem(cx, s);
   cx.set_output(n, 0, dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); }));
@@ -211,7 +214,7 @@ Status lower_sequence_length(LowerCtx& cx, const OnnxNode& n) {
 
 // ConcatFromSequence-11: concat along axis, or (new_axis = 1) stack along a new axis.
 Status lower_concat_from_sequence(LowerCtx& cx, const OnnxNode& n) {
-  ValueId s = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId s, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (!n.has_attr("axis")) return cx.invalid("ConcatFromSequence needs the axis attribute");
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
@@ -261,7 +264,7 @@ ValueId split_squeezed(LowerCtx& cx, ValueId x, int64_t axis) {
 // split a 1-D tensor: those sizes (sequence.R5 when they do not sum to the dim).
 Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
   ir::Builder& b = cx.b;
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
@@ -281,7 +284,8 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
     }
     sizes = b.broadcast(b.scalar_int(ir::DType::I64, 1), extent, {});  // d pieces of 1
   } else {
-    ValueId split = b.cast(cx.input(n, 1), ir::DType::I64);
+    PLUMB_ASSIGN_OR_RETURN(const ValueId split_in, cx.input(n, 1));
+    ValueId split = b.cast(split_in, ir::DType::I64);
     const ir::Type st = cx.type(split);
     if (st.rank() == 1) {
       sizes = split;
@@ -306,7 +310,7 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
 // Optional-15: wrap the input, or (no input) an empty optional of the `type` attribute.
 Status lower_optional(LowerCtx& cx, const OnnxNode& n) {
   if (cx.has_input(n, 0)) {
-    ValueId v = cx.input(n, 0);
+    PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, 0));
     PLUMB_RETURN_IF_ERROR(cx.error());
     cx.set_output(n, 0, opt_op(cx, OK::Wrap, {v}, cx.type(v)));
     return Status::ok();
@@ -325,7 +329,7 @@ Status lower_optional_has_element(LowerCtx& cx, const OnnxNode& n) {
     cx.set_output(n, 0, cx.b.const_ints(ir::DType::Bool, {}, {0}));
     return Status::ok();
   }
-  ValueId v = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type t = cx.type(v);
   if (t.kind != ir::TypeKind::Optional) {
@@ -340,7 +344,7 @@ Status lower_optional_has_element(LowerCtx& cx, const OnnxNode& n) {
 // OptionalGetElement-15/18: the held value (optional.R1 when empty); a tensor or sequence input
 // (18) is returned as it is.
 Status lower_optional_get_element(LowerCtx& cx, const OnnxNode& n) {
-  ValueId v = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type t = cx.type(v);
   if (t.kind != ir::TypeKind::Optional) {

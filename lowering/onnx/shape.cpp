@@ -46,7 +46,8 @@ ValueId shape_from(LowerCtx& cx, ValueId x, const std::vector<DimSrc>& dims) {
 }
 
 Status lower_identity(LowerCtx& cx, const OnnxNode& n) {
-  cx.set_output(n, 0, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+  cx.set_output(n, 0, x);
   return Status::ok();
 }
 
@@ -87,7 +88,7 @@ Status lower_constant(LowerCtx& cx, const OnnxNode& n) {
 
 // Reshape: 0 copies the input's dim at that index (unless allowzero), -1 is inferred.
 Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   std::optional<std::vector<int64_t>> target;
   ValueId shape_in = ir::kNoValue;
@@ -96,7 +97,9 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
     target = s;
   } else {
     target = cx.const_ints(n, 1);
-    if (!target) shape_in = cx.input(n, 1);
+    if (!target) {
+      PLUMB_ASSIGN_OR_RETURN(shape_in, cx.input(n, 1));
+    }
   }
   PLUMB_ASSIGN_OR_RETURN(int64_t allowzero, n.attr_int("allowzero", 0));
   const ir::Type& xt = cx.type(x);
@@ -179,7 +182,7 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_transpose(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t r = rank_of(cx, x);
   std::vector<int64_t> rev;
@@ -193,8 +196,10 @@ Status lower_transpose(LowerCtx& cx, const OnnxNode& n) {
 
 Status lower_concat(LowerCtx& cx, const OnnxNode& n) {
   std::vector<ValueId> xs;
-  for (size_t i = 0; i < n.inputs.size(); ++i)
-    if (cx.has_input(n, i)) xs.push_back(cx.input(n, i));
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.optional_input(n, i));
+    if (x != ir::kNoValue) xs.push_back(x);
+  }
   if (xs.empty() || !cx.b.ok()) return cx.b.ok() ? cx.invalid("Concat needs inputs") : Status::ok();
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", cx.opset() < 4 ? 1 : INT64_MIN));
   if (axis == INT64_MIN) return cx.invalid("missing required attribute 'axis'");
@@ -206,7 +211,7 @@ Status lower_concat(LowerCtx& cx, const OnnxNode& n) {
 
 // Shape-15+: optional start/end (clamped like Slice).
 Status lower_shape(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t r = rank_of(cx, x);
   PLUMB_ASSIGN_OR_RETURN(int64_t start, n.attr_int("start", 0));
@@ -222,7 +227,7 @@ Status lower_shape(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_size(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const int64_t total = ir::shape_num_elements(cx.type(x).shape);
   if (total >= 0) {
@@ -247,7 +252,7 @@ Expected<std::optional<std::vector<int64_t>>> axes_of(LowerCtx& cx, const OnnxNo
 }
 
 Status lower_squeeze(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(auto axes, axes_of(cx, n));
   const ir::Shape& s = cx.type(x).shape;
@@ -272,7 +277,7 @@ Status lower_squeeze(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_unsqueeze(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(auto axes, axes_of(cx, n));
   if (!axes) return cx.invalid("Unsqueeze needs axes");
@@ -293,7 +298,7 @@ Status lower_unsqueeze(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_flatten(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Shape& s = cx.type(x).shape;
   const int64_t r = static_cast<int64_t>(s.size());
@@ -320,8 +325,8 @@ Status lower_flatten(LowerCtx& cx, const OnnxNode& n) {
 
 // Expand: bidirectional broadcast of x with the shape input.
 Status lower_expand(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
-  ValueId shape = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId shape, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type& st = cx.type(shape);
   // A shape known at build time (also one computed from offered inputs) has a known length.
@@ -355,7 +360,7 @@ Status lower_expand(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_constant_of_shape(LowerCtx& cx, const OnnxNode& n) {
-  ValueId shape = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId shape, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   onnx::Tensor value = onnx::Tensor::owned("", ir::DType::F32, {}, std::vector<uint8_t>(4, 0));
   if (const auto* a = n.attr("value")) {

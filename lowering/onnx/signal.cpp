@@ -226,7 +226,7 @@ Expected<ValueId> apply_dft(LowerCtx& cx, ValueId x, const Ints& dims, int64_t a
 }
 
 Status lower_dft(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (!ir::is_float(cx.type(x).dtype)) return cx.invalid("DFT input must be floating");
   PLUMB_ASSIGN_OR_RETURN(Ints dims, static_dims(cx, x, "DFT"));
@@ -270,7 +270,7 @@ Status lower_dft(LowerCtx& cx, const OnnxNode& n) {
 // Frames x[b, f*step + j, :] (j < frame_length) gathered into [B, F, frame_length, c], multiplied
 // by the window (in the compute dtype), then a forward DFT of length frame_length over axis 2.
 Status lower_stft(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (!ir::is_float(cx.type(x).dtype)) return cx.invalid("STFT signal must be floating");
   PLUMB_ASSIGN_OR_RETURN(Ints dims, static_dims(cx, x, "STFT"));
@@ -282,7 +282,7 @@ Status lower_stft(LowerCtx& cx, const OnnxNode& n) {
   ValueId window = ir::kNoValue;
   int64_t wlen = -1;
   if (cx.has_input(n, 2)) {
-    window = cx.input(n, 2);
+    PLUMB_ASSIGN_OR_RETURN(window, cx.input(n, 2));
     PLUMB_ASSIGN_OR_RETURN(Ints wd, static_dims(cx, window, "STFT window"));
     if (wd.size() != 1) return cx.invalid("STFT window must be 1-D");
     wlen = wd[0];

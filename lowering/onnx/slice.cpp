@@ -94,7 +94,7 @@ void slice_dynamic(LowerCtx& cx, ValueId x, const SliceArgs& a, ValueId* start_f
 }
 
 Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
@@ -118,15 +118,22 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
       a.axes = *axes;
     }
     if (cx.has_input(n, 4)) a.steps_c = cx.const_ints(n, 4);
-    const ir::Type st = cx.type(cx.input(n, 1));
+    PLUMB_ASSIGN_OR_RETURN(const ValueId starts_in, cx.input(n, 1));
+    const ir::Type st = cx.type(starts_in);
     const int64_t k = st.rank() == 1 && st.shape[0].is_static() ? st.shape[0].size : -1;
     if (k < 0) return cx.unsupported("Slice starts of unknown length");
     if (!cx.has_input(n, 3))
       for (int64_t i = 0; i < k; ++i) a.axes.push_back(i);
     if (!cx.has_input(n, 4)) a.steps_c = std::vector<int64_t>(static_cast<size_t>(k), 1);
-    if (!a.starts_c) a.starts = as_i64(cx, cx.input(n, 1));
-    if (!a.ends_c) a.ends = as_i64(cx, cx.input(n, 2));
-    if (!a.steps_c) a.steps = as_i64(cx, cx.input(n, 4));
+    if (!a.starts_c) a.starts = as_i64(cx, starts_in);
+    if (!a.ends_c) {
+      PLUMB_ASSIGN_OR_RETURN(const ValueId ends_in, cx.input(n, 2));
+      a.ends = as_i64(cx, ends_in);
+    }
+    if (!a.steps_c) {
+      PLUMB_ASSIGN_OR_RETURN(const ValueId steps_in, cx.input(n, 4));
+      a.steps = as_i64(cx, steps_in);
+    }
   }
   for (int64_t& ax : a.axes) ax = normalize_axis(cx, ax, r);
   PLUMB_RETURN_IF_ERROR(cx.error());
@@ -191,7 +198,7 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
 // Split: sizes from the `split` input (13+) / attribute (< 13), else equal parts (num_outputs
 // at 18+; the last part smaller when the dim does not divide).
 Status lower_split(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();

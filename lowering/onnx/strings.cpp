@@ -32,7 +32,8 @@ ValueId string_const(LowerCtx& cx, const std::vector<std::string>& strs, std::ve
 
 // StringConcat-20: Y = X ++ Y elementwise, numpy broadcasting.
 Status lower_string_concat(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), y = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId y, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   auto xy = broadcast_all(cx, {x, y});
   if (xy.size() != 2) return Status::ok();
@@ -42,7 +43,7 @@ Status lower_string_concat(LowerCtx& cx, const OnnxNode& n) {
 
 // RegexFullMatch-20: RE2 full match of `pattern` on every element.
 Status lower_regex_full_match(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string pattern, n.attr_string("pattern", ""));
   cx.set_output(n, 0, string_op(cx, ir::StringKind::RegexFullMatch, {x}, pattern));
@@ -52,7 +53,7 @@ Status lower_regex_full_match(LowerCtx& cx, const OnnxNode& n) {
 // StringSplit-20: delimiter unset or "" = runs of whitespace; maxsplit unset (or negative, as in
 // Python) = no limit. Y: X.shape ++ [max parts] padded with ""; Z: the part counts.
 Status lower_string_split(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string delimiter, n.attr_string("delimiter", ""));
   PLUMB_ASSIGN_OR_RETURN(int64_t maxsplit, n.attr_int("maxsplit", -1));
@@ -71,7 +72,7 @@ Status lower_string_split(LowerCtx& cx, const OnnxNode& n) {
 // additionally strips accents (NFKD) and drops empty strings; the ONNX text says neither, and
 // plumb does neither.
 Status lower_string_normalizer(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string action, n.attr_string("case_change_action", "NONE"));
   PLUMB_ASSIGN_OR_RETURN(int64_t case_sensitive, n.attr_int("is_case_sensitive", 0));
@@ -135,7 +136,7 @@ Status lower_string_normalizer(LowerCtx& cx, const OnnxNode& n) {
 // ngram_indexes[i] gets weights[i] (1 when `weights` is absent; a column no pool n-gram maps to
 // counts 0, its weight does not matter; of several on one column the last one's).
 Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t max_gram, n.attr_int("max_gram_length", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t min_gram, n.attr_int("min_gram_length", 0));

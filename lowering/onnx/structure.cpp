@@ -22,7 +22,8 @@ ValueId iota(LowerCtx& cx, ValueId shape, ir::DType dt, int64_t axis) {
 
 // Range: n = max(ceil((limit - start) / delta), 0); y[i] = start + i * delta.
 Status lower_range(LowerCtx& cx, const OnnxNode& n) {
-  ValueId start = cx.input(n, 0), limit = cx.input(n, 1), delta = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
+  ValueId start = in[0], limit = in[1], delta = in[2];
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(start).dtype;
   auto s = cx.const_floats(n, 0), l = cx.const_floats(n, 1), d = cx.const_floats(n, 2);
@@ -59,14 +60,15 @@ Status lower_range(LowerCtx& cx, const OnnxNode& n) {
 
 // Trilu: keep x where (upper ? j - i >= k : j - i <= k) over the last two dims, else 0.
 Status lower_trilu(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t upper, n.attr_int("upper", 1));
   const int64_t r = rank_of(cx, x);
   if (r < 2) return cx.invalid("Trilu needs rank >= 2");
   ValueId shape = shape_value(cx, x);
-  ValueId k = cx.has_input(n, 1) ? cx.b.reshape(cx.input(n, 1), cx.b.shape_const({}))
-                                 : cx.b.scalar_int(ir::DType::I64, 0);
+  PLUMB_ASSIGN_OR_RETURN(const ValueId k_in, cx.optional_input(n, 1));
+  ValueId k =
+      k_in != ir::kNoValue ? cx.b.reshape(k_in, cx.b.shape_const({})) : cx.b.scalar_int(ir::DType::I64, 0);
   ValueId diff =
       cx.b.binary(BK::Sub, iota(cx, shape, ir::DType::I64, r - 1), iota(cx, shape, ir::DType::I64, r - 2));
   ValueId kb = cx.b.broadcast(k, shape, {});
@@ -76,7 +78,7 @@ Status lower_trilu(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_eye_like(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t k, n.attr_int("k", 0));
   ir::DType dt = cx.type(x).dtype;
@@ -102,7 +104,8 @@ ValueId fix_negative(LowerCtx& cx, ValueId idx, ValueId extent_same_shape) {
 // OneHot(indices, depth, values=[off, on]): result[..., j (at axis), ...] = j == idx ? on : off,
 // negative indices counted from depth.
 Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
-  ValueId idx = cx.input(n, 0), values = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId values, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type it = cx.type(idx);
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
@@ -115,7 +118,7 @@ Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
   if (auto d = cx.const_floats(n, 1); d && d->size() == 1) {
     depth = cx.b.shape_const({static_cast<int64_t>((*d)[0])});
   } else {
-    ValueId dv = cx.input(n, 1);
+    PLUMB_ASSIGN_OR_RETURN(ValueId dv, cx.input(n, 1));
     PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type dt = cx.type(dv);
     if (dt.rank() > 1 || (dt.rank() == 1 && dt.shape[0].is_static() && dt.shape[0].size != 1))
@@ -196,7 +199,7 @@ Status lower_tile_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId re
 }
 
 Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   std::optional<std::vector<int64_t>> reps;
@@ -205,7 +208,10 @@ Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
     reps = std::move(one_axis);
   } else {
     reps = cx.const_ints(n, 1);
-    if (!reps) return lower_tile_runtime(cx, n, x, cx.input(n, 1));
+    if (!reps) {
+      PLUMB_ASSIGN_OR_RETURN(const ValueId reps_in, cx.input(n, 1));
+      return lower_tile_runtime(cx, n, x, reps_in);
+    }
   }
   const auto d = static_dims(xt);
   if (reps->size() != xt.shape.size()) return cx.invalid("repeats length differs from the input rank");
@@ -258,7 +264,7 @@ Status lower_pad_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId pad
 
 // Pad: negative pads crop (slice) first, positive pads pad (core pad takes only >= 0).
 Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
@@ -285,11 +291,10 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
     value = scalar_like(cx, *v, x);
   } else {
     auto p = cx.const_ints(n, 1);
-    if (p)
-      pads = *p;
-    else
-      computed_pads = cx.input(n, 1);
-    value = cx.has_input(n, 2) ? cx.b.reshape(cx.input(n, 2), cx.b.shape_const({})) : scalar_like(cx, 0, x);
+    if (p) pads = *p;  // else the pads are computed: input 1 is read
+    PLUMB_ASSIGN_OR_RETURN(computed_pads, p ? Expected<ValueId>(ir::kNoValue) : cx.input(n, 1));
+    PLUMB_ASSIGN_OR_RETURN(const ValueId value_in, cx.optional_input(n, 2));
+    value = value_in != ir::kNoValue ? cx.b.reshape(value_in, cx.b.shape_const({})) : scalar_like(cx, 0, x);
   }
   std::vector<int64_t> axes;
   if (cx.opset() >= 18 && cx.has_input(n, 3)) {
@@ -329,7 +334,7 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
 
 // NonZero: ONNX gives a rank-0 input the result shape [1, n] (core nonzero gives [0, n]).
 Status lower_non_zero(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (rank_of(cx, x) == 0) x = cx.b.reshape(x, cx.b.shape_const({1}));
   cx.set_output(n, 0, cx.b.emit1(ir::NonZeroAttrs{}, {x}));
@@ -338,7 +343,8 @@ Status lower_non_zero(LowerCtx& cx, const OnnxNode& n) {
 
 // Compress: the positions where condition is true, gathered along axis (flattened x without axis).
 Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), cond = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId cond, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   // nonzero gives [1, n]; reshape to [n] with n read from its shape.
   ValueId nz = cx.b.emit1(ir::NonZeroAttrs{}, {cond});
@@ -364,7 +370,7 @@ Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
 // then the first k. A computed k (issue 13) is a run-time slice size: k outside [0, dim] is then
 // the slice's run-time error, naming this node.
 Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   std::optional<int64_t> k;
   ValueId k_value = ir::kNoValue;
@@ -374,7 +380,7 @@ Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
   } else if (auto kv = cx.const_ints(n, 1); kv && kv->size() == 1) {
     k = (*kv)[0];
   } else {
-    k_value = cx.input(n, 1);
+    PLUMB_ASSIGN_OR_RETURN(k_value, cx.input(n, 1));
     PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type kt = cx.type(k_value);
     if (!ir::is_int(kt.dtype) || kt.rank() > 1 ||
@@ -407,7 +413,8 @@ ValueId nd_extents(LowerCtx& cx, ValueId x, ValueId idx, int64_t first, int64_t 
 }
 
 Status lower_gather_nd(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), idx = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t batch_dims, n.attr_int("batch_dims", 0));
   const ir::Type it = cx.type(idx);
@@ -429,7 +436,8 @@ Expected<ir::ScatterReduction> reduction_of(const OnnxNode& n) {
 }
 
 Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), idx = cx.input(n, 1), upd = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
+  ValueId x = in[0], idx = in[1], upd = in[2];
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
@@ -445,7 +453,8 @@ Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_scatter_nd(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), idx = cx.input(n, 1), upd = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
+  ValueId x = in[0], idx = in[1], upd = in[2];
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
   const ir::Type it = cx.type(idx);
@@ -460,13 +469,14 @@ Status lower_bit_cast(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t to, n.attr_int("to", -1));
   auto dt = ir::dtype_from_onnx_code(static_cast<int>(to));
   if (!dt) return cx.unsupported("BitCast to ONNX data type " + std::to_string(to));
-  cx.set_output(n, 0, cx.b.bitcast(cx.input(n, 0), *dt));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
+  cx.set_output(n, 0, cx.b.bitcast(x, *dt));
   return Status::ok();
 }
 
 // DepthToSpace (DCR / CRD) and SpaceToDepth on static NCHW shapes: reshape, transpose, reshape.
 Status lower_depth_to_space(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (xt.rank() != 4 || !is_static(xt)) return cx.unsupported("DepthToSpace needs a static 4-D input");
@@ -492,7 +502,7 @@ Status lower_depth_to_space(LowerCtx& cx, const OnnxNode& n) {
 }
 
 Status lower_space_to_depth(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   if (xt.rank() != 4 || !is_static(xt)) return cx.unsupported("SpaceToDepth needs a static 4-D input");
@@ -509,7 +519,8 @@ Status lower_space_to_depth(LowerCtx& cx, const OnnxNode& n) {
 // ReverseSequence: along time_axis, the first sequence_lens[b] elements of batch b are reversed:
 // gather elements with index t < L[b] ? L[b] - 1 - t : t.
 Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), lens = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId lens, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t batch_axis, n.attr_int("batch_axis", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t time_axis, n.attr_int("time_axis", 0));
@@ -530,7 +541,7 @@ Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
 
 // CenterCropPad: per axis, crop centred (start = (d - t) / 2) or pad centred (low = (t - d) / 2).
 Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();

@@ -23,9 +23,14 @@ Expected<std::vector<ir::ValueId>> lower_subgraph(LowerCtx& cx, const onnx::Onnx
     for (const onnx::OnnxValueInfo& o : g.outputs) {
       onnx::OnnxNode fake;
       fake.inputs = {o.name};
-      outs.push_back(cx.input(fake, 0));
+      Expected<ir::ValueId> v = cx.input(fake, 0);
+      if (!v.has_value()) {
+        s = v.status();
+        break;
+      }
+      outs.push_back(*v);
     }
-    s = cx.status();
+    if (s.is_ok()) s = cx.status();
     if (s.is_ok()) s = cx.b.status();
   }
   cx.pop_scope();

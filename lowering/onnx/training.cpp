@@ -57,7 +57,8 @@ Expected<size_t> tensor_count(LowerCtx& cx, const OnnxNode& n, size_t groups, si
     return cx.invalid(n.op_type + " has at most " + std::to_string(out_groups * count) + " outputs here");
   for (size_t i = 0; i < ins; ++i)
     if (!cx.has_input(n, i)) return cx.invalid(n.op_type + ": input " + std::to_string(i) + " is required");
-  ValueId r = cx.input(n, 0), t = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId r, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId t, cx.input(n, 1));
   if (!cx.b.ok()) return count;
   if (rank_of(cx, r) != 0 || !ir::is_float(cx.type(r).dtype))
     return cx.invalid(n.op_type + ": R must be a floating scalar");
@@ -74,12 +75,18 @@ Status lower_adagrad(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(double eps, float_attr(n, "epsilon", 1e-6f));
   PLUMB_ASSIGN_OR_RETURN(double norm, float_attr(n, "norm_coefficient", 0.0f));
   F64 m{cx};
-  ValueId r = m.f(cx.input(n, 0)), t = m.f(cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId r_in, cx.input(n, 0));
+  ValueId r = m.f(r_in);
+  PLUMB_ASSIGN_OR_RETURN(const ValueId t_in, cx.input(n, 1));
+  ValueId t = m.f(t_in);
   ValueId rate = m.div(r, m.add(m.k(1.0, t), m.mul(t, m.k(decay, t))));
   for (size_t i = 0; i < count && cx.b.ok(); ++i) {
-    ValueId x0 = cx.input(n, 2 + i);
-    const ir::DType xdt = cx.type(x0).dtype, hdt = cx.type(cx.input(n, 2 + 2 * count + i)).dtype;
-    ValueId x = m.f(x0), g = m.f(cx.input(n, 2 + count + i)), h = m.f(cx.input(n, 2 + 2 * count + i));
+    PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 2 + i));
+    PLUMB_ASSIGN_OR_RETURN(const ValueId h0, cx.input(n, 2 + 2 * count + i));
+    const ir::DType xdt = cx.type(x0).dtype, hdt = cx.type(h0).dtype;
+    ValueId x = m.f(x0);
+    PLUMB_ASSIGN_OR_RETURN(const ValueId g0, cx.input(n, 2 + count + i));
+    ValueId g = m.f(g0), h = m.f(h0);
     ValueId gr = m.add(m.mul(m.k(norm, x), x), g);
     ValueId h_new = m.add(h, m.mul(gr, gr));
     ValueId denom = m.add(m.sqrt(h_new), m.k(eps, h_new));
@@ -101,17 +108,21 @@ Status lower_adam(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(double norm, float_attr(n, "norm_coefficient", 0.0f));
   PLUMB_ASSIGN_OR_RETURN(double norm_post, float_attr(n, "norm_coefficient_post", 0.0f));
   F64 m{cx};
-  ValueId t_int = cx.input(n, 1);
-  ValueId r = m.f(cx.input(n, 0)), t = m.f(t_int);
+  PLUMB_ASSIGN_OR_RETURN(ValueId t_int, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId r_in, cx.input(n, 0));
+  ValueId r = m.f(r_in), t = m.f(t_int);
   ValueId pow_b = cx.b.binary(BK::Pow, m.k(beta, t), t), pow_a = cx.b.binary(BK::Pow, m.k(alpha, t), t);
   ValueId corrected = m.div(m.mul(r, m.sqrt(m.sub(m.k(1.0, t), pow_b))), m.sub(m.k(1.0, t), pow_a));
   ValueId positive = cx.b.compare(CK::Gt, t_int, scalar_like(cx, 0.0, t_int));
   ValueId rate = cx.b.select(positive, corrected, r);
   for (size_t i = 0; i < count && cx.b.ok(); ++i) {
-    ValueId x0 = cx.input(n, 2 + i);
-    ValueId v0 = cx.input(n, 2 + 2 * count + i), h0 = cx.input(n, 2 + 3 * count + i);
+    PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 2 + i));
+    PLUMB_ASSIGN_OR_RETURN(const ValueId v0, cx.input(n, 2 + 2 * count + i));
+    PLUMB_ASSIGN_OR_RETURN(const ValueId h0, cx.input(n, 2 + 3 * count + i));
     const ir::DType xdt = cx.type(x0).dtype, vdt = cx.type(v0).dtype, hdt = cx.type(h0).dtype;
-    ValueId x = m.f(x0), g = m.f(cx.input(n, 2 + count + i)), v = m.f(v0), h = m.f(h0);
+    ValueId x = m.f(x0);
+    PLUMB_ASSIGN_OR_RETURN(const ValueId g0, cx.input(n, 2 + count + i));
+    ValueId g = m.f(g0), v = m.f(v0), h = m.f(h0);
     ValueId gr = m.add(m.mul(m.k(norm, x), x), g);
     ValueId v_new = m.add(m.mul(m.k(alpha, v), v), m.mul(m.k(1.0 - alpha, gr), gr));
     ValueId h_new = m.add(m.mul(m.k(beta, h), h), m.mul(m.k(1.0 - beta, gr), m.mul(gr, gr)));
@@ -138,14 +149,18 @@ Status lower_momentum(LowerCtx& cx, const OnnxNode& n) {
   if (mode != "standard" && mode != "nesterov")
     return cx.invalid("Momentum: mode '" + mode + "' is not one of standard, nesterov");
   F64 m{cx};
-  ValueId t_int = cx.input(n, 1);
-  ValueId r = m.f(cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId t_int, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(const ValueId r_in, cx.input(n, 0));
+  ValueId r = m.f(r_in);
   ValueId positive = cx.b.compare(CK::Gt, t_int, scalar_like(cx, 0.0, t_int));
   ValueId b_adj = cx.b.select(positive, scalar_like(cx, beta, r), scalar_like(cx, 1.0, r));
   for (size_t i = 0; i < count && cx.b.ok(); ++i) {
-    ValueId x0 = cx.input(n, 2 + i), v0 = cx.input(n, 2 + 2 * count + i);
+    PLUMB_ASSIGN_OR_RETURN(const ValueId x0, cx.input(n, 2 + i));
+    PLUMB_ASSIGN_OR_RETURN(const ValueId v0, cx.input(n, 2 + 2 * count + i));
     const ir::DType xdt = cx.type(x0).dtype, vdt = cx.type(v0).dtype;
-    ValueId x = m.f(x0), g = m.f(cx.input(n, 2 + count + i)), v = m.f(v0);
+    ValueId x = m.f(x0);
+    PLUMB_ASSIGN_OR_RETURN(const ValueId g0, cx.input(n, 2 + count + i));
+    ValueId g = m.f(g0), v = m.f(v0);
     ValueId gr = m.add(m.mul(m.k(norm, x), x), g);
     ValueId v_new = m.add(m.mul(m.k(alpha, v), v), m.mul(m.spread(b_adj, gr), gr));
     ValueId step = mode == "standard" ? v_new : m.add(gr, m.mul(m.k(alpha, v_new), v_new));

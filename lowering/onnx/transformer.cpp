@@ -74,7 +74,9 @@ Expected<int64_t> static_last(LowerCtx& cx, ValueId x, const char* what) {
 // ---- RotaryEmbedding-23 ---------------------------------------------------------------------
 
 Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
-  ValueId x = cx.input(n, 0), cos = cx.input(n, 1), sin = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId cos, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId sin, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t interleaved, n.attr_int("interleaved", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t rot, n.attr_int("rotary_embedding_dim", 0));
@@ -102,7 +104,7 @@ Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
                              (long long)rot, (long long)head));
   const int64_t half = rot / 2;
   if (cx.has_input(n, 3)) {
-    ValueId pos = cx.input(n, 3);
+    PLUMB_ASSIGN_OR_RETURN(ValueId pos, cx.input(n, 3));
     PLUMB_RETURN_IF_ERROR(cx.error());
     if (rank_of(cx, pos) != 2 || !ir::is_int(cx.type(pos).dtype))
       return cx.invalid("RotaryEmbedding position_ids must be a 2-D integer tensor");
@@ -157,7 +159,9 @@ Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
 // ---- LinearAttention-27 ---------------------------------------------------------------------
 
 Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
-  ValueId q = cx.input(n, 0), k = cx.input(n, 1), v = cx.input(n, 2);
+  PLUMB_ASSIGN_OR_RETURN(ValueId q, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId k, cx.input(n, 1));
+  PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, 2));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string rule, n.attr_string("update_rule", "gated_delta"));
   PLUMB_ASSIGN_OR_RETURN(float scale_attr, n.attr_float("scale", 0.0f));
@@ -201,7 +205,7 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
   ValueId decay4 = ir::kNoValue, beta4 = ir::kNoValue;
   int64_t decay_w = 0;
   if (gating) {
-    ValueId g = cx.input(n, 4);
+    PLUMB_ASSIGN_OR_RETURN(ValueId g, cx.input(n, 4));
     PLUMB_RETURN_IF_ERROR(cx.error());
     if (rank_of(cx, g) != 3 || cx.type(g).dtype != dt)
       return cx.invalid("LinearAttention decay must be 3-D, like query");
@@ -212,7 +216,7 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
     decay4 = heads(g, hkv, decay_w);  // [B, Hkv, T, 1 | dk]
   }
   if (delta) {
-    ValueId bt = cx.input(n, 5);
+    PLUMB_ASSIGN_OR_RETURN(ValueId bt, cx.input(n, 5));
     PLUMB_RETURN_IF_ERROR(cx.error());
     if (rank_of(cx, bt) != 3 || cx.type(bt).dtype != dt)
       return cx.invalid("LinearAttention beta must be 3-D, like query");
@@ -224,7 +228,7 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
   DType state_dt = dt;
   ValueId S;
   if (cx.has_input(n, 3)) {
-    ValueId past = cx.input(n, 3);
+    PLUMB_ASSIGN_OR_RETURN(ValueId past, cx.input(n, 3));
     PLUMB_RETURN_IF_ERROR(cx.error());
     const ir::Type pt = cx.type(past);
     if (pt.rank() != 4 || !ir::is_float(pt.dtype))
@@ -275,7 +279,8 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
 // ---- SwiGLU-28 ------------------------------------------------------------------------------
 
 Status lower_swiglu(LowerCtx& cx, const OnnxNode& n) {
-  ValueId a = cx.input(n, 0), b = cx.input(n, 1);
+  PLUMB_ASSIGN_OR_RETURN(ValueId a, cx.input(n, 0));
+  PLUMB_ASSIGN_OR_RETURN(ValueId b, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(float alpha, n.attr_float("alpha", 1.0f));
   const ir::Type at = cx.type(a), bt = cx.type(b);

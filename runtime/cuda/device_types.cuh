@@ -1,7 +1,8 @@
 // Device-side element codecs of the cuda backend's kernels: how a dtype's storage is read into
 // its compute type and rounded back once (spec/numerics.md "Narrow floats": f16/bf16 compute in
 // f32 and round to nearest even; f32/f64 compute in themselves; integers in their own width,
-// through the unsigned type so that wrapping is defined). Included by the .cu files only.
+// through the unsigned type so that wrapping is defined), and the spec's max and min. Included by
+// the .cu files only.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -136,6 +137,23 @@ cudaError_t launch_1d(void (*kernel)(KArgs...), int64_t n, cudaStream_t s, Args.
   const Launch l = plan_launch(n);
   kernel<<<l.blocks, l.threads, 0, s>>>(args...);
   return cudaGetLastError();
+}
+
+// IEEE 754-2019 maximum / minimum, the spec's max and min (binary and reduce): NaN wins (it
+// propagates), -0 < +0, so max(-0, +0) = +0 and min(-0, +0) = -0.
+template <typename C>
+__device__ inline C ieee_max(C a, C b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == b) return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+template <typename C>
+__device__ inline C ieee_min(C a, C b) {
+  if (a != a) return a;
+  if (b != b) return b;
+  if (a == b) return signbit(a) ? a : b;
+  return a < b ? a : b;
 }
 
 }  // namespace plumb::rt::cuda

@@ -105,22 +105,6 @@ __global__ void not_bool(const uint8_t* x, uint8_t* y, int64_t n) {
   PLUMB_CUDA_FOR(i, n) y[i] = x[i] ? 0 : 1;
 }
 
-// max/min of the spec: NaN propagates, max(-0, +0) = +0, min(-0, +0) = -0.
-template <typename C>
-__device__ C float_max(C a, C b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b) return signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-template <typename C>
-__device__ C float_min(C a, C b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b) return signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
 template <typename C>
 __device__ C float_binary(ir::BinaryKind k, C a, C b) {
   switch (k) {
@@ -130,8 +114,8 @@ __device__ C float_binary(ir::BinaryKind k, C a, C b) {
     case ir::BinaryKind::Div: return a / b;
     case ir::BinaryKind::Rem: return m_fmod(a, b);
     case ir::BinaryKind::Pow: return m_pow(a, b);
-    case ir::BinaryKind::Max: return float_max(a, b);
-    case ir::BinaryKind::Min: return float_min(a, b);
+    case ir::BinaryKind::Max: return ieee_max(a, b);
+    case ir::BinaryKind::Min: return ieee_min(a, b);
     default: return a;  // bitwise kinds: integers and bool only (claims.cpp)
   }
 }

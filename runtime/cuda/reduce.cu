@@ -10,22 +10,6 @@
 namespace plumb::rt::cuda {
 namespace {
 
-// IEEE 754-2019 maximum / minimum: NaN wins, -0 < +0.
-template <typename C>
-__device__ C ieee_max(C a, C b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b) return signbit(a) ? b : a;
-  return a > b ? a : b;
-}
-template <typename C>
-__device__ C ieee_min(C a, C b) {
-  if (a != a) return a;
-  if (b != b) return b;
-  if (a == b) return signbit(a) ? a : b;
-  return a < b ? a : b;
-}
-
 template <typename Codec>
 __global__ void reduce_float(ir::ReduceKind k, const typename Codec::Storage* x, typename Codec::Storage* y,
                              ReducePlan p) {

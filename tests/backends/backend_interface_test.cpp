@@ -19,7 +19,6 @@ using ir::Builder;
 using ir::DType;
 using ir::Type;
 using ir::UnaryKind;
-using testing::make_tensor;
 
 std::unique_ptr<Backend> make_claim_everything() {
   return std::make_unique<test::TestBackend>(test::TestBackendOptions{true});

@@ -9,6 +9,7 @@
 #include "ir/builder.h"
 #include "runtime/cpu/onednn/fusion.h"
 #include "runtime/session.h"
+#include "tests/backends/run_on_backend.h"
 #include "tests/ref/kernel_test_util.h"
 
 namespace plumb::rt {
@@ -18,7 +19,7 @@ using ir::BinaryKind;
 using ir::Builder;
 using ir::DType;
 using ir::Type;
-using testing::make_tensor;
+using testing::run_on_backend;
 
 // Deterministic values in [-1, 1).
 std::vector<double> values(int64_t n, uint32_t seed) {
@@ -187,21 +188,6 @@ TEST(CpuFusion, DeclinesSayWhy) {
   EXPECT_NE(declines(conv_graph(cc), NumericMode::kPrecise).find("f64"), std::string::npos);
 }
 
-// Runs g on `backend` with the given inputs.
-std::vector<RtValue> run(const ir::Graph& g, const std::string& backend, const std::vector<Tensor>& inputs,
-                         std::string* dispatch = nullptr) {
-  SessionOptions o;
-  o.backend = backend;
-  if (dispatch) o.on_schedule = [dispatch](const std::string& s) { *dispatch += s; };
-  auto s = Session::create(g, o);
-  EXPECT_TRUE(s.has_value()) << s.status().to_string();
-  if (!s) return {};
-  for (size_t k = 0; k < inputs.size(); ++k) EXPECT_TRUE((*s)->set_input(k, RtValue(inputs[k])).is_ok());
-  const Status st = (*s)->run();
-  EXPECT_TRUE(st.is_ok()) << st.to_string();
-  return st.is_ok() ? (*s)->outputs() : std::vector<RtValue>{};
-}
-
 std::vector<Tensor> inputs_of(const ir::Graph& g, uint32_t seed) {
   std::vector<Tensor> in;
   for (ir::ValueId p : g.body.params) {
@@ -220,9 +206,9 @@ void expect_close_to_ref(const ir::Graph& g, int64_t n, uint32_t seed, bool with
   std::vector<Tensor> in = inputs_of(g, seed);
   if (with_nan) in[0].as<float>()[5] = NAN;
   std::string dispatch;
-  const auto want = run(g, "ref", in);
-  const auto got = run(g, "cpu", in, &dispatch);
-  const auto again = run(g, "cpu", in);
+  const auto want = run_on_backend(g, "ref", in);
+  const auto got = run_on_backend(g, "cpu", in, &dispatch);
+  const auto again = run_on_backend(g, "cpu", in);
   ASSERT_EQ(want.size(), got.size());
   EXPECT_NE(dispatch.find("cpu span"), std::string::npos) << dispatch;
   const double eps = std::ldexp(1.0, -23);
@@ -285,8 +271,8 @@ TEST(CpuFusion, MaxPoolWhoseDilatedWindowStepsOverTheOperandRunsOnRef) {
   EXPECT_EQ(claimed(dilated_maxpool_graph(2)), std::vector<std::string>{"maxpool"});
   const ir::Graph g = dilated_maxpool_graph(1);
   const std::vector<Tensor> in = inputs_of(g, 41);
-  const auto want = run(g, "ref", in);
-  const auto got = run(g, "cpu", in);
+  const auto want = run_on_backend(g, "ref", in);
+  const auto got = run_on_backend(g, "cpu", in);
   ASSERT_EQ(got.size(), 1u);
   const Tensor& y = got[0].tensor();
   ASSERT_EQ(y.nbytes(), want[0].tensor().nbytes());
@@ -305,8 +291,8 @@ TEST(CpuNumerics, MaxPoolIsRefBitForBit) {
     if (variant == 2)
       for (int i = 2; i < 20; ++i) in[0].as<float>()[i] = -1.0f;
     std::string dispatch;
-    const auto want = run(g, "ref", in);
-    const auto got = run(g, "cpu", in, &dispatch);
+    const auto want = run_on_backend(g, "ref", in);
+    const auto got = run_on_backend(g, "cpu", in, &dispatch);
     ASSERT_EQ(want.size(), 1u);
     ASSERT_EQ(got.size(), 1u);
     EXPECT_NE(dispatch.find("cpu span"), std::string::npos) << dispatch;

@@ -9,6 +9,7 @@
 #include "ir/builder.h"
 #include "runtime/cuda/cuda_backend.h"
 #include "runtime/session.h"
+#include "tests/backends/run_on_backend.h"
 
 namespace plumb::rt {
 namespace {
@@ -17,6 +18,7 @@ using ir::BinaryKind;
 using ir::Builder;
 using ir::DType;
 using ir::Type;
+using testing::run_on_backend;
 
 #define SKIP_WITHOUT_GPU()                           \
   do {                                               \
@@ -51,20 +53,6 @@ Tensor random_tensor(DType dt, std::vector<int64_t> dims, uint32_t seed, bool sm
     }
   }
   return t;
-}
-
-std::vector<RtValue> run(const ir::Graph& g, const std::string& backend, const std::vector<Tensor>& inputs,
-                         std::string* dispatch = nullptr) {
-  SessionOptions o;
-  o.backend = backend;
-  if (dispatch) o.on_schedule = [dispatch](const std::string& s) { *dispatch += s; };
-  auto s = Session::create(g, o);
-  EXPECT_TRUE(s.has_value()) << s.status().to_string();
-  if (!s) return {};
-  for (size_t k = 0; k < inputs.size(); ++k) EXPECT_TRUE((*s)->set_input(k, RtValue(inputs[k])).is_ok());
-  const Status st = (*s)->run();
-  EXPECT_TRUE(st.is_ok()) << st.to_string();
-  return st.is_ok() ? (*s)->outputs() : std::vector<RtValue>{};
 }
 
 // Bit-identical, NaN matching any NaN (the Exact class).
@@ -103,8 +91,8 @@ void expect_exact(const Tensor& a, const Tensor& b, const std::string& what) {
 // One node on cuda and on ref, every result compared exactly; and cuda really ran it.
 void same_as_ref(const ir::Graph& g, const std::vector<Tensor>& in, const std::string& what) {
   std::string dispatch;
-  const auto c = run(g, "cuda", in, &dispatch);
-  const auto r = run(g, "ref", in);
+  const auto c = run_on_backend(g, "cuda", in, &dispatch);
+  const auto r = run_on_backend(g, "ref", in);
   ASSERT_EQ(c.size(), r.size()) << what;
   EXPECT_NE(dispatch.find("cuda span"), std::string::npos) << what << ":\n" << dispatch;
   for (size_t k = 0; k < c.size(); ++k) expect_exact(c[k].tensor(), r[k].tensor(), what);
@@ -225,9 +213,9 @@ TEST(CudaGpu, CublasMatmulWithinDotProductAndDeterministic) {
   b.output(b.matmul(x, y, DType::F32), "z");
   const std::vector<Tensor> in = {random_tensor(DType::F32, {M, K}, 13, true),
                                   random_tensor(DType::F32, {K, N}, 14, true)};
-  const auto c1 = run(g, "cuda", in);
-  const auto c2 = run(g, "cuda", in);
-  const auto r = run(g, "ref", in);
+  const auto c1 = run_on_backend(g, "cuda", in);
+  const auto c2 = run_on_backend(g, "cuda", in);
+  const auto r = run_on_backend(g, "ref", in);
   ASSERT_EQ(c1.size(), 1u);
   ASSERT_EQ(r.size(), 1u);
   expect_exact(c1[0].tensor(), c2[0].tensor(), "two cuda runs");
@@ -310,7 +298,8 @@ TEST(CudaGpu, ConvF32Im2colWithinDotProductAndGuarded) {
   b.output(b.conv(conv_attrs(DType::F32, 2), x, w), "y");
   const std::vector<Tensor> in = {random_tensor(DType::F32, {2, 4, 9, 8}, 23, true),
                                   random_tensor(DType::F32, {6, 2, 3, 3}, 24, true)};
-  const auto c1 = run(g, "cuda", in), c2 = run(g, "cuda", in), r = run(g, "ref", in);
+  const auto c1 = run_on_backend(g, "cuda", in), c2 = run_on_backend(g, "cuda", in),
+             r = run_on_backend(g, "ref", in);
   ASSERT_EQ(c1.size(), 1u);
   ASSERT_EQ(r.size(), 1u);
   expect_exact(c1[0].tensor(), c2[0].tensor(), "two cuda runs");

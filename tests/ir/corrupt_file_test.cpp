@@ -12,6 +12,7 @@
 #include "ir/schema/plumb_generated.h"
 #include "ir/text.h"
 #include "ir/verify.h"
+#include "tests/ir/graph_fixtures.h"
 
 namespace plumb::ir {
 namespace {
@@ -122,16 +123,7 @@ Graph one_node_graph() {
   Graph g;
   const ValueId x = g.add_value(Type::tensor(DType::F32, {Dim(2)}), "x");
   const ValueId y = g.add_value(Type::tensor(DType::F32, {Dim(2)}), "y");
-  g.body.params = {x};
-  g.input_names = {"x"};
-  Node n;
-  n.op = Op::Unary;
-  n.inputs = {x};
-  n.outputs = {y};
-  n.attrs = {{"kind", EnumValue{UnaryKind::Neg}}};
-  g.body.nodes.push_back(n);
-  g.body.results = {y};
-  g.output_names = {"y"};
+  testing::set_neg_body(g, x, y, "x");
   return g;
 }
 

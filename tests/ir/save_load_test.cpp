@@ -13,6 +13,7 @@
 #include "ir/schema/plumb_generated.h"
 #include "ir/text.h"
 #include "ir/verify.h"
+#include "tests/ir/graph_fixtures.h"
 
 namespace plumb::ir {
 namespace {
@@ -115,32 +116,10 @@ TEST(SaveLoad, ConstantsAreAlignedAndZeroCopy) {
 
 // Every dtype as a constant (sub-byte packed, strings), symbolic and unranked types, containers,
 // every attribute kind ops.def uses: decoded (not verified: the ops are used loosely here).
-const char* kAllDtypes = R"(plumb 1
+const std::string kAllDtypes = R"(plumb 1
 func @main(%x: f32[2,N], %s: string[*], %p: bool[]) -> (f32[2,N]) {
-  %b = constant {value = dense<bool[2]>[true, false]} : bool[2]
-  %i2 = constant {value = dense<i2[3]>[-2, 1, 0]} : i2[3]
-  %u2 = constant {value = dense<u2[5]>[3, 2, 1, 0, 3]} : u2[5]
-  %i4 = constant {value = dense<i4[3]>[-8, 7, 1]} : i4[3]
-  %u4 = constant {value = dense<u4[2]>[15, 0]} : u4[2]
-  %i8 = constant {value = dense<i8[2]>[-128, 127]} : i8[2]
-  %i16 = constant {value = dense<i16[2]>[-32768, 32767]} : i16[2]
-  %i32 = constant {value = dense<i32[2,1]>[-2147483648, 2147483647]} : i32[2,1]
-  %i64 = constant {value = dense<i64[2]>[-9223372036854775808, 9223372036854775807]} : i64[2]
-  %u8 = constant {value = dense<u8[1]>[255]} : u8[1]
-  %u16 = constant {value = dense<u16[1]>[65535]} : u16[1]
-  %u32 = constant {value = dense<u32[1]>[4294967295]} : u32[1]
-  %u64 = constant {value = dense<u64[1]>[18446744073709551615]} : u64[1]
-  %f4 = constant {value = dense<f4e2m1[3]>[6, -0.5, 0]} : f4e2m1[3]
-  %e4 = constant {value = dense<f8e4m3fn[3]>[448, -0.001953125, nan]} : f8e4m3fn[3]
-  %e4uz = constant {value = dense<f8e4m3fnuz[2]>[240, nan]} : f8e4m3fnuz[2]
-  %e5 = constant {value = dense<f8e5m2[3]>[57344, -inf, 0x7f]} : f8e5m2[3]
-  %e5uz = constant {value = dense<f8e5m2fnuz[1]>[-1.5]} : f8e5m2fnuz[1]
-  %e8 = constant {value = dense<f8e8m0[2]>[1, 0.5]} : f8e8m0[2]
-  %h = constant {value = dense<f16[4]>[0.1, -inf, -0, 0x7e01]} : f16[4]
-  %bf = constant {value = dense<bf16[2]>[0.1, 3.140625]} : bf16[2]
-  %f = constant {value = dense<f32[3]>[0.1, 1e-45, 3.4028235e+38]} : f32[3]
-  %d = constant {value = dense<f64[3]>[0.1, -0, 1.7976931348623157e+308]} : f64[3]
-  %str = constant {value = dense<string[2]>["a\tb\x01", ""]} : string[2]
+)" + std::string(testing::kEveryDtypeConstant) +
+                               R"(  %str = constant {value = dense<string[2]>["a\tb\x01", ""]} : string[2]
   %e = constant {value = dense<f32[0,3]>[]} : f32[0,3]
   %m = string %s {kind = regex_full_match, pattern = "a.*\\d", maxsplit = -1} : bool[*]
   %q = sequence {kind = empty, axis = 0, elem = f32[*]} : seq<f32[*]>

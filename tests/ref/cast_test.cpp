@@ -12,15 +12,6 @@
 namespace plumb::rt {
 namespace {
 
-using testing::KernelRun;
-using testing::make_tensor;
-using testing::values;
-
-const float kInfF = std::numeric_limits<float>::infinity();
-const float kNaNF = std::numeric_limits<float>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 template <typename S>
 testing::KernelResult cast(ir::DType to, std::vector<int64_t> shape, std::vector<S> x,
                            ir::DType from = testing::dtype_of<S>(), bool saturate = true,

@@ -9,10 +9,6 @@
 namespace plumb::rt {
 namespace {
 
-using testing::KernelRun;
-using testing::make_tensor;
-using testing::values;
-
 const ir::Type kF32Any = ir::Type::tensor(ir::DType::F32, {ir::Dim::symbolic()});
 
 KernelRun seq(ir::SequenceKind kind, int64_t axis = 0, ir::Type elem = kF32Any) {

@@ -14,10 +14,6 @@
 namespace plumb::rt {
 namespace {
 
-using testing::KernelResult;
-using testing::KernelRun;
-using testing::make_tensor;
-using testing::values;
 using Ints = std::vector<int64_t>;
 
 struct ConvAttrs {

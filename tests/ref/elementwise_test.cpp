@@ -19,15 +19,6 @@
 namespace plumb::rt {
 namespace {
 
-using testing::KernelRun;
-using testing::make_tensor;
-using testing::values;
-
-const float kInfF = std::numeric_limits<float>::infinity();
-const float kNaNF = std::numeric_limits<float>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 template <typename Kind>
 ir::Attr kind(Kind code) {
   return ir::Attr{"kind", ir::EnumValue{code}};

@@ -21,8 +21,6 @@ using ir::Dim;
 using ir::DType;
 using ir::Type;
 using UnaryKind = ir::UnaryKind;
-using testing::make_tensor;
-using testing::values;
 
 std::unique_ptr<Session> open(ir::Graph g, SessionOptions o = {}) {
   auto s = Session::create(std::move(g), std::move(o));

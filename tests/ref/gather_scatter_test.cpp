@@ -13,10 +13,6 @@
 namespace plumb::rt {
 namespace {
 
-using testing::KernelResult;
-using testing::KernelRun;
-using testing::make_tensor;
-using testing::values;
 using GatherKind = ir::GatherKind;
 using SR = ir::ScatterReduction;
 

@@ -12,10 +12,6 @@
 namespace plumb::rt {
 namespace {
 
-using testing::KernelRun;
-using testing::make_tensor;
-using testing::values;
-
 KernelRun decode(ir::PixelFormat format) {
   KernelRun k(ir::Op::ImageDecode);
   k.attr("format", ir::EnumValue{format});

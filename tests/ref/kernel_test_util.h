@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -195,4 +196,23 @@ class KernelRun {
   Status (*kernel_)(ref::KernelCtx&) = nullptr;
 };
 
+// Special values the kernel tests write expected results with.
+inline const float kInfF = std::numeric_limits<float>::infinity();
+inline const float kNaNF = std::numeric_limits<float>::quiet_NaN();
+inline const double kInf = std::numeric_limits<double>::infinity();
+inline const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
 }  // namespace plumb::rt::testing
+
+namespace plumb::rt {
+// What every kernel test uses, in the namespace the tests live in (using-declarations, not a
+// using-directive: only these names).
+using testing::KernelResult;
+using testing::KernelRun;
+using testing::kInf;
+using testing::kInfF;
+using testing::kNaN;
+using testing::kNaNF;
+using testing::make_tensor;
+using testing::values;
+}  // namespace plumb::rt

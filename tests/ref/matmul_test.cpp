@@ -11,11 +11,6 @@
 namespace plumb::rt {
 namespace {
 
-using testing::KernelResult;
-using testing::KernelRun;
-using testing::make_tensor;
-using testing::values;
-
 KernelResult matmul(Tensor lhs, Tensor rhs, ir::DType to) {
   return KernelRun(ir::Op::MatMul).attr("to", to).input(std::move(lhs)).input(std::move(rhs)).run();
 }

@@ -15,15 +15,9 @@
 namespace plumb::rt {
 namespace {
 
-using BinaryKind = ir::BinaryKind;
-using ir::Builder;
-using CompareKind = ir::CompareKind;
 using ir::Dim;
 using ir::DType;
 using ir::Type;
-using UnaryKind = ir::UnaryKind;
-using testing::make_tensor;
-using testing::values;
 
 TEST(MemoryBudget, ReservesUpToItsLimit) {
   MemoryBudget b(100);
@@ -118,9 +112,9 @@ TEST(MemoryBudget, ThreadsShareOneBudget) {
 // x -> neg -> abs -> neg: f32[N] buffers, two live at once: the arena is 2 * 4N bytes.
 ir::Graph chain() {
   ir::Graph g;
-  Builder b(g);
+  ir::Builder b(g);
   auto v = b.input(Type::tensor(DType::F32, {Dim::symbolic("N")}), "x");
-  for (int i = 0; i < 3; ++i) v = b.unary(i % 2 ? UnaryKind::Abs : UnaryKind::Neg, v);
+  for (int i = 0; i < 3; ++i) v = b.unary(i % 2 ? ir::UnaryKind::Abs : ir::UnaryKind::Neg, v);
   b.output(v, "y");
   EXPECT_TRUE(b.ok()) << b.status().to_string();
   return g;
@@ -174,12 +168,12 @@ TEST(MemoryBudget, ReplanningFreesThePlansKeptForOtherShapes) {
 // nonzero's result is sized by its kernel (charged when it returns); neg's is allocated before.
 ir::Graph nonzero_neg() {
   ir::Graph g;
-  Builder b(g);
+  ir::Builder b(g);
   b.set_provenance(ir::Provenance{"NZ", "NonZero", 13, ""});
   auto x = b.input(Type::tensor(DType::F32, {5}), "x");
   auto nz = b.emit1(ir::Op::NonZero, {x});
   b.set_provenance(ir::Provenance{"N", "Neg", 13, ""});
-  b.output(b.unary(UnaryKind::Neg, nz), "y");
+  b.output(b.unary(ir::UnaryKind::Neg, nz), "y");
   EXPECT_TRUE(b.ok()) << b.status().to_string();
   return g;
 }
@@ -215,19 +209,19 @@ TEST(MemoryBudget, ValuesAllocatedWhileRunningAreCharged) {
 // while i < n: x = concat(x, x): every value of the body region is allocated while running.
 ir::Graph doubling_while() {
   ir::Graph g;
-  Builder b(g);
+  ir::Builder b(g);
   auto x = b.input(Type::tensor(DType::F32, {Dim::symbolic("L")}), "x");
   auto n = b.input(Type::tensor(DType::I64, {}), "n");
   auto i0 = b.scalar_int(DType::I64, 0);
   const Type xt = Type::tensor(DType::F32, {Dim::symbolic()});
   const Type it = Type::tensor(DType::I64, {});
   auto cp = b.begin_region({xt, it});
-  auto lt = b.compare(CompareKind::Lt, cp.at(1), n);
+  auto lt = b.compare(ir::CompareKind::Lt, cp.at(1), n);
   auto cond = b.end_region({lt});
   auto bp = b.begin_region({xt, it});
   b.set_provenance(ir::Provenance{"Cat", "Concat", 13, ""});
   auto x2 = b.concat({bp.at(0), bp.at(0)}, 0);
-  auto i2 = b.binary(BinaryKind::Add, bp.at(1), b.scalar_int(DType::I64, 1));
+  auto i2 = b.binary(ir::BinaryKind::Add, bp.at(1), b.scalar_int(DType::I64, 1));
   auto body = b.end_region({x2, i2});
   auto out = b.while_({x, i0}, std::move(cond), std::move(body));
   if (out.size() == 2) b.output(out[0], "x_out");

@@ -17,8 +17,6 @@ using ir::Dim;
 using ir::DType;
 using ir::Type;
 using UnaryKind = ir::UnaryKind;
-using testing::make_tensor;
-using testing::values;
 
 // x -> neg -> abs -> neg -> abs -> neg: five f32[1024] buffers of 4096 bytes; at most two are
 // live at once, so the arena holds two.

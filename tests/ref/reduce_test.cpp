@@ -12,11 +12,6 @@
 namespace plumb::rt {
 namespace {
 
-using testing::KernelResult;
-using testing::KernelRun;
-using testing::make_tensor;
-using testing::values;
-
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 

@@ -19,8 +19,6 @@
 
 namespace plumb::rt::ref_bits {
 
-using testing::KernelResult;
-using testing::KernelRun;
 using Ints = std::vector<int64_t>;
 
 // Mostly modest values of mixed sign and magnitude (so that sums round), with the special ones
