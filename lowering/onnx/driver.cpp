@@ -186,11 +186,14 @@ Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const ir
   for (const onnx::OnnxValueInfo& out : model.graph.outputs) {
     onnx::OnnxNode fake;
     fake.inputs = {out.name};
-    PLUMB_ASSIGN_OR_RETURN(ir::ValueId v, cx.input(fake, 0));
-    if (v == ir::kNoValue)
+    // An output no value answers to (an empty name, or one nothing defines) is the model's error
+    // at its graph outputs, not a node's missing input; other failures (a bad constant) pass through.
+    Expected<ir::ValueId> v = cx.input(fake, 0);
+    if ((!v && v.status().code() == ErrorCode::kInvalidModel) || (v && *v == ir::kNoValue))
       return invalid_model("", "graph output '" + out.name + "' is not produced by the graph")
           .with_place("graph outputs");
-    b.output(v, out.name);
+    if (!v) return v.status();
+    b.output(*v, out.name);
   }
   PLUMB_RETURN_IF_ERROR(b.status());
   if (options.verify) PLUMB_RETURN_IF_ERROR(ir::verify(g));

@@ -10,6 +10,7 @@
 #include "ir/builder.h"
 #include "runtime/cpu/onednn/fusion.h"
 #include "runtime/session.h"
+#include "tests/backends/run_on_backend.h"
 #include "tests/ref/kernel_test_util.h"
 
 namespace plumb::rt {
@@ -130,20 +131,6 @@ TEST(CpuIsland, KeepsAnInnerSummand) {
             (std::vector<std::string>{"conv+bias+relu", "maxpool > conv+bias+sum"}));
 }
 
-std::vector<RtValue> run(const ir::Graph& g, const std::string& backend, const std::vector<Tensor>& inputs,
-                         std::string* dispatch = nullptr) {
-  SessionOptions o;
-  o.backend = backend;
-  if (dispatch) o.on_schedule = [dispatch](const std::string& s) { *dispatch += s; };
-  auto s = Session::create(g, o);
-  EXPECT_TRUE(s.has_value()) << s.status().to_string();
-  if (!s) return {};
-  for (size_t k = 0; k < inputs.size(); ++k) EXPECT_TRUE((*s)->set_input(k, RtValue(inputs[k])).is_ok());
-  const Status st = (*s)->run();
-  EXPECT_TRUE(st.is_ok()) << st.to_string();
-  return st.is_ok() ? (*s)->outputs() : std::vector<RtValue>{};
-}
-
 std::vector<Tensor> input(uint32_t seed) {
   const std::vector<double> v = values(kC * kHW * kHW, seed);
   return {make_tensor<float>({1, kC, kHW, kHW}, std::vector<float>(v.begin(), v.end()))};
@@ -153,9 +140,9 @@ std::vector<Tensor> input(uint32_t seed) {
 // cpu sessions bit-identical.
 void expect_like_ref(const ir::Graph& g, const std::vector<Tensor>& in, double tol, bool exact = false) {
   std::string dispatch;
-  const auto want = run(g, "ref", in);
-  const auto got = run(g, "cpu", in, &dispatch);
-  const auto again = run(g, "cpu", in);
+  const auto want = testing::run_on_backend(g, "ref", in);
+  const auto got = testing::run_on_backend(g, "cpu", in, &dispatch);
+  const auto again = testing::run_on_backend(g, "cpu", in);
   EXPECT_NE(dispatch.find("cpu span"), std::string::npos) << dispatch;
   ASSERT_EQ(want.size(), got.size());
   for (size_t k = 0; k < want.size(); ++k) {
