@@ -151,6 +151,8 @@ struct Lower {
   }
   // Rows [start, start + size) of a static 2-D or 1-D value, along axis 0.
   ValueId rows(ValueId x, int64_t start, int64_t size) {
+    // No value when building x failed (the builder's status says why and the rule returns it).
+    if (x == ir::kNoValue || !cx.b.ok()) return ir::kNoValue;
     const ir::Type t = cx.type(x);
     Ints st(t.shape.size(), 0), sz, one(t.shape.size(), 1);
     for (const ir::Dim& d : t.shape) sz.push_back(d.size);
