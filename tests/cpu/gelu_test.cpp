@@ -11,6 +11,7 @@
 #include "runtime/cpu/onednn/fusion.h"
 #include "runtime/cpu/onednn/scan.h"
 #include "runtime/session.h"
+#include "tests/backends/run_on_backend.h"
 #include "tests/ref/kernel_test_util.h"
 
 namespace plumb::rt {
@@ -68,20 +69,6 @@ std::vector<std::string> claimed(const ir::Graph& g) {
   return out;
 }
 
-std::vector<RtValue> run(const ir::Graph& g, const std::string& backend, const Tensor& in,
-                         std::string* dispatch) {
-  SessionOptions o;
-  o.backend = backend;
-  if (dispatch) o.on_schedule = [dispatch](const std::string& s) { *dispatch += s; };
-  auto s = Session::create(g, o);
-  EXPECT_TRUE(s.has_value()) << s.status().to_string();
-  if (!s) return {};
-  EXPECT_TRUE((*s)->set_input(0, RtValue(in)).is_ok());
-  const Status st = (*s)->run();
-  EXPECT_TRUE(st.is_ok()) << st.to_string();
-  return st.is_ok() ? (*s)->outputs() : std::vector<RtValue>{};
-}
-
 // The GELU pass's results are ref's bits exactly where the product is (its own error is the
 // matmul's, DotProduct); here the products are checked against ref's GELU of cpu's own product.
 void expect_gelu_of_product(const GeluCase& gc, float poison = 0.0f) {
@@ -90,9 +77,9 @@ void expect_gelu_of_product(const GeluCase& gc, float poison = 0.0f) {
   Tensor in = make_tensor<float>({kM, kK}, std::vector<float>(v.begin(), v.end()));
   if (poison != 0.0f) in.as<float>()[5] = poison;
   std::string dispatch;
-  const auto want = run(g, "ref", in, nullptr);
-  const auto got = run(g, "cpu", in, &dispatch);
-  const auto again = run(g, "cpu", in, nullptr);
+  const auto want = testing::run_on_backend(g, "ref", {in});
+  const auto got = testing::run_on_backend(g, "cpu", {in}, &dispatch);
+  const auto again = testing::run_on_backend(g, "cpu", {in});
   EXPECT_NE(dispatch.find("cpu span"), std::string::npos) << dispatch;
   ASSERT_EQ(got.size(), want.size());
   const Tensor& a = got.back().tensor();
