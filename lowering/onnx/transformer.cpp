@@ -112,6 +112,7 @@ Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
       return cx.invalid("RotaryEmbedding caches must be 2-D when position_ids are given");
     cos = cx.b.gather(ir::GatherKind::Axis, cos, pos, 0);
     sin = cx.b.gather(ir::GatherKind::Axis, sin, pos, 0);
+    PLUMB_RETURN_IF_ERROR(cx.error());  // a refused gather (e.g. int8 ids) leaves no shape to read
   } else if (rank_of(cx, cos) != 3 || rank_of(cx, sin) != 3) {
     return cx.invalid("RotaryEmbedding caches must be 3-D without position_ids");
   }
