@@ -159,10 +159,9 @@ std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vect
 }
 
 std::optional<ConstantData> Builder::fold(const Node& n) {
-  if (!eval_ || !open_.empty() || n.outputs.size() != 1 || !n.regions.empty()) return std::nullopt;
-  if (n.op == Op::Constant || !foldable_op(n.op)) return std::nullopt;
+  if (!eval_ || !open_.empty() || n.outputs.size() != 1 || n.op == Op::Constant) return std::nullopt;
   const Type& t = g_.values[n.outputs[0]].type;
-  if (!foldable_type(t, is_float(t.dtype) ? kFoldFloats : kFoldInts)) return std::nullopt;
+  if (!may_fold(n, {t}, FoldScope::kGraph, is_float(t.dtype) ? kFoldFloats : kFoldInts)) return std::nullopt;
   if (n.op == Op::ShapeOf) return shape_of_constant(type_of(n.inputs[0]), t);
   std::vector<const ConstantData*> operands;
   for (ValueId in : n.inputs) {

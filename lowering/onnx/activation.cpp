@@ -274,26 +274,19 @@ Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_activation(Registry& r) {
-  r.add("Relu", {1, kLatestOpset}, lower_relu);
-  r.add("Sigmoid", {1, kLatestOpset}, lower_sigmoid);
-  r.add("LeakyRelu", {1, kLatestOpset}, lower_leaky_relu);
-  r.add("HardSigmoid", {1, kLatestOpset}, lower_hard_sigmoid);
-  r.add("HardSwish", {14, kLatestOpset}, lower_hard_swish);
-  r.add("Elu", {1, kLatestOpset}, lower_elu);
-  r.add("Selu", {1, kLatestOpset}, lower_selu);
-  r.add("Celu", {12, kLatestOpset}, lower_celu);
-  r.add("Softplus", {1, kLatestOpset}, lower_softplus);
-  r.add("Softsign", {1, kLatestOpset}, lower_softsign);
-  r.add("Mish", {18, kLatestOpset}, lower_mish);
-  r.add("Swish", {24, kLatestOpset}, lower_swish);
-  r.add("Gelu", {20, kLatestOpset}, lower_gelu);
-  r.add("ThresholdedRelu", {10, kLatestOpset}, lower_thresholded_relu);
-  r.add("Shrink", {9, kLatestOpset}, lower_shrink);
-  r.add("PRelu", {1, kLatestOpset}, lower_prelu);
-  r.add("Clip", {1, kLatestOpset}, lower_clip);
-  r.add("Softmax", {1, kLatestOpset}, lower_softmax_family<NormExp::kSoftmax>);
-  r.add("LogSoftmax", {1, kLatestOpset}, lower_softmax_family<NormExp::kLogSoftmax>);
-  r.add("Hardmax", {1, kLatestOpset}, lower_softmax_family<NormExp::kHardmax>);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"Relu", 1, lower_relu}, {"Sigmoid", 1, lower_sigmoid}, {"LeakyRelu", 1, lower_leaky_relu},
+      {"HardSigmoid", 1, lower_hard_sigmoid}, {"HardSwish", 14, lower_hard_swish}, {"Elu", 1, lower_elu},
+      {"Selu", 1, lower_selu}, {"Celu", 12, lower_celu}, {"Softplus", 1, lower_softplus},
+      {"Softsign", 1, lower_softsign}, {"Mish", 18, lower_mish}, {"Swish", 24, lower_swish},
+      {"Gelu", 20, lower_gelu}, {"ThresholdedRelu", 10, lower_thresholded_relu}, {"Shrink", 9, lower_shrink},
+      {"PRelu", 1, lower_prelu}, {"Clip", 1, lower_clip},
+      {"Softmax", 1, lower_softmax_family<NormExp::kSoftmax>},
+      {"LogSoftmax", 1, lower_softmax_family<NormExp::kLogSoftmax>},
+      {"Hardmax", 1, lower_softmax_family<NormExp::kHardmax>}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -514,11 +514,13 @@ Status lower_sequence_map(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_control(Registry& r) {
-  r.add("If", {1, kLatestOpset}, lower_if);
-  r.add("Loop", {1, kLatestOpset}, lower_loop);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"If", 1, lower_if}, {"Loop", 1, lower_loop}, {"Scan", 9, lower_scan},
+      {"SequenceMap", 17, lower_sequence_map}});
+  // clang-format on
   r.add("Scan", {8, 8}, lower_scan8);
-  r.add("Scan", {9, kLatestOpset}, lower_scan);
-  r.add("SequenceMap", {17, kLatestOpset}, lower_sequence_map);
 }
 
 }  // namespace plumb::lower

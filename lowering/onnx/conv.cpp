@@ -332,11 +332,13 @@ Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_conv_pool(Registry& r) {
-  r.add("Conv", {1, kLatestOpset}, lower_conv);
-  r.add("ConvTranspose", {1, kLatestOpset}, lower_conv_transpose);
-  r.add("ConvInteger", {10, kLatestOpset}, lower_conv_integer);
-  r.add("QLinearConv", {10, kLatestOpset}, lower_qlinear_conv);
-  r.add("CausalConvWithState", {27, kLatestOpset}, lower_causal_conv);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"Conv", 1, lower_conv}, {"ConvTranspose", 1, lower_conv_transpose},
+      {"ConvInteger", 10, lower_conv_integer}, {"QLinearConv", 10, lower_qlinear_conv},
+      {"CausalConvWithState", 27, lower_causal_conv}});
+  // clang-format on
   register_pool(r);
 }
 

@@ -251,8 +251,7 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_conv_extra(Registry& r) {
-  r.add("Col2Im", {18, kLatestOpset}, lower_col2im);
-  r.add("DeformConv", {19, kLatestOpset}, lower_deform_conv);
+  r.add_since({{"Col2Im", 18, lower_col2im}, {"DeformConv", 19, lower_deform_conv}});
 }
 
 }  // namespace plumb::lower

@@ -463,9 +463,12 @@ Status lower_max_roi_pool(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_detection(Registry& r) {
-  r.add("NonMaxSuppression", {10, kLatestOpset}, lower_non_max_suppression);
-  r.add("RoiAlign", {10, kLatestOpset}, lower_roi_align);
-  r.add("MaxRoiPool", {1, kLatestOpset}, lower_max_roi_pool);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"NonMaxSuppression", 10, lower_non_max_suppression}, {"RoiAlign", 10, lower_roi_align},
+      {"MaxRoiPool", 1, lower_max_roi_pool}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -412,9 +412,6 @@ Status lower_det(LowerCtx& cx, const OnnxNode& n) {
 
 }  // namespace
 
-void register_einsum(Registry& r) {
-  r.add("Einsum", {12, kLatestOpset}, lower_einsum);
-  r.add("Det", {11, kLatestOpset}, lower_det);
-}
+void register_einsum(Registry& r) { r.add_since({{"Einsum", 12, lower_einsum}, {"Det", 11, lower_det}}); }
 
 }  // namespace plumb::lower

@@ -233,58 +233,35 @@ Status lower_cast_like(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_elementwise(Registry& r) {
-  r.add("Add", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Add>);
-  r.add("Sub", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Sub>);
-  r.add("Mul", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Mul>);
-  r.add("Div", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Div>);
-  r.add("And", {1, kLatestOpset}, lower_binary<ir::BinaryKind::And>);
-  r.add("Or", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Or>);
-  r.add("Xor", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Xor>);
-  r.add("BitwiseAnd", {18, kLatestOpset}, lower_binary<ir::BinaryKind::And>);
-  r.add("BitwiseOr", {18, kLatestOpset}, lower_binary<ir::BinaryKind::Or>);
-  r.add("BitwiseXor", {18, kLatestOpset}, lower_binary<ir::BinaryKind::Xor>);
-  r.add("BitwiseNot", {18, kLatestOpset}, lower_unary<ir::UnaryKind::Not>);
-  r.add("BitShift", {11, kLatestOpset}, lower_bit_shift);
-  r.add("Pow", {1, kLatestOpset}, lower_pow);
-  r.add("Mod", {10, kLatestOpset}, lower_mod);
-  r.add("Max", {1, kLatestOpset}, lower_max);
-  r.add("Min", {1, kLatestOpset}, lower_min);
-  r.add("Sum", {1, kLatestOpset}, lower_sum);
-  r.add("Mean", {1, kLatestOpset}, lower_mean);
-  r.add("Equal", {1, kLatestOpset}, lower_compare<ir::CompareKind::Eq>);
-  r.add("Greater", {1, kLatestOpset}, lower_compare<ir::CompareKind::Gt>);
-  r.add("Less", {1, kLatestOpset}, lower_compare<ir::CompareKind::Lt>);
-  r.add("GreaterOrEqual", {12, kLatestOpset}, lower_compare<ir::CompareKind::Ge>);
-  r.add("LessOrEqual", {12, kLatestOpset}, lower_compare<ir::CompareKind::Le>);
-  r.add("Not", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Not>);
-  r.add("Abs", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Abs>);
-  r.add("Neg", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Neg>);
-  r.add("Sign", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Sign>);
-  r.add("Floor", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Floor>);
-  r.add("Ceil", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Ceil>);
-  r.add("Round", {11, kLatestOpset}, lower_unary<ir::UnaryKind::Round>);
-  r.add("Sqrt", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Sqrt>);
-  r.add("Exp", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Exp>);
-  r.add("Log", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Log>);
-  r.add("Sin", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Sin>);
-  r.add("Cos", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Cos>);
-  r.add("Tan", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Tan>);
-  r.add("Asin", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Asin>);
-  r.add("Acos", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Acos>);
-  r.add("Atan", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Atan>);
-  r.add("Sinh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Sinh>);
-  r.add("Cosh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Cosh>);
-  r.add("Tanh", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Tanh>);
-  r.add("Asinh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Asinh>);
-  r.add("Acosh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Acosh>);
-  r.add("Atanh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Atanh>);
-  r.add("Erf", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Erf>);
-  r.add("Reciprocal", {1, kLatestOpset}, lower_reciprocal);
-  r.add("IsNaN", {9, kLatestOpset}, lower_is_nan);
-  r.add("IsInf", {10, kLatestOpset}, lower_is_inf);
-  r.add("Where", {9, kLatestOpset}, lower_where);
-  r.add("Cast", {1, kLatestOpset}, lower_cast);
-  r.add("CastLike", {15, kLatestOpset}, lower_cast_like);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"Add", 1, lower_binary<ir::BinaryKind::Add>}, {"Sub", 1, lower_binary<ir::BinaryKind::Sub>},
+      {"Mul", 1, lower_binary<ir::BinaryKind::Mul>}, {"Div", 1, lower_binary<ir::BinaryKind::Div>},
+      {"And", 1, lower_binary<ir::BinaryKind::And>}, {"Or", 1, lower_binary<ir::BinaryKind::Or>},
+      {"Xor", 1, lower_binary<ir::BinaryKind::Xor>}, {"BitwiseAnd", 18, lower_binary<ir::BinaryKind::And>},
+      {"BitwiseOr", 18, lower_binary<ir::BinaryKind::Or>},
+      {"BitwiseXor", 18, lower_binary<ir::BinaryKind::Xor>},
+      {"BitwiseNot", 18, lower_unary<ir::UnaryKind::Not>}, {"BitShift", 11, lower_bit_shift},
+      {"Pow", 1, lower_pow}, {"Mod", 10, lower_mod}, {"Max", 1, lower_max}, {"Min", 1, lower_min},
+      {"Sum", 1, lower_sum}, {"Mean", 1, lower_mean}, {"Equal", 1, lower_compare<ir::CompareKind::Eq>},
+      {"Greater", 1, lower_compare<ir::CompareKind::Gt>}, {"Less", 1, lower_compare<ir::CompareKind::Lt>},
+      {"GreaterOrEqual", 12, lower_compare<ir::CompareKind::Ge>},
+      {"LessOrEqual", 12, lower_compare<ir::CompareKind::Le>}, {"Not", 1, lower_unary<ir::UnaryKind::Not>},
+      {"Abs", 1, lower_unary<ir::UnaryKind::Abs>}, {"Neg", 1, lower_unary<ir::UnaryKind::Neg>},
+      {"Sign", 9, lower_unary<ir::UnaryKind::Sign>}, {"Floor", 1, lower_unary<ir::UnaryKind::Floor>},
+      {"Ceil", 1, lower_unary<ir::UnaryKind::Ceil>}, {"Round", 11, lower_unary<ir::UnaryKind::Round>},
+      {"Sqrt", 1, lower_unary<ir::UnaryKind::Sqrt>}, {"Exp", 1, lower_unary<ir::UnaryKind::Exp>},
+      {"Log", 1, lower_unary<ir::UnaryKind::Log>}, {"Sin", 7, lower_unary<ir::UnaryKind::Sin>},
+      {"Cos", 7, lower_unary<ir::UnaryKind::Cos>}, {"Tan", 7, lower_unary<ir::UnaryKind::Tan>},
+      {"Asin", 7, lower_unary<ir::UnaryKind::Asin>}, {"Acos", 7, lower_unary<ir::UnaryKind::Acos>},
+      {"Atan", 7, lower_unary<ir::UnaryKind::Atan>}, {"Sinh", 9, lower_unary<ir::UnaryKind::Sinh>},
+      {"Cosh", 9, lower_unary<ir::UnaryKind::Cosh>}, {"Tanh", 1, lower_unary<ir::UnaryKind::Tanh>},
+      {"Asinh", 9, lower_unary<ir::UnaryKind::Asinh>}, {"Acosh", 9, lower_unary<ir::UnaryKind::Acosh>},
+      {"Atanh", 9, lower_unary<ir::UnaryKind::Atanh>}, {"Erf", 9, lower_unary<ir::UnaryKind::Erf>},
+      {"Reciprocal", 1, lower_reciprocal}, {"IsNaN", 9, lower_is_nan}, {"IsInf", 10, lower_is_inf},
+      {"Where", 9, lower_where}, {"Cast", 1, lower_cast}, {"CastLike", 15, lower_cast_like}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

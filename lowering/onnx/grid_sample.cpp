@@ -307,8 +307,7 @@ Status lower_affine_grid(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_grid_sample(Registry& r) {
-  r.add("GridSample", {16, kLatestOpset}, lower_grid_sample);
-  r.add("AffineGrid", {20, kLatestOpset}, lower_affine_grid);
+  r.add_since({{"GridSample", 16, lower_grid_sample}, {"AffineGrid", 20, lower_affine_grid}});
 }
 
 }  // namespace plumb::lower

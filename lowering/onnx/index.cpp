@@ -52,8 +52,7 @@ Status lower_gather_elements(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_index(Registry& r) {
-  r.add("Gather", {1, kLatestOpset}, lower_gather);
-  r.add("GatherElements", {11, kLatestOpset}, lower_gather_elements);
+  r.add_since({{"Gather", 1, lower_gather}, {"GatherElements", 11, lower_gather_elements}});
 }
 
 }  // namespace plumb::lower

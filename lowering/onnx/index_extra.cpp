@@ -222,8 +222,7 @@ Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_index_extra(Registry& r) {
-  r.add("Unique", {11, kLatestOpset}, lower_unique);
-  r.add("TensorScatter", {24, kLatestOpset}, lower_tensor_scatter);
+  r.add_since({{"Unique", 11, lower_unique}, {"TensorScatter", 24, lower_tensor_scatter}});
 }
 
 }  // namespace plumb::lower

@@ -193,8 +193,7 @@ Status lower_sce(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_loss(Registry& r) {
-  r.add("NegativeLogLikelihoodLoss", {12, kLatestOpset}, lower_nll);
-  r.add("SoftmaxCrossEntropyLoss", {12, kLatestOpset}, lower_sce);
+  r.add_since({{"NegativeLogLikelihoodLoss", 12, lower_nll}, {"SoftmaxCrossEntropyLoss", 12, lower_sce}});
 }
 
 }  // namespace plumb::lower

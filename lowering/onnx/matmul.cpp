@@ -184,9 +184,6 @@ Status lower_gemm(LowerCtx& cx, const OnnxNode& n) {
 
 }  // namespace
 
-void register_matmul(Registry& r) {
-  r.add("MatMul", {1, kLatestOpset}, lower_matmul);
-  r.add("Gemm", {1, kLatestOpset}, lower_gemm);
-}
+void register_matmul(Registry& r) { r.add_since({{"MatMul", 1, lower_matmul}, {"Gemm", 1, lower_gemm}}); }
 
 }  // namespace plumb::lower

@@ -310,14 +310,14 @@ Status lower_mvn(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_norm(Registry& r) {
-  r.add("BatchNormalization", {1, kLatestOpset}, lower_batch_norm);
-  r.add("InstanceNormalization", {1, kLatestOpset}, lower_instance_norm);
-  r.add("LayerNormalization", {17, kLatestOpset}, lower_layer_norm<false>);
-  r.add("RMSNormalization", {23, kLatestOpset}, lower_layer_norm<true>);
-  r.add("GroupNormalization", {18, kLatestOpset}, lower_group_norm);
-  r.add("LRN", {1, kLatestOpset}, lower_lrn);
-  r.add("LpNormalization", {1, kLatestOpset}, lower_lp_norm);
-  r.add("MeanVarianceNormalization", {1, kLatestOpset}, lower_mvn);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"BatchNormalization", 1, lower_batch_norm}, {"InstanceNormalization", 1, lower_instance_norm},
+      {"LayerNormalization", 17, lower_layer_norm<false>}, {"RMSNormalization", 23, lower_layer_norm<true>},
+      {"GroupNormalization", 18, lower_group_norm}, {"LRN", 1, lower_lrn},
+      {"LpNormalization", 1, lower_lp_norm}, {"MeanVarianceNormalization", 1, lower_mvn}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

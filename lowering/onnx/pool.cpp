@@ -279,13 +279,14 @@ Status lower_max_unpool(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_pool(Registry& r) {
-  r.add("MaxPool", {1, kLatestOpset}, lower_max_pool);
-  r.add("AveragePool", {1, kLatestOpset}, lower_average_pool);
-  r.add("MaxUnpool", {9, kLatestOpset}, lower_max_unpool);
-  r.add("LpPool", {1, kLatestOpset}, lower_lp_pool);
-  r.add("GlobalAveragePool", {1, kLatestOpset}, lower_global<Global::kAvg>);
-  r.add("GlobalMaxPool", {1, kLatestOpset}, lower_global<Global::kMax>);
-  r.add("GlobalLpPool", {1, kLatestOpset}, lower_global<Global::kLp>);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"MaxPool", 1, lower_max_pool}, {"AveragePool", 1, lower_average_pool},
+      {"MaxUnpool", 9, lower_max_unpool}, {"LpPool", 1, lower_lp_pool},
+      {"GlobalAveragePool", 1, lower_global<Global::kAvg>}, {"GlobalMaxPool", 1, lower_global<Global::kMax>},
+      {"GlobalLpPool", 1, lower_global<Global::kLp>}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -505,11 +505,13 @@ Status lower_qlinear_matmul(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_quant(Registry& r) {
-  r.add("QuantizeLinear", {10, kLatestOpset}, lower_quantize_linear);
-  r.add("DequantizeLinear", {10, kLatestOpset}, lower_dequantize_linear);
-  r.add("DynamicQuantizeLinear", {11, kLatestOpset}, lower_dynamic_quantize_linear);
-  r.add("MatMulInteger", {10, kLatestOpset}, lower_matmul_integer);
-  r.add("QLinearMatMul", {10, kLatestOpset}, lower_qlinear_matmul);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"QuantizeLinear", 10, lower_quantize_linear}, {"DequantizeLinear", 10, lower_dequantize_linear},
+      {"DynamicQuantizeLinear", 11, lower_dynamic_quantize_linear},
+      {"MatMulInteger", 10, lower_matmul_integer}, {"QLinearMatMul", 10, lower_qlinear_matmul}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

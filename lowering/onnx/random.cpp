@@ -296,13 +296,14 @@ Status lower_dropout(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_random(Registry& r) {
-  r.add("RandomUniform", {1, kLatestOpset}, lower_random_uniform<false>);
-  r.add("RandomNormal", {1, kLatestOpset}, lower_random_normal<false>);
-  r.add("RandomUniformLike", {1, kLatestOpset}, lower_random_uniform<true>);
-  r.add("RandomNormalLike", {1, kLatestOpset}, lower_random_normal<true>);
-  r.add("Bernoulli", {15, kLatestOpset}, lower_bernoulli);
-  r.add("Multinomial", {7, kLatestOpset}, lower_multinomial);
-  r.add("Dropout", {1, kLatestOpset}, lower_dropout);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"RandomUniform", 1, lower_random_uniform<false>}, {"RandomNormal", 1, lower_random_normal<false>},
+      {"RandomUniformLike", 1, lower_random_uniform<true>},
+      {"RandomNormalLike", 1, lower_random_normal<true>}, {"Bernoulli", 15, lower_bernoulli},
+      {"Multinomial", 7, lower_multinomial}, {"Dropout", 1, lower_dropout}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

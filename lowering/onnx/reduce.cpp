@@ -178,20 +178,18 @@ Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_reduce(Registry& r) {
-  r.add("ReduceSum", {1, kLatestOpset}, lower_reduce<Red::kSum>);
-  r.add("ReduceMean", {1, kLatestOpset}, lower_reduce<Red::kMean>);
-  r.add("ReduceMax", {1, kLatestOpset}, lower_reduce<Red::kMax>);
-  r.add("ReduceMin", {1, kLatestOpset}, lower_reduce<Red::kMin>);
-  r.add("ReduceProd", {1, kLatestOpset}, lower_reduce<Red::kProd>);
-  r.add("ReduceL1", {1, kLatestOpset}, lower_reduce<Red::kL1>);
-  r.add("ReduceL2", {1, kLatestOpset}, lower_reduce<Red::kL2>);
-  r.add("ReduceLogSum", {1, kLatestOpset}, lower_reduce<Red::kLogSum>);
-  r.add("ReduceLogSumExp", {1, kLatestOpset}, lower_reduce<Red::kLogSumExp>);
-  r.add("ReduceSumSquare", {1, kLatestOpset}, lower_reduce<Red::kSumSquare>);
-  r.add("ArgMax", {1, kLatestOpset}, lower_arg<ir::ArgKind::Max>);
-  r.add("ArgMin", {1, kLatestOpset}, lower_arg<ir::ArgKind::Min>);
-  r.add("CumSum", {11, kLatestOpset}, lower_cumulative<ir::ReduceKind::Sum>);
-  r.add("CumProd", {26, kLatestOpset}, lower_cumulative<ir::ReduceKind::Prod>);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"ReduceSum", 1, lower_reduce<Red::kSum>}, {"ReduceMean", 1, lower_reduce<Red::kMean>},
+      {"ReduceMax", 1, lower_reduce<Red::kMax>}, {"ReduceMin", 1, lower_reduce<Red::kMin>},
+      {"ReduceProd", 1, lower_reduce<Red::kProd>}, {"ReduceL1", 1, lower_reduce<Red::kL1>},
+      {"ReduceL2", 1, lower_reduce<Red::kL2>}, {"ReduceLogSum", 1, lower_reduce<Red::kLogSum>},
+      {"ReduceLogSumExp", 1, lower_reduce<Red::kLogSumExp>},
+      {"ReduceSumSquare", 1, lower_reduce<Red::kSumSquare>}, {"ArgMax", 1, lower_arg<ir::ArgKind::Max>},
+      {"ArgMin", 1, lower_arg<ir::ArgKind::Min>}, {"CumSum", 11, lower_cumulative<ir::ReduceKind::Sum>},
+      {"CumProd", 26, lower_cumulative<ir::ReduceKind::Prod>}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

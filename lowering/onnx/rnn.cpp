@@ -497,9 +497,7 @@ void register_rnn(Registry& r) {
   // Opsets 1..6 differ only in attributes that do not change the numbers (output_sequence says
   // whether Y is produced, which the node's outputs already say) and GRU-1's missing
   // linear_before_reset (read from opset 3 on).
-  r.add("RNN", {1, kLatestOpset}, lower_rnn);
-  r.add("GRU", {1, kLatestOpset}, lower_gru);
-  r.add("LSTM", {1, kLatestOpset}, lower_lstm);
+  r.add_since({{"RNN", 1, lower_rnn}, {"GRU", 1, lower_gru}, {"LSTM", 1, lower_lstm}});
 }
 
 }  // namespace plumb::lower

@@ -359,17 +359,17 @@ Status lower_optional_get_element(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_sequence(Registry& r) {
-  r.add("SequenceEmpty", {11, kLatestOpset}, lower_sequence_empty);
-  r.add("SequenceConstruct", {11, kLatestOpset}, lower_sequence_construct);
-  r.add("SequenceInsert", {11, kLatestOpset}, lower_sequence_insert);
-  r.add("SequenceAt", {11, kLatestOpset}, lower_sequence_at);
-  r.add("SequenceErase", {11, kLatestOpset}, lower_sequence_erase);
-  r.add("SequenceLength", {11, kLatestOpset}, lower_sequence_length);
-  r.add("ConcatFromSequence", {11, kLatestOpset}, lower_concat_from_sequence);
-  r.add("SplitToSequence", {11, kLatestOpset}, lower_split_to_sequence);
-  r.add("Optional", {15, kLatestOpset}, lower_optional);
-  r.add("OptionalHasElement", {15, kLatestOpset}, lower_optional_has_element);
-  r.add("OptionalGetElement", {15, kLatestOpset}, lower_optional_get_element);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"SequenceEmpty", 11, lower_sequence_empty}, {"SequenceConstruct", 11, lower_sequence_construct},
+      {"SequenceInsert", 11, lower_sequence_insert}, {"SequenceAt", 11, lower_sequence_at},
+      {"SequenceErase", 11, lower_sequence_erase}, {"SequenceLength", 11, lower_sequence_length},
+      {"ConcatFromSequence", 11, lower_concat_from_sequence},
+      {"SplitToSequence", 11, lower_split_to_sequence}, {"Optional", 15, lower_optional},
+      {"OptionalHasElement", 15, lower_optional_has_element},
+      {"OptionalGetElement", 15, lower_optional_get_element}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -383,18 +383,15 @@ Status lower_constant_of_shape(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_shape(Registry& r) {
-  r.add("Identity", {1, kLatestOpset}, lower_identity);
-  r.add("Constant", {1, kLatestOpset}, lower_constant);
-  r.add("Reshape", {1, kLatestOpset}, lower_reshape);
-  r.add("Transpose", {1, kLatestOpset}, lower_transpose);
-  r.add("Concat", {1, kLatestOpset}, lower_concat);
-  r.add("Shape", {1, kLatestOpset}, lower_shape);
-  r.add("Size", {1, kLatestOpset}, lower_size);
-  r.add("Squeeze", {1, kLatestOpset}, lower_squeeze);
-  r.add("Unsqueeze", {1, kLatestOpset}, lower_unsqueeze);
-  r.add("Flatten", {1, kLatestOpset}, lower_flatten);
-  r.add("Expand", {8, kLatestOpset}, lower_expand);
-  r.add("ConstantOfShape", {9, kLatestOpset}, lower_constant_of_shape);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"Identity", 1, lower_identity}, {"Constant", 1, lower_constant}, {"Reshape", 1, lower_reshape},
+      {"Transpose", 1, lower_transpose}, {"Concat", 1, lower_concat}, {"Shape", 1, lower_shape},
+      {"Size", 1, lower_size}, {"Squeeze", 1, lower_squeeze}, {"Unsqueeze", 1, lower_unsqueeze},
+      {"Flatten", 1, lower_flatten}, {"Expand", 8, lower_expand},
+      {"ConstantOfShape", 9, lower_constant_of_shape}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -318,12 +318,13 @@ Status lower_stft(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_signal(Registry& r) {
-  r.add("DFT", {17, kLatestOpset}, lower_dft);
-  r.add("STFT", {17, kLatestOpset}, lower_stft);
-  r.add("HannWindow", {17, kLatestOpset}, lower_window<0>);
-  r.add("HammingWindow", {17, kLatestOpset}, lower_window<1>);
-  r.add("BlackmanWindow", {17, kLatestOpset}, lower_window<2>);
-  r.add("MelWeightMatrix", {17, kLatestOpset}, lower_mel);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"DFT", 17, lower_dft}, {"STFT", 17, lower_stft}, {"HannWindow", 17, lower_window<0>},
+      {"HammingWindow", 17, lower_window<1>}, {"BlackmanWindow", 17, lower_window<2>},
+      {"MelWeightMatrix", 17, lower_mel}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -265,9 +265,6 @@ Status lower_split(LowerCtx& cx, const OnnxNode& n) {
 
 }  // namespace
 
-void register_slice(Registry& r) {
-  r.add("Slice", {1, kLatestOpset}, lower_slice);
-  r.add("Split", {1, kLatestOpset}, lower_split);
-}
+void register_slice(Registry& r) { r.add_since({{"Slice", 1, lower_slice}, {"Split", 1, lower_split}}); }
 
 }  // namespace plumb::lower

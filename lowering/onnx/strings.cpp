@@ -261,11 +261,13 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_strings(Registry& r) {
-  r.add("StringConcat", {20, kLatestOpset}, lower_string_concat);
-  r.add("StringNormalizer", {10, kLatestOpset}, lower_string_normalizer);
-  r.add("StringSplit", {20, kLatestOpset}, lower_string_split);
-  r.add("RegexFullMatch", {20, kLatestOpset}, lower_regex_full_match);
-  r.add("TfIdfVectorizer", {9, kLatestOpset}, lower_tfidf_vectorizer);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"StringConcat", 20, lower_string_concat}, {"StringNormalizer", 10, lower_string_normalizer},
+      {"StringSplit", 20, lower_string_split}, {"RegexFullMatch", 20, lower_regex_full_match},
+      {"TfIdfVectorizer", 9, lower_tfidf_vectorizer}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

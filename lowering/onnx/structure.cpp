@@ -577,24 +577,18 @@ Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_structure(Registry& r) {
-  r.add("ReverseSequence", {10, kLatestOpset}, lower_reverse_sequence);
-  r.add("CenterCropPad", {18, kLatestOpset}, lower_center_crop_pad);
-  r.add("Range", {11, kLatestOpset}, lower_range);
-  r.add("Trilu", {14, kLatestOpset}, lower_trilu);
-  r.add("EyeLike", {9, kLatestOpset}, lower_eye_like);
-  r.add("OneHot", {9, kLatestOpset}, lower_one_hot);
-  r.add("Tile", {1, kLatestOpset}, lower_tile);
-  r.add("Pad", {1, kLatestOpset}, lower_pad);
-  r.add("NonZero", {9, kLatestOpset}, lower_non_zero);
-  r.add("Compress", {9, kLatestOpset}, lower_compress);
-  r.add("TopK", {1, kLatestOpset}, lower_top_k);
-  r.add("GatherND", {11, kLatestOpset}, lower_gather_nd);
-  r.add("ScatterElements", {11, kLatestOpset}, lower_scatter_elements);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"ReverseSequence", 10, lower_reverse_sequence}, {"CenterCropPad", 18, lower_center_crop_pad},
+      {"Range", 11, lower_range}, {"Trilu", 14, lower_trilu}, {"EyeLike", 9, lower_eye_like},
+      {"OneHot", 9, lower_one_hot}, {"Tile", 1, lower_tile}, {"Pad", 1, lower_pad},
+      {"NonZero", 9, lower_non_zero}, {"Compress", 9, lower_compress}, {"TopK", 1, lower_top_k},
+      {"GatherND", 11, lower_gather_nd}, {"ScatterElements", 11, lower_scatter_elements},
+      {"ScatterND", 11, lower_scatter_nd}, {"BitCast", 26, lower_bit_cast},
+      {"DepthToSpace", 1, lower_depth_to_space}, {"SpaceToDepth", 1, lower_space_to_depth}});
+  // clang-format on
   r.add("Scatter", {9, 10}, lower_scatter_elements);
-  r.add("ScatterND", {11, kLatestOpset}, lower_scatter_nd);
-  r.add("BitCast", {26, kLatestOpset}, lower_bit_cast);
-  r.add("DepthToSpace", {1, kLatestOpset}, lower_depth_to_space);
-  r.add("SpaceToDepth", {1, kLatestOpset}, lower_space_to_depth);
 }
 
 }  // namespace plumb::lower

@@ -311,9 +311,12 @@ Status lower_swiglu(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_transformer(Registry& r) {
-  r.add("RotaryEmbedding", {23, kLatestOpset}, lower_rotary_embedding);
-  r.add("LinearAttention", {27, kLatestOpset}, lower_linear_attention);
-  r.add("SwiGLU", {28, kLatestOpset}, lower_swiglu);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"RotaryEmbedding", 23, lower_rotary_embedding}, {"LinearAttention", 27, lower_linear_attention},
+      {"SwiGLU", 28, lower_swiglu}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -12,6 +12,7 @@
 #include "runtime/cpu/onednn/scan.h"
 #include "runtime/session.h"
 #include "tests/backends/run_on_backend.h"
+#include "tests/cpu/cpu_test_util.h"
 #include "tests/ref/kernel_test_util.h"
 
 namespace plumb::rt {
@@ -21,17 +22,9 @@ using ir::BinaryKind;
 using ir::Builder;
 using ir::DType;
 using ir::Type;
+using testing::claimed;
 using testing::make_tensor;
-
-std::vector<double> values(int64_t n, uint32_t seed, double scale) {
-  std::vector<double> v(static_cast<size_t>(n));
-  uint32_t s = seed * 2654435761u + 1;
-  for (double& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = scale * (static_cast<double>(s >> 8) / static_cast<double>(1 << 23) - 1.0);
-  }
-  return v;
-}
+using testing::values;
 
 constexpr int64_t kM = 8, kK = 32, kN = 48;
 
@@ -60,13 +53,6 @@ ir::Graph gelu_graph(const GeluCase& gc) {
            "y");
   EXPECT_TRUE(b.ok()) << b.status().to_string();
   return g;
-}
-
-std::vector<std::string> claimed(const ir::Graph& g) {
-  std::vector<std::string> out;
-  for (const onednn::Fused& f : onednn::match_graph(g, NumericMode::kNative).fused)
-    out.push_back(f.description());
-  return out;
 }
 
 // The GELU pass's results are ref's bits exactly where the product is (its own error is the
