@@ -243,6 +243,7 @@ class CpuPrepared final : public PreparedGraph {
       for (float x : bias_[i])  // a finite product plus a finite bias: no NaN for the pass to order
         if (!std::isfinite(x)) return "a gelu after a bias that is not finite";
       sp.gelu = true;
+      sp.gelu_fused = (*b)->gelu_post_op;
       sp.gelu_c = f.gelu_c;
       sp.gelu_one = f.gelu_one;
       sp.gelu_k = f.gelu_k;
@@ -297,7 +298,11 @@ class CpuBackend final : public Backend {
   }
   std::vector<DeclaredError> declared_error(const ir::Graph& g, NumericMode mode) const override {
     std::vector<DeclaredError> out;
-    for (const NormSpan& s : claims_of(g, mode).norms) out.push_back(DeclaredError{s.declared, s.width});
+    const Claims c = claims_of(g, mode);
+    for (const NormSpan& s : c.norms) out.push_back(DeclaredError{s.declared, s.width});
+    for (const Island& is : c.m.islands)
+      for (const Fused& f : is.units)
+        if (f.gelu_standard()) out.push_back(DeclaredError{f.result, onednn::kGeluDeclaredWidth});
     return out;
   }
   Expected<std::unique_ptr<PreparedGraph>> prepare(const ir::Graph& g, const std::vector<NodeSpan>& claimed,

@@ -171,7 +171,7 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
   PLUMB_RETURN_IF_ERROR(check(dnnl_stream_wait(stream_.get())));
   float* out = last ? user_dst : dst;
   const int64_t out_floats = last ? sp.dst_numel : s.out_floats;
-  if (sp.gelu)
+  if (sp.gelu && !sp.gelu_fused)
     gelu_erf(out, out_floats,
              GeluForm{sp.gelu_c, sp.gelu_one, sp.gelu_k, sp.erf_first, sp.x_first, sp.m_first});
   const bool open = sp.act != Act::kNone && !std::isfinite(sp.hi);  // relu, or clip with hi +inf

@@ -38,7 +38,8 @@ struct SpanPlan {
   double w_max = 0, b_max = 0;  // largest finite |weight| (packed weights) and |bias|
   onednn::Act act = onednn::Act::kNone;
   float lo = 0, hi = 0;
-  bool gelu = false;  // Fused::gelu's pass after the primitive (its operands must all be finite)
+  bool gelu = false;        // Fused::gelu's pass after the primitive (its operands must all be finite)
+  bool gelu_fused = false;  // the GELU is the primitive's post-op (no pass; the guard stays)
   float gelu_c = 0, gelu_one = 0, gelu_k = 0;
   bool erf_first = true, x_first = true, m_first = true;
 };

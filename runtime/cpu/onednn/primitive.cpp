@@ -40,6 +40,10 @@ Expected<std::shared_ptr<Built>> build(const dnnl::engine& eng, const onednn::Fu
   try {
     dnnl::post_ops po;
     if (f.residual != ir::kNoValue) po.append_sum(1.0f);
+    if (f.gelu_standard()) {  // after the bias (the primitive's) and any sum, as the pattern reads
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      b->gelu_post_op = true;
+    }
     // relu/clip are not oneDNN post-ops: its eltwise_relu/clip (and binary_max) give 0 for NaN,
     // where spec max/min propagate it (tests/cpu: NanPropagatesThroughFusedActivations).
     dnnl::primitive_attr attr;
