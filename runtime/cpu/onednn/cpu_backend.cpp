@@ -237,6 +237,9 @@ class CpuPrepared final : public PreparedGraph {
     sp.pool = f.pool;
     for (float x : bias_[i]) sp.b_max = std::max(sp.b_max, std::isfinite(x) ? std::fabs(double{x}) : 0.0);
     sp.act = f.act;
+    sp.act_fused = (*b)->act_post_op;
+    sp.wb_finite = (*b)->w_finite;
+    for (float x : bias_[i]) sp.wb_finite = sp.wb_finite && std::isfinite(x);
     sp.lo = f.lo;
     sp.hi = f.hi;
     if (f.gelu) {
