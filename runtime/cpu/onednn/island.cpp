@@ -135,7 +135,7 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
   if (sp.act_fused && !declined) {
     operands_finite = sp.wb_finite && (finite || all_finite(src, src_floats)) &&
                       (!w || all_finite(w, sp.w_numel)) && (!res || all_finite(res, sp.res_numel)) &&
-                      (!kept || kept->out_finite);
+                      (!kept || kept->out_finite || all_finite(inner, kept->out_floats));
     declined = !operands_finite;
   }
   if (declined) return Status::ok();
