@@ -181,7 +181,8 @@ std::vector<Tensor> inputs_of(const ir::Graph& g, uint32_t seed) {
 }
 
 // |cpu - ref| within twice the DotProduct bound of spec/numerics.md for operands in [-1, 1]
-// (n terms of magnitude <= 1, plus bias and summand), NaN exactly where ref has NaN; and cpu
+// (n terms of magnitude <= 1, plus bias and summand), NaN exactly where ref has NaN, zeros of
+// ref's sign; and cpu
 // bit-identical across two sessions.
 void expect_close_to_ref(const ir::Graph& g, int64_t n, uint32_t seed, bool with_nan = false) {
   std::vector<Tensor> in = inputs_of(g, seed);
@@ -205,6 +206,9 @@ void expect_close_to_ref(const ir::Graph& g, int64_t n, uint32_t seed, bool with
       nans += std::isnan(y);
       if (!std::isnan(y)) {
         ASSERT_LE(std::fabs(x - y), tol) << "element " << i << ": " << x << " vs ref " << y;
+      }
+      if (x == 0 && y == 0) {  // a relu/clip post-op's zero is max(x, 0)'s +0, as ref's
+        ASSERT_EQ(std::signbit(x), std::signbit(y)) << "element " << i << ": the sign of zero";
       }
     }
     if (with_nan) {
