@@ -174,7 +174,7 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
     ValueId out = cx.b.concat({bc_cols, cx.b.reshape(box, cx.b.concat({kk, cx.b.shape_const({1})}, 0))}, 1);
     cx.set_output(n, 0, out);
   }
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- RoiAlign ---------------------------------------------------------------------------------
@@ -373,7 +373,7 @@ Status lower_roi_align(LowerCtx& cx, const OnnxNode& n) {
     y = res[1];
   }
   cx.set_output(n, 0, from_compute(cx, y, xt.dtype));
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- MaxRoiPool -------------------------------------------------------------------------------
@@ -457,7 +457,7 @@ Status lower_max_roi_pool(LowerCtx& cx, const OnnxNode& n) {
   ValueId empty = cx.b.binary(BK::Or, cx.b.broadcast(hempty, s3, {0, 2}), cx.b.broadcast(wempty, s3, {0, 3}));
   ValueId y = cx.b.select(empty, splat(cx, 0, m2), m2);
   cx.set_output(n, 0, from_compute(cx, y, xt.dtype));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
   if (has_axis) {
     PLUMB_ASSIGN_OR_RETURN(axis, n.attr_int("axis", 0));
     if (r == 0) return cx.invalid("Unique axis given for a rank-0 input");
-    axis = normalize_axis(cx, axis, r);
+    PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
     PLUMB_RETURN_IF_ERROR(cx.error());
   }
   // rows: [count, width] with the unique unit a row.
@@ -157,7 +157,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
   cx.set_output(n, 1, indices);
   cx.set_output(n, 2, inverse);
   cx.set_output(n, 3, counts);
-  return Status::ok();
+  return cx.error();
 }
 
 // TensorScatter-24: present = past with update written along `axis` from write_indices[b]
@@ -177,7 +177,7 @@ Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
   if (!pt.ranked || !ut.ranked || ut.rank() != r || r < 2)
     return cx.invalid("TensorScatter needs two tensors of one rank >= 2");
   if (ut.dtype != pt.dtype) return cx.invalid("TensorScatter past_cache and update differ in dtype");
-  axis = normalize_axis(cx, axis, r);
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (axis == 0) return cx.invalid("TensorScatter axis is the batch dimension");
   const ir::Dim md = pt.shape[axis], sd = ut.shape[axis];
@@ -216,7 +216,7 @@ Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
   cx.set_output(n, 0,
                 cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Elements, axis, ir::ScatterReduction::None},
                            {past, idx, update}));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
