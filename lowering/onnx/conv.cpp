@@ -35,6 +35,8 @@ ValueId crop_spatial(LowerCtx& cx, ValueId y, const Ints& crop_lo, const Ints& c
   for (size_t i = 0; i < crop_lo.size(); ++i) any = any || crop_lo[i] > 0 || crop_hi[i] > 0;
   if (!any) return y;
   const ir::Type t = cx.type(y);
+  // y has no spatial dims only when it is no value (its build failed: that error is reported).
+  if (t.rank() != 2 + static_cast<int64_t>(crop_lo.size())) return y;
   Ints start(static_cast<size_t>(t.rank()), 0), size, stride(static_cast<size_t>(t.rank()), 1);
   for (int64_t i = 0; i < t.rank(); ++i) size.push_back(t.shape[i].size);
   for (size_t i = 0; i < crop_lo.size(); ++i) {

@@ -90,7 +90,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
       ValueId col = cx.b.reshape(static_slice(cx, rows, {0, j}, {count, 1}), n_shape);
       ValueId key = width == 1 ? col : gather0(cx, col, order);
       auto s = cx.b.emit(ir::SortAttrs{0, false}, {key});
-      if (s.size() < 2) return Status::ok();
+      if (s.size() < 2) return cx.error();
       order = width == 1 ? s[1] : gather0(cx, order, s[1]);
     }
   }
@@ -128,7 +128,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
   if (sorted == 0) {
     // Groups in order of first occurrence; rank[q[j]] = j renumbers the inverse map.
     auto s = cx.b.emit(ir::SortAttrs{0, false}, {indices});
-    if (s.size() < 2) return Status::ok();
+    if (s.size() < 2) return cx.error();
     ValueId q = s[1];
     y_rows = gather0(cx, y_rows, q);
     indices = s[0];

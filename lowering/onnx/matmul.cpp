@@ -61,6 +61,7 @@ Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType t
     b = to_matrix(b, false);
     bt = cx.type(b);
   }
+  PLUMB_RETURN_IF_ERROR(cx.error());  // the ranks below are those of the matrices just built
   const int64_t ra = at.rank(), rb = bt.rank();
   const int64_t r = std::max(ra, rb);
   if (ra > 2 && rb == 2) {

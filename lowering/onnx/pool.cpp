@@ -86,7 +86,7 @@ Status lower_max_pool(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t storage_order, n.attr_int("storage_order", 0));
   std::vector<ValueId> r = emit_pool(cx, ir::PoolKind::Max, p.x, p.w, p.extra, want_idx ? 2 : 1);
   cx.set_output(n, 0, r[0]);
-  if (!want_idx) return Status::ok();
+  if (!want_idx) return cx.error();
   ValueId idx = r[1];
   if (storage_order == 1) {
     // Column-major over the spatial dims: idx = nc * S + sum_d coord[d] * prod(D[0..d-1]).

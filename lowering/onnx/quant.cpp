@@ -361,7 +361,7 @@ Expected<ValueId> np_matmul(LowerCtx& cx, ValueId a, ValueId b, DType to) {
     }
     auto widen = [&](ValueId v, int64_t rv) {
       const ir::Type t = cx.type(v);
-      if (static_batch && ir::shape_is_static(t.shape)) {
+      if (static_batch && t.rank() == rv && ir::shape_is_static(t.shape)) {
         Ints dims = static_batch_dims;
         dims.push_back(t.shape[static_cast<size_t>(rv - 2)].size);
         dims.push_back(t.shape[static_cast<size_t>(rv - 1)].size);

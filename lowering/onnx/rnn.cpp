@@ -461,7 +461,7 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
       ir::Region body = cx.b.end_region(next);
       L.fulls.clear();
       std::vector<ValueId> res = cx.b.while_(init, std::move(cond), std::move(body));
-      if (res.size() != init.size()) return Status::ok();  // the builder recorded the error
+      if (res.size() != init.size()) return cx.error();
       h = res[1];
       if (lstm) c = res[3];
       y_dirs.push_back(cx.b.reshape(res[2], y_shape));

@@ -58,7 +58,7 @@ Status lower_string_split(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t maxsplit, n.attr_int("maxsplit", -1));
   if (maxsplit < 0) maxsplit = -1;
   auto r = cx.b.emit(ir::StringAttrs{ir::StringKind::Split, delimiter, maxsplit}, {x}, {}, 2);
-  if (r.size() < 2) return Status::ok();
+  if (r.size() < 2) return cx.error();
   cx.set_output(n, 0, r[0]);
   cx.set_output(n, 1, r[1]);
   return cx.error();
