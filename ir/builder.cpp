@@ -129,6 +129,12 @@ std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vect
         return failed;
       }
     }
+  if (node_limit_ >= 0 && emitted_ >= node_limit_) {
+    fail(Status(ErrorCode::kInvalidModel,
+                strfmt("the lowering needs more than %lld core nodes (the limit)", (long long)node_limit_),
+                "", place));
+    return failed;
+  }
   std::vector<Operand> operands(n.inputs.size());
   for (size_t i = 0; i < n.inputs.size(); ++i)
     operands[i] = Operand{&g_.values[n.inputs[i]].type, known_values(n.inputs[i])};
@@ -155,6 +161,7 @@ std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vect
   if (n.op == Op::Constant) const_of_[n.outputs[0]] = ir::attrs<Op::Constant>(n).value.index;
   std::vector<ValueId> results = n.outputs;
   current().nodes.push_back(std::move(n));
+  ++emitted_;
   return results;
 }
 

@@ -129,7 +129,7 @@ Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
   }
   img = reshape_to(cx, img, full);
   cx.set_output(n, 0, slice(cx, img, start, size, stride));
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- DeformConv -----------------------------------------------------------------------------------
@@ -245,7 +245,7 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 3));
   if (bias != ir::kNoValue) res = cx.b.binary(BK::Add, res, bc(f64(bias), yd, {1}));
   cx.set_output(n, 0, dt == kF ? res : cx.b.cast(res, dt, /*saturate=*/true));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

@@ -334,7 +334,7 @@ Status lower_einsum(LowerCtx& cx, const OnnxNode& n) {
   sum_out(cx, acc, drop);
   permute(cx, acc, out);
   cx.set_output(n, 0, acc.v);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- Det ------------------------------------------------------------------------------------------
@@ -407,7 +407,7 @@ Status lower_det(LowerCtx& cx, const OnnxNode& n) {
   }
   det = reshape_to(cx, det, batch);
   cx.set_output(n, 0, t.dtype == kF ? det : cx.b.cast(det, t.dtype));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

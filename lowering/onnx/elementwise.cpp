@@ -22,7 +22,7 @@ namespace {
 Expected<std::vector<ValueId>> binary_operands(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId a, cx.input(n, 0));
   PLUMB_ASSIGN_OR_RETURN(ValueId b, cx.input(n, 1));
-  if (cx.opset() >= 7 || !cx.b.ok()) return broadcast_all(cx, {a, b});
+  if (cx.opset() >= 7) return broadcast_all(cx, {a, b});
   auto flag = n.attr_int("broadcast", 0);
   if (!flag.has_value() || *flag == 0) return std::vector<ValueId>{a, b};
   const int64_t ra = rank_of(cx, a), rb = rank_of(cx, b);
@@ -38,21 +38,21 @@ template <ir::BinaryKind Kind>
 Status lower_binary(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(auto v, binary_operands(cx, n));
   cx.set_output(n, 0, cx.b.binary(Kind, v[0], v[1]));
-  return Status::ok();
+  return cx.error();
 }
 
 template <ir::CompareKind Kind>
 Status lower_compare(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(auto v, binary_operands(cx, n));
   cx.set_output(n, 0, cx.b.compare(Kind, v[0], v[1]));
-  return Status::ok();
+  return cx.error();
 }
 
 template <ir::UnaryKind Kind>
 Status lower_unary(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.unary(Kind, x));
-  return Status::ok();
+  return cx.error();
 }
 
 // Max, Min, Sum, Mean (variadic, broadcasting). Mean divides the sum by the operand count.
@@ -60,12 +60,12 @@ template <ir::BinaryKind Kind>
 Status lower_variadic(LowerCtx& cx, const OnnxNode& n, bool mean) {
   PLUMB_ASSIGN_OR_RETURN(std::vector<ValueId> xs, cx.inputs(n));
   if (xs.empty()) return cx.invalid("needs at least one input");
-  xs = broadcast_all(cx, xs);
+  PLUMB_ASSIGN_OR_RETURN(xs, broadcast_all(cx, xs));
   ValueId acc = xs[0];
   for (size_t i = 1; i < xs.size(); ++i) acc = cx.b.binary(Kind, acc, xs[i]);
   if (mean) acc = cx.b.binary(ir::BinaryKind::Div, acc, splat(cx, static_cast<double>(xs.size()), acc));
   cx.set_output(n, 0, acc);
-  return Status::ok();
+  return cx.error();
 }
 Status lower_max(LowerCtx& cx, const OnnxNode& n) {
   return lower_variadic<ir::BinaryKind::Max>(cx, n, false);
@@ -87,15 +87,17 @@ Status lower_pow(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId y, cx.input(n, 1));
   const ir::DType xt = cx.type(x).dtype, yt = cx.type(y).dtype;
   if (xt == yt && ir::is_float(xt)) {
-    auto v = broadcast_all(cx, {to_compute(cx, x), to_compute(cx, y)});
+    PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v,
+                           broadcast_all(cx, {to_compute(cx, x), to_compute(cx, y)}));
     cx.set_output(n, 0, from_compute(cx, cx.b.binary(ir::BinaryKind::Pow, v[0], v[1]), xt));
-    return Status::ok();
+    return cx.error();
   }
   const ir::DType ct = ir::is_float(xt) ? compute_dtype(xt) : ir::DType::F64;
-  auto v = broadcast_all(cx, {cx.b.cast(x, ct), cx.b.cast(y, ct)});
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v,
+                         broadcast_all(cx, {cx.b.cast(x, ct), cx.b.cast(y, ct)}));
   ValueId r = cx.b.binary(ir::BinaryKind::Pow, v[0], v[1]);
   cx.set_output(n, 0, cx.b.cast(r, xt));
-  return Status::ok();
+  return cx.error();
 }
 
 // Mod: fmod=1 is C fmod (core rem). fmod=0 (integers only) takes the divisor's sign:
@@ -103,7 +105,7 @@ Status lower_pow(LowerCtx& cx, const OnnxNode& n) {
 Status lower_mod(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t fmod, n.attr_int("fmod", 0));
   PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 2));
-  auto v = broadcast_all(cx, in);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v, broadcast_all(cx, in));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(v[0]).dtype;
   if (fmod == 0 && ir::is_float(dt)) return cx.invalid("fmod must be 1 for floating inputs");
@@ -117,7 +119,7 @@ Status lower_mod(LowerCtx& cx, const OnnxNode& n) {
     r = cx.b.select(fix, cx.b.binary(ir::BinaryKind::Add, r, v[1]), r);
   }
   cx.set_output(n, 0, r);
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_bit_shift(LowerCtx& cx, const OnnxNode& n) {
@@ -125,21 +127,21 @@ Status lower_bit_shift(LowerCtx& cx, const OnnxNode& n) {
   if (dir != "LEFT" && dir != "RIGHT")
     return cx.invalid("direction must be LEFT or RIGHT, got '" + dir + "'");
   PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 2));
-  auto v = broadcast_all(cx, in);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v, broadcast_all(cx, in));
   cx.set_output(n, 0, cx.b.binary(dir == "LEFT" ? ir::BinaryKind::Shl : ir::BinaryKind::Shr, v[0], v[1]));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_reciprocal(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.binary(ir::BinaryKind::Div, splat(cx, 1.0, x), x));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_is_nan(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.compare(ir::CompareKind::Ne, x, x));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_is_inf(LowerCtx& cx, const OnnxNode& n) {
@@ -163,14 +165,14 @@ Status lower_is_inf(LowerCtx& cx, const OnnxNode& n) {
   else
     r = cx.b.compare(ir::CompareKind::Ne, is_pos, is_pos);  // all false
   cx.set_output(n, 0, r);
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_where(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
-  auto v = broadcast_all(cx, in);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v, broadcast_all(cx, in));
   cx.set_output(n, 0, cx.b.select(v[0], v[1], v[2]));
-  return Status::ok();
+  return cx.error();
 }
 
 // Cast-19+: saturate (default 1) applies to float8 targets; Cast-25+ (round_mode) to f8e8m0.

@@ -109,7 +109,7 @@ Status lower_window(LowerCtx& cx, const OnnxNode& n) {
   }
   PLUMB_ASSIGN_OR_RETURN(ValueId y, values_as(cx, dt, {size}, w));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- MelWeightMatrix ----------------------------------------------------------------------------
@@ -151,7 +151,7 @@ Status lower_mel(LowerCtx& cx, const OnnxNode& n) {
   }
   PLUMB_ASSIGN_OR_RETURN(ValueId y, values_as(cx, dt, {spec_bins, bins}, w));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- DFT ------------------------------------------------------------------------------------------
@@ -263,7 +263,7 @@ Status lower_dft(LowerCtx& cx, const OnnxNode& n) {
   const int64_t K = !irfft && onesided ? N / 2 + 1 : N;
   PLUMB_ASSIGN_OR_RETURN(ValueId y, apply_dft(cx, x, dims, axis, mode, N, K));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- STFT -----------------------------------------------------------------------------------------
@@ -312,7 +312,7 @@ Status lower_stft(LowerCtx& cx, const OnnxNode& n) {
   const int64_t K = onesided ? fl / 2 + 1 : fl;
   PLUMB_ASSIGN_OR_RETURN(ValueId y, apply_dft(cx, fr, fdims, 2, Mode::Forward, fl, K));
   cx.set_output(n, 0, from_compute(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
