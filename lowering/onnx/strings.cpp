@@ -20,6 +20,9 @@ using CK = ir::CompareKind;
 
 namespace {
 
+// TfIdfVectorizer builds its weights as one constant of out_size values (2^24 f64: 128 MiB).
+constexpr int64_t kMaxWeightColumns = int64_t{1} << 24;
+
 ValueId string_op(LowerCtx& cx, ir::StringKind kind, std::vector<ValueId> operands,
                   const std::string& pattern = "", int64_t maxsplit = -1, int num_outputs = 1) {
   auto r = cx.b.emit(ir::StringAttrs{kind, pattern, maxsplit}, std::move(operands), {}, num_outputs);
@@ -173,6 +176,11 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("TfIdfVectorizer input must be string, int32 or int64");
   const std::vector<int64_t> dims = static_dims(xt);
   const int64_t rows = xt.rank() == 2 ? dims[0] : 1;
+  // Zero counts as a broadcast scalar: rows and out_size come from the model's claims, and a
+  // materialized [rows, cols] constant of them could be any size.
+  auto zeros = [&](int64_t cols) {
+    return cx.b.broadcast(cx.b.const_ints(DType::I64, {}, {0}), cx.b.shape_const({rows, cols}), {});
+  };
   const int64_t c = xt.rank() == 0 ? 1 : dims.back();
   ValueId x2 = cx.b.reshape(x, cx.b.shape_const({rows, c}));
   if (!strs && xt.dtype != DType::I64) x2 = cx.b.cast(x2, DType::I64);
@@ -202,7 +210,7 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
         return cx.invalid("TfIdfVectorizer ngram_indexes is shorter than the pool");
       columns.push_back(ngram_indexes[id0 + k]);
     }
-    ValueId sum = cx.b.const_ints(DType::I64, {rows, p}, std::vector<int64_t>(rows * p, 0));
+    ValueId sum = zeros(p);
     const int64_t dmax = gram == 1 ? 1 : max_skip + 1;
     for (int64_t d = 1; d <= dmax; ++d) {
       const int64_t len = c - (gram - 1) * d;
@@ -228,7 +236,7 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
     }
     counts.push_back(sum);
   }
-  ValueId freq = cx.b.const_ints(DType::I64, {rows, out_size}, std::vector<int64_t>(rows * out_size, 0));
+  ValueId freq = zeros(out_size);
   if (!counts.empty()) {
     const int64_t np = static_cast<int64_t>(columns.size());
     ValueId all_counts = counts.size() == 1 ? counts[0] : cx.b.concat(counts, 1);
@@ -242,6 +250,11 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   const ValueId shape = cx.b.shape_const({rows, out_size});
   ValueId w = ir::kNoValue;
   if (!weights.empty()) {
+    // The weights are one constant of out_size elements: bounded, as ngram_indexes' largest entry
+    // (not the model's size) sets it.
+    if (out_size > kMaxWeightColumns)
+      return cx.unsupported(strfmt("TfIdfVectorizer with weights over %lld output columns (%lld)",
+                                   (long long)kMaxWeightColumns, (long long)out_size));
     std::vector<double> wd(static_cast<size_t>(out_size), 1.0);
     for (size_t i = 0; i < ngram_indexes.size(); ++i) wd[static_cast<size_t>(ngram_indexes[i])] = weights[i];
     w = cx.b.broadcast(cx.b.const_floats(DType::F32, {out_size}, wd), shape, {1});
