@@ -18,14 +18,22 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 "$py" "$src/tests/hostile/make_models.py" "$tmp" || { echo "FAIL: make_models.py" >&2; exit 1; }
-# The fuzzers' ONNX findings (tests/fuzz/regressions/*.onnx) run the same way.
+# The fuzzers' ONNX findings (tests/fuzz/regressions/*.onnx) run the same way: converted, or run
+# on their inputs where those are beside them.
 mkdir -p "$tmp/regressions"
 for f in "$src"/tests/fuzz/regressions/*.onnx; do
   [ -e "$f" ] || continue
   b=$(basename "$f" .onnx)
   cp "$f" "$tmp/regressions/$b.onnx"
-  printf 'fuzz_%s\t2\tregressions/%s.onnx: \t%s\n' "$b" "$b" "convert regressions/$b.onnx -o regressions/$b.plumb" \
-    >>"$tmp/cases.tsv"
+  cmd="convert regressions/$b.onnx -o regressions/$b.plumb"
+  # A finding that converts but must be refused when run has its inputs beside it: B.NAME.npy.
+  for npy in "$src"/tests/fuzz/regressions/"$b".*.npy; do
+    [ -e "$npy" ] || continue
+    input=${npy##*/"$b".}
+    cp "$npy" "$tmp/regressions/"
+    cmd="run regressions/$b.onnx --max-memory 1073741824 --input ${input%.npy}=regressions/${npy##*/}"
+  done
+  printf 'fuzz_%s\t2\tregressions/%s.onnx: \t%s\n' "$b" "$b" "$cmd" >>"$tmp/cases.tsv"
 done
 
 # Caps: 3 GiB of address space (a tiny model's run needs a few hundred MB; every case that asks for
