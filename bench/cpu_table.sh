@@ -18,9 +18,9 @@ declare -A ref cpu ort cpu_rss ort_rss
 for m in "${models[@]}"; do
   d=$bm/$m
   [[ -f $d/model.onnx ]] || { echo "$d/model.onnx missing"; exit 2; }
-  line=$(OMP_NUM_THREADS=$threads "$plumb" bench "$d/model.onnx" --data "$d/test_data_set_0" --backend ref --runs "$ref_runs")
+  line=$(OMP_NUM_THREADS=$threads "$plumb" bench "$d/model.onnx" --data "$d/test_data_set_0" --backend ref --threads "$threads" --runs "$ref_runs")
   ref[$m]=$(sed -E 's/.*median_ms=([0-9.]+).*/\1/' <<<"$line")
-  line=$(OMP_NUM_THREADS=$threads "$plumb" bench "$d/model.onnx" --data "$d/test_data_set_0" --backend cpu --runs "$runs")
+  line=$(OMP_NUM_THREADS=$threads "$plumb" bench "$d/model.onnx" --data "$d/test_data_set_0" --backend cpu --threads "$threads" --runs "$runs")
   cpu[$m]=$(sed -E 's/.*median_ms=([0-9.]+).*/\1/' <<<"$line")
   cpu_rss[$m]=$(sed -E 's/.*peak_rss_mb=([0-9.]+).*/\1/' <<<"$line")
 done

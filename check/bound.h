@@ -61,6 +61,7 @@
 
 #include "ir/graph.h"
 #include "ir/status.h"
+#include "runtime/backend.h"
 #include "runtime/value.h"
 
 namespace plumb::check {
@@ -78,6 +79,10 @@ struct NoiseOptions {
   // The perturbation of an f32 or f64 constant computed when the graph is made (one pass) rather
   // than by nodes in every run: the same bits (false: the nodes, for the test that compares them).
   bool constants_on_host = true;
+  // The backend's declared error (rt::Backend::declared_error, spec/numerics.md): these top-level
+  // values' local perturbation is widened by `width` u|y| (a relative rounding grows by it; any
+  // other gets a second relative perturbation of that width after it).
+  std::vector<rt::DeclaredError> declared;
 };
 
 struct StochasticGraph {

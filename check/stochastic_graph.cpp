@@ -384,8 +384,10 @@ std::vector<double> working_roundoff(const ir::Graph& g, const std::vector<OnnxN
 }
 
 // Rewrites one region; `sigmas` (top level only) collects (value, sigma value) for the values asked.
+// `declared` (top level only): the extra half-widths of NoiseOptions::declared, by value.
 Status rewrite(ir::Graph& g, ir::Region& region, double work_u, const std::vector<double>* top_u,
-               Perturber& p, const std::set<ValueId>* want, std::map<ValueId, ValueId>* sigmas) {
+               Perturber& p, const std::set<ValueId>* want, std::map<ValueId, ValueId>* sigmas,
+               const std::map<ValueId, double>* declared = nullptr) {
   std::vector<ir::Node> in = std::move(region.nodes);
   region.nodes.clear();
   region.nodes.reserve(in.size() * 2);
@@ -405,15 +407,19 @@ Status rewrite(ir::Graph& g, ir::Region& region, double work_u, const std::vecto
         continue;
       }
     }
+    auto extra = [&](ValueId y) {
+      if (!declared) return 0.0;
+      auto it = declared->find(y);
+      return it == declared->end() ? 0.0 : it->second;
+    };
     std::vector<std::pair<ValueId, ValueId>> renamed;  // (y, y0)
-    if (rd.kind != Rounding::kNone)
-      for (ValueId& y : n.outputs) {
-        const ir::Type t = g.type_of(y);
-        if (!is_float_tensor(t)) continue;
-        const ValueId y0 = g.add_value(t);
-        renamed.emplace_back(y, y0);
-        y = y0;
-      }
+    for (ValueId& y : n.outputs) {
+      const ir::Type t = g.type_of(y);
+      if (!is_float_tensor(t) || (rd.kind == Rounding::kNone && extra(y) <= 0)) continue;
+      const ValueId y0 = g.add_value(t);
+      renamed.emplace_back(y, y0);
+      y = y0;
+    }
     ir::Node node;  // what the perturbation reads of n (not its regions)
     node.op = n.op;
     node.inputs = n.inputs;
@@ -424,8 +430,25 @@ Status rewrite(ir::Graph& g, ir::Region& region, double work_u, const std::vecto
       const double u = std::max(wu, eps_of(g.type_of(y).dtype) / 2);
       const bool want_sigma = want && want->count(y) > 0;
       ValueId sigma = ir::kNoValue;
-      PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> extra, p.perturb(node, rd, y0, y, u, want_sigma, &sigma));
-      for (ir::Node& m : extra) region.nodes.push_back(std::move(m));
+      // The declared error: a relative rounding (or none) widened, else a second one after it.
+      Rounding own = rd, second;
+      if (const double w = extra(y); w > 0) {
+        if (own.kind == Rounding::kNone || own.kind == Rounding::kRelative) {
+          own.width = own.kind == Rounding::kNone ? w : own.width + w;
+          own.kind = Rounding::kRelative;
+        } else {
+          second.kind = Rounding::kRelative;
+          second.width = w;
+        }
+      }
+      const ValueId mid = second.kind == Rounding::kNone ? y : g.add_value(g.type_of(y));
+      PLUMB_ASSIGN_OR_RETURN(std::vector<ir::Node> nodes,
+                             p.perturb(node, own, y0, mid, u, want_sigma && mid == y, &sigma));
+      for (ir::Node& m : nodes) region.nodes.push_back(std::move(m));
+      if (mid != y) {
+        PLUMB_ASSIGN_OR_RETURN(nodes, p.perturb(node, second, mid, y, u, want_sigma, &sigma));
+        for (ir::Node& m : nodes) region.nodes.push_back(std::move(m));
+      }
       if (want_sigma) (*sigmas)[y] = sigma;
     }
   }
@@ -444,7 +467,9 @@ Expected<StochasticGraph> stochastic_graph(const ir::Graph& g, const std::vector
   if (o.ops) {
     const std::vector<double> top_u = working_roundoff(out, nodes);
     const std::set<ValueId> want(o.sigma_of.begin(), o.sigma_of.end());
-    PLUMB_RETURN_IF_ERROR(rewrite(out, out.body, 0, &top_u, p, &want, &sigmas));
+    std::map<ValueId, double> declared;
+    for (const rt::DeclaredError& d : o.declared) declared[d.value] += d.width;
+    PLUMB_RETURN_IF_ERROR(rewrite(out, out.body, 0, &top_u, p, &want, &sigmas, &declared));
   }
   sg.sigma_result.assign(o.sigma_of.size(), -1);
   for (size_t k = 0; k < o.sigma_of.size(); ++k)

@@ -129,6 +129,12 @@ std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vect
         return failed;
       }
     }
+  if (node_limit_ >= 0 && emitted_ >= node_limit_) {
+    fail(Status(ErrorCode::kInvalidModel,
+                strfmt("the lowering needs more than %lld core nodes (the limit)", (long long)node_limit_),
+                "", place));
+    return failed;
+  }
   std::vector<Operand> operands(n.inputs.size());
   for (size_t i = 0; i < n.inputs.size(); ++i)
     operands[i] = Operand{&g_.values[n.inputs[i]].type, known_values(n.inputs[i])};
@@ -155,14 +161,14 @@ std::vector<ValueId> Builder::emit(Op op, std::vector<ValueId> inputs, std::vect
   if (n.op == Op::Constant) const_of_[n.outputs[0]] = ir::attrs<Op::Constant>(n).value.index;
   std::vector<ValueId> results = n.outputs;
   current().nodes.push_back(std::move(n));
+  ++emitted_;
   return results;
 }
 
 std::optional<ConstantData> Builder::fold(const Node& n) {
-  if (!eval_ || !open_.empty() || n.outputs.size() != 1 || !n.regions.empty()) return std::nullopt;
-  if (n.op == Op::Constant || !foldable_op(n.op)) return std::nullopt;
+  if (!eval_ || !open_.empty() || n.outputs.size() != 1 || n.op == Op::Constant) return std::nullopt;
   const Type& t = g_.values[n.outputs[0]].type;
-  if (!foldable_type(t, is_float(t.dtype) ? kFoldFloats : kFoldInts)) return std::nullopt;
+  if (!may_fold(n, {t}, FoldScope::kGraph, is_float(t.dtype) ? kFoldFloats : kFoldInts)) return std::nullopt;
   if (n.op == Op::ShapeOf) return shape_of_constant(type_of(n.inputs[0]), t);
   std::vector<const ConstantData*> operands;
   for (ValueId in : n.inputs) {

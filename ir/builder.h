@@ -37,6 +37,10 @@ class Builder {
   Graph& graph() { return g_; }
   const Status& status() const { return status_; }
   bool ok() const { return status_.is_ok(); }
+  // Records a failure found by code that emits on the builder's behalf and answers values, not a
+  // Status (a lowering helper that finds its arguments wrong): from then on the builder answers as
+  // after a failed emit, and the failure is reported the same way. The first failure wins.
+  void fail_with(Status s) { fail(std::move(s)); }
   // The type of a value (a default tensor type for kNoValue or an unknown id).
   const Type& type_of(ValueId v) const;
 
@@ -124,6 +128,14 @@ class Builder {
   std::vector<ValueId> while_(std::vector<ValueId> init, Region cond, Region body);
   int open_regions() const { return static_cast<int>(open_.size()); }
 
+  // ---- a budget of nodes -------------------------------------------------------------------------------
+  // At most `limit` nodes are emitted (constants included; negative: no limit); the emit past it
+  // fails like any other, naming the node being built. It bounds the work a hostile model can cause,
+  // and it is how tests make the k-th emit of a lowering rule fail, to prove that every rule stops
+  // cleanly on a failed build (tests/lowering/failed_build_test.cpp).
+  void set_node_limit(int64_t limit) { node_limit_ = limit; }
+  int64_t nodes_emitted() const { return emitted_; }
+
   // ---- folding shape arithmetic as it is built ------------------------------------------------------
   // With an evaluator set (the lowering's caller gives one that runs on `ref`: the builder itself
   // evaluates nothing), a small top-level node of constants (an integer result of at most kFoldInts
@@ -148,6 +160,8 @@ class Builder {
   Provenance prov_;
   std::vector<Region> open_;
   const Evaluator* eval_ = nullptr;
+  int64_t node_limit_ = -1;
+  int64_t emitted_ = 0;
   std::vector<int64_t> const_of_;  // per ValueId: the constant (index) it was made from, or -1
   std::vector<std::optional<std::optional<std::vector<int64_t>>>> decoded_;  // per constant, lazily
 };

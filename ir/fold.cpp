@@ -20,11 +20,28 @@ Node constant_node(Graph& sub, ValueId out, ConstantData c) {
   return cn;
 }
 
-}  // namespace
-
-bool foldable_op(Op op) {
+// Ops whose values do not go into the graph: sources of data the graph keeps computing (rng,
+// image_decode), containers and strings.
+bool graph_foldable_op(Op op) {
   return op != Op::Rng && op != Op::ImageDecode && op != Op::If && op != Op::While && op != Op::Sequence &&
          op != Op::Optional && op != Op::Map && op != Op::String;
+}
+
+// A result a plan may hold: a static tensor, not string, of at most max_elements elements.
+bool plan_foldable_type(const Type& t, int64_t max_elements) {
+  if (!t.is_tensor() || !t.ranked || !shape_is_static(t.shape) || t.dtype == DType::String) return false;
+  return shape_num_elements(t.shape) <= max_elements;
+}
+
+}  // namespace
+
+bool may_fold(const Node& n, const std::vector<Type>& results, FoldScope scope, int64_t max_elements) {
+  if (!n.regions.empty()) return false;
+  if (scope == FoldScope::kGraph && !graph_foldable_op(n.op)) return false;
+  for (const Type& t : results)
+    if (scope == FoldScope::kGraph ? !foldable_type(t, max_elements) : !plan_foldable_type(t, max_elements))
+      return false;
+  return true;
 }
 
 bool foldable_type(const Type& t, int64_t max_elements) {
@@ -98,9 +115,9 @@ std::optional<ConstantData> Folder::fold(const Graph& g, ValueId v, const InputV
       continue;
     }
     const Node& n = g.body.nodes[p->second];
-    if (!foldable_op(n.op) || !n.regions.empty()) return std::nullopt;
-    for (ValueId o : n.outputs)
-      if (!foldable_type(g.type_of(o), limits_.max_elements)) return std::nullopt;
+    std::vector<Type> results;
+    for (ValueId o : n.outputs) results.push_back(g.type_of(o));
+    if (!may_fold(n, results, FoldScope::kGraph, limits_.max_elements)) return std::nullopt;
     needed.insert(p->second);
     if (needed.size() > limits_.max_nodes) return std::nullopt;
     if (n.op == Op::ShapeOf && static_shape_dims(g.type_of(n.inputs[0]))) continue;

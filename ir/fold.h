@@ -8,9 +8,9 @@
 //     constants, shapes and offered input values (Folder, default limits);
 //   - plumb diff (check/onnx/diff_onnx.h): whole weights through a DequantizeLinear or Transpose
 //     (Folder, larger limits).
-// The runtime's planner (runtime/plan.h) evaluates the all-known nodes of each plan with the same
-// kernels: it is what runs the folded graphs (its rules differ where its values differ: per plan,
-// in run-time layout, up to kMaxKnownValues elements).
+//   - the runtime's planner (runtime/plan.h): the all-known nodes of each plan, evaluated with the
+//     same kernels, kept per plan (FoldScope::kPlan).
+// All four ask may_fold below which nodes they may fold.
 #pragma once
 
 #include <cstdint>
@@ -33,11 +33,24 @@ struct FoldLimits {
   int64_t max_bytes = int64_t{64} << 20;  // the evaluation's memory
 };
 
-// Ops never folded: sources of data whose values the graph keeps computing (rng, image_decode),
-// nodes with regions (if, while) and containers and strings.
-bool foldable_op(Op op);
-// A value that may be folded: a static tensor of at most `max_elements` elements whose file
-// layout is one element per dtype width (not string, not packed).
+// Where a folded value is kept, which is what decides what may be folded:
+//   kGraph: it becomes a constant of the graph, written to its file (the builder, the lowering,
+//     plumb diff). Not folded: sources of data whose values the graph keeps computing (rng,
+//     image_decode), containers and strings; results must have a file layout of one element per
+//     dtype width (not string, not packed).
+//   kPlan: it is kept in one plan's memory, in run-time layout, for that plan's input types only
+//     (the planner): any op, rng and image_decode included (their values are a function of their
+//     operands and attributes, so the plan holds what the run would compute); results are static
+//     tensors of any dtype but string.
+enum class FoldScope { kGraph, kPlan };
+
+// The decision: node `n`, whose results have the types `results`, may be folded in `scope` into
+// constants of at most `max_elements` elements each. Never a node with regions (if, while: what
+// they compute is their regions', not a kernel's). Whether its operands are known is the caller's.
+bool may_fold(const Node& n, const std::vector<Type>& results, FoldScope scope, int64_t max_elements);
+// A value that may be folded into the graph (FoldScope::kGraph): a static tensor of at most
+// `max_elements` elements whose file layout is one element per dtype width (not string, not
+// packed).
 bool foldable_type(const Type& t, int64_t max_elements);
 // `shape_of` of a statically shaped operand is a constant that needs neither the node nor its
 // operand: the operand's dims, when it is one (nullopt for an operand of unknown shape).

@@ -42,30 +42,18 @@ class Parser {
     if (cur().kind != Tok::Global || cur().text != "main") return err("expected '@main'");
     next();
     scopes_.emplace_back();
-    PLUMB_RETURN_IF_ERROR(expect_punct("("));
-    if (!is_punct(")")) {
-      for (;;) {
-        const Token name = cur();
-        if (name.kind != Tok::Value) return err("expected a parameter name");
+    PLUMB_RETURN_IF_ERROR(parse_params("a parameter name", [&](ValueId v) -> Status {
+      g_.body.params.push_back(v);
+      std::string input_name = g_.values[v].onnx_name;
+      if (is_ident("as")) {
         next();
-        PLUMB_RETURN_IF_ERROR(expect_punct(":"));
-        Type ty;
-        PLUMB_RETURN_IF_ERROR(parse_type(ty, 0));
-        PLUMB_ASSIGN_OR_RETURN(ValueId v, define(name, std::move(ty)));
-        g_.body.params.push_back(v);
-        std::string input_name = g_.values[v].onnx_name;
-        if (is_ident("as")) {
-          next();
-          if (cur().kind != Tok::String) return err("expected a string after 'as'");
-          input_name = cur().text;
-          next();
-        }
-        g_.input_names.push_back(std::move(input_name));
-        if (!is_punct(",")) break;
+        if (cur().kind != Tok::String) return err("expected a string after 'as'");
+        input_name = cur().text;
         next();
       }
-    }
-    PLUMB_RETURN_IF_ERROR(expect_punct(")"));
+      g_.input_names.push_back(std::move(input_name));
+      return Status::ok();
+    }));
     if (cur().kind != Tok::Arrow) return err("expected '->'");
     next();
     PLUMB_RETURN_IF_ERROR(expect_punct("("));
@@ -224,22 +212,10 @@ class Parser {
         next();
         Region r;
         scopes_.emplace_back();
-        PLUMB_RETURN_IF_ERROR(expect_punct("("));
-        if (!is_punct(")")) {
-          for (;;) {
-            const Token name = cur();
-            if (name.kind != Tok::Value) return err("expected a region parameter name");
-            next();
-            PLUMB_RETURN_IF_ERROR(expect_punct(":"));
-            Type ty;
-            PLUMB_RETURN_IF_ERROR(parse_type(ty, 0));
-            PLUMB_ASSIGN_OR_RETURN(ValueId v, define(name, std::move(ty)));
-            r.params.push_back(v);
-            if (!is_punct(",")) break;
-            next();
-          }
-        }
-        PLUMB_RETURN_IF_ERROR(expect_punct(")"));
+        PLUMB_RETURN_IF_ERROR(parse_params("a region parameter name", [&](ValueId v) {
+          r.params.push_back(v);
+          return Status::ok();
+        }));
         PLUMB_RETURN_IF_ERROR(expect_punct("{"));
         PLUMB_RETURN_IF_ERROR(parse_body(r, "yield", depth + 1));
         PLUMB_RETURN_IF_ERROR(expect_punct("}"));
@@ -312,6 +288,45 @@ class Parser {
     return Status::ok();
   }
 
+  // `(%name: type, ...)`: each parameter defined in the innermost scope, then passed to `each`
+  // (which may read what follows it, as main's `as "onnx name"`). `what` names a parameter in the
+  // error for a token that is not one.
+  template <typename Each>
+  Status parse_params(const char* what, Each each) {
+    PLUMB_RETURN_IF_ERROR(expect_punct("("));
+    if (!is_punct(")")) {
+      for (;;) {
+        const Token name = cur();
+        if (name.kind != Tok::Value) return err(std::string("expected ") + what);
+        next();
+        PLUMB_RETURN_IF_ERROR(expect_punct(":"));
+        Type ty;
+        PLUMB_RETURN_IF_ERROR(parse_type(ty, 0));
+        PLUMB_ASSIGN_OR_RETURN(ValueId v, define(name, std::move(ty)));
+        PLUMB_RETURN_IF_ERROR(each(v));
+        if (!is_punct(",")) break;
+        next();
+      }
+    }
+    return expect_punct(")");
+  }
+
+  // `[a, b, ...]`, each element read by `element`, into `out`.
+  template <typename T>
+  Status parse_list(Status (Parser::*element)(T&), AttrValue& out) {
+    std::vector<T> v;
+    PLUMB_RETURN_IF_ERROR(expect_punct("["));
+    while (!is_punct("]")) {
+      if (!v.empty()) PLUMB_RETURN_IF_ERROR(expect_punct(","));
+      T x;
+      PLUMB_RETURN_IF_ERROR((this->*element)(x));
+      v.push_back(x);
+    }
+    next();
+    out = std::move(v);
+    return Status::ok();
+  }
+
   Status parse_f64(double& out) {
     const std::string& s = cur().text;
     uint64_t bits;
@@ -368,32 +383,8 @@ class Parser {
         out = cur().text == "true";
         next();
         return Status::ok();
-      case AttrKind::Ints: {
-        std::vector<int64_t> v;
-        PLUMB_RETURN_IF_ERROR(expect_punct("["));
-        while (!is_punct("]")) {
-          if (!v.empty()) PLUMB_RETURN_IF_ERROR(expect_punct(","));
-          int64_t x;
-          PLUMB_RETURN_IF_ERROR(parse_int(x));
-          v.push_back(x);
-        }
-        next();
-        out = std::move(v);
-        return Status::ok();
-      }
-      case AttrKind::Floats: {
-        std::vector<double> v;
-        PLUMB_RETURN_IF_ERROR(expect_punct("["));
-        while (!is_punct("]")) {
-          if (!v.empty()) PLUMB_RETURN_IF_ERROR(expect_punct(","));
-          double x;
-          PLUMB_RETURN_IF_ERROR(parse_f64(x));
-          v.push_back(x);
-        }
-        next();
-        out = std::move(v);
-        return Status::ok();
-      }
+      case AttrKind::Ints: return parse_list(&Parser::parse_int, out);
+      case AttrKind::Floats: return parse_list(&Parser::parse_f64, out);
       case AttrKind::Str:
         if (cur().kind != Tok::String) return err("expected a string");
         out = cur().text;

@@ -129,6 +129,14 @@ class PreparedGraph {
   virtual Expected<CompiledOrDeclined> compile(size_t claim, const SpanSignature& sig, const Plan& plan) = 0;
 };
 
+// A value whose local error on a backend may exceed the core op model's (spec/numerics.md
+// "Backends' declared error"): by `width` u|value| more (u: the unit roundoff of the value's ONNX
+// dtype), uniform, as check/bound.h models each op's rounding.
+struct DeclaredError {
+  ir::ValueId value = ir::kNoValue;
+  double width = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -147,6 +155,9 @@ class Backend {
   virtual Expected<std::unique_ptr<PreparedGraph>> prepare(const ir::Graph& g,
                                                            const std::vector<NodeSpan>& claimed,
                                                            const PrepareOptions& options) = 0;
+  // The fast paths this backend would take on g whose error spec/numerics.md declares beyond the
+  // core ops' (plumb check --backend widens its noise model there by exactly that); none by default.
+  virtual std::vector<DeclaredError> declared_error(const ir::Graph&, NumericMode) const { return {}; }
 };
 
 // A row of the backend table (runtime/backend_table.cpp, generated from the plumb_backend()

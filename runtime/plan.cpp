@@ -361,22 +361,19 @@ Expected<Plan> make_plan(const ir::Graph& g, const std::vector<ir::Type>& input_
       return inferred.status().with_place(place());
     }
 
-    bool outs_static = true, outs_small = true;
-    for (const ir::Type& t : types) {
-      if (!is_static_tensor(t) || t.dtype == ir::DType::String)
-        outs_static = false;
-      else if (ir::shape_num_elements(t.shape) > ir::kMaxKnownValues)
-        outs_small = false;
-    }
+    bool outs_static = true;
+    for (const ir::Type& t : types)
+      if (!is_static_tensor(t) || t.dtype == ir::DType::String) outs_static = false;
     for (size_t k = 0; k < types.size(); ++k) p.values[n.outputs[k]].type = types[k];
 
-    // Fold: every operand known (or shape_of of a static operand: ir/fold.h), small static results.
-    // Unlike the lowering's folding (ir/fold.h), this is per plan, in run-time layout: any small
-    // node, rng and image_decode included, whose operands are known for these input types.
+    // Fold: every operand known (or shape_of of a static operand: ir/fold.h), and a node that
+    // ir::may_fold lets a plan fold (FoldScope::kPlan: per plan, in run-time layout, results of at
+    // most kMaxKnownValues elements).
     const std::optional<std::vector<int64_t>> shape_dims =
         n.op == ir::Op::ShapeOf && nin == 1 ? ir::static_shape_dims(in_types[0]) : std::nullopt;
     const bool shape_of = shape_dims.has_value();
-    if (options.fold && at_runtime && outs_static && outs_small && (all_known || shape_of)) {
+    if (options.fold && at_runtime && (all_known || shape_of) &&
+        ir::may_fold(n, types, ir::FoldScope::kPlan, ir::kMaxKnownValues)) {
       std::vector<RtValue> outs;
       for (const ir::Type& t : types) outs.emplace_back(Tensor::allocate(t.dtype, dims_of(t)));
       Status st;

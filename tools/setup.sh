@@ -17,6 +17,7 @@ PACKAGES=(
   python3-torch python3-torchvision  # tests/python/test_torch.py: plumb.torch on real exports
   chromium  # headless render test of plumb check's HTML report (tests/cli/check_html.sh)
   g++-aarch64-linux-gnu qemu-user  # the C API example built for aarch64 and run under qemu (tests/embed/aarch64_qemu.sh)
+  lld  # tools/size_table.sh links the tiny runtime's example with identical code folding (--icf=all)
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm  # the Cortex-M example under qemu (tests/embed/cortexm_qemu.sh)
 )
 

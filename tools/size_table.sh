@@ -2,8 +2,12 @@
 # The tiny runtime's size table (issue 18): x86-64, MinSizeRel, -fno-exceptions -fno-rtti, no
 # unwind tables (-fno-asynchronous-unwind-tables -fno-unwind-tables: without exceptions nothing
 # unwinds through plumb, and .eh_frame was an eighth of the .text figure), static libraries
-# (function sections), each variant linked into plumb_embed_example with --gc-sections and
-# stripped (libc and libstdc++ stay shared, so the figures are plumb's own code):
+# (function sections) built without -fPIC (PLUMB_PIC=OFF: a static embedded build links them into
+# executables only), each variant linked into plumb_embed_example as a position-dependent
+# executable (-no-pie) with --gc-sections, by lld with identical code folding (--icf=all: the
+# template instantiations that compile to the same bytes are kept once) where lld is installed,
+# and stripped (libc and libstdc++ stay shared, so the figures are plumb's own code); the line
+# above the table names the link flags used:
 #   none  loader + verifier + planner + executor + C API (PLUMB_REF_OPS: no kernel)
 #   cnn   plus the kernels of tests/models/cnn only (`plumb convert --op-list`)
 #   all   plus every ref kernel
@@ -21,6 +25,13 @@ echo "# no kernels" > "$root/no_ops.txt"
 nounwind="-fno-asynchronous-unwind-tables -fno-unwind-tables"
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+pic="-DPLUMB_PIC=OFF"
+link="-no-pie -Wl,--gc-sections -s"
+if command -v ld.lld > /dev/null; then
+  link="-fuse-ld=lld -Wl,--icf=all $link"
+fi
+echo "Compiled -Os -fno-exceptions -fno-rtti $nounwind -ffunction-sections -fdata-sections (no -fPIC), linked $link:"
+echo
 echo "| variant | example .text | .data | .bss | libraries' .text (sum, before --gc-sections) | cnn arena |"
 echo "|---|---|---|---|---|---|"
 # One build folder: a new PLUMB_REF_OPS changes only the generated kernel list, so each variant
@@ -35,7 +46,7 @@ for variant in none cnn all; do
   cmake -S "$src" -B "$b" -DCMAKE_BUILD_TYPE=MinSizeRel -DPLUMB_TINY=ON -DPLUMB_BUILD_TESTS=OFF \
     -DPLUMB_BUILD_BENCH=OFF -DPLUMB_REF_OPS="$ops" "${launcher[@]}" \
     -DCMAKE_CXX_FLAGS="-fno-exceptions -fno-rtti $nounwind -ffunction-sections -fdata-sections" \
-    -DCMAKE_C_FLAGS="$nounwind -ffunction-sections -fdata-sections" -DCMAKE_EXE_LINKER_FLAGS="-Wl,--gc-sections -s" \
+    -DCMAKE_C_FLAGS="$nounwind -ffunction-sections -fdata-sections" -DCMAKE_EXE_LINKER_FLAGS="$link" "$pic" \
     > "$root/$variant.cmake.log" 2>&1 || { tail -5 "$root/$variant.cmake.log"; exit 1; }
   cmake --build "$b" --target plumb_embed_example -j "${JOBS:-2}" > "$root/$variant.build.log" 2>&1 ||
     { grep -m5 -i error "$root/$variant.build.log"; exit 1; }

@@ -212,6 +212,13 @@ Expected<Runs> run_all(const ir::Graph& g, const std::vector<OnnxNodeInfo>& node
   Status refused;
   NoiseOptions ops;
   ops.seed = 1;
+  // The native run's backend declares where it may exceed the core ops' error (spec/numerics.md):
+  // the noise model is widened there by exactly that (the backend's native run above succeeded,
+  // so it can be made).
+  if (backend != "ref") {
+    auto b = rt::make_backend(backend);
+    if (b) ops.declared = (*b)->declared_error(g, rt::NumericMode::kNative);
+  }
   if (!r.isolated) ops.sigma_of = compared;
   r.ops_runs = stochastic_runs(g, nodes, ops, samples, env, inputs, r.precise, r.ops,
                                r.isolated ? nullptr : &r.own_sigma, progress, label + ": stochastic runs",

@@ -62,7 +62,7 @@ struct CheckRequest {
   // The backend of plumb's own native runs (the value compared under --rtol/--atol, and the auto
   // bound's calibration run); the precise and stochastic runs are f64, on ref whatever it is.
   // spec/numerics.md "Backends' declared error": the bound is widened by the backend's declared
-  // error, which is zero for `cpu` today.
+  // error (rt::Backend::declared_error: cpu's softmax and layer normalization spans).
   std::string backend = "ref";
   // Called with a short description of each step ("model: precise (f64) run"); may be empty.
   std::function<void(const std::string&)> progress;

@@ -67,7 +67,7 @@ Expected<double> fattr(const OnnxNode& n, const char* name, double dflt) {
 Status lower_relu(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.binary(BK::Max, x, splat(cx, 0, x)));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_sigmoid(LowerCtx& cx, const OnnxNode& n) {
@@ -179,7 +179,7 @@ Status lower_shrink(LowerCtx& cx, const OnnxNode& n) {
   ValueId y = o.sel(o.lt(w, o.c(-lambd, w)), o.add(w, o.c(bias, w)),
                     o.sel(o.gt(w, o.c(lambd, w)), o.sub(w, o.c(bias, w)), o.c(0, w)));
   cx.set_output(n, 0, fl ? narrow(cx, y, dt) : cx.b.cast(y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // PRelu: slope broadcasts unidirectionally onto X.
@@ -187,10 +187,11 @@ Status lower_prelu(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_ASSIGN_OR_RETURN(ValueId slope, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
-  slope = broadcast_all(cx, {x, slope})[1];
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> xs, broadcast_all(cx, {x, slope}));
+  slope = xs[1];
   Ops o{cx};
   cx.set_output(n, 0, o.sel(o.lt(x, o.c(0, x)), o.mul(slope, x), x));
-  return Status::ok();
+  return cx.error();
 }
 
 // Clip: min(max(x, lo), hi) (so lo > hi gives hi, as numpy.clip). Opset < 11: attributes.
@@ -215,7 +216,7 @@ Status lower_clip(LowerCtx& cx, const OnnxNode& n) {
   if (lo != ir::kNoValue) x = cx.b.binary(BK::Max, x, lo);
   if (hi != ir::kNoValue) x = cx.b.binary(BK::Min, x, hi);
   cx.set_output(n, 0, x);
-  return Status::ok();
+  return cx.error();
 }
 
 // Softmax / LogSoftmax / Hardmax. Opset < 13: the input is coerced to 2-D [prod(d[:axis]),
@@ -230,7 +231,7 @@ Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
   const int64_t r = rank_of(cx, x);
   const bool coerce = cx.opset() < 13;
   PLUMB_ASSIGN_OR_RETURN(int64_t axis_attr, n.attr_int("axis", coerce ? 1 : -1));
-  int64_t axis = normalize_axis(cx, axis_attr, r == 0 && coerce ? 1 : r);
+  PLUMB_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(cx, axis_attr, r == 0 && coerce ? 1 : r));
   PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId in_shape = shape_value(cx, x);
   ValueId v = x;
@@ -268,32 +269,25 @@ Status lower_softmax_family(LowerCtx& cx, const OnnxNode& n) {
   }
   if (coerce) y = cx.b.reshape(y, in_shape);
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_activation(Registry& r) {
-  r.add("Relu", {1, kLatestOpset}, lower_relu);
-  r.add("Sigmoid", {1, kLatestOpset}, lower_sigmoid);
-  r.add("LeakyRelu", {1, kLatestOpset}, lower_leaky_relu);
-  r.add("HardSigmoid", {1, kLatestOpset}, lower_hard_sigmoid);
-  r.add("HardSwish", {14, kLatestOpset}, lower_hard_swish);
-  r.add("Elu", {1, kLatestOpset}, lower_elu);
-  r.add("Selu", {1, kLatestOpset}, lower_selu);
-  r.add("Celu", {12, kLatestOpset}, lower_celu);
-  r.add("Softplus", {1, kLatestOpset}, lower_softplus);
-  r.add("Softsign", {1, kLatestOpset}, lower_softsign);
-  r.add("Mish", {18, kLatestOpset}, lower_mish);
-  r.add("Swish", {24, kLatestOpset}, lower_swish);
-  r.add("Gelu", {20, kLatestOpset}, lower_gelu);
-  r.add("ThresholdedRelu", {10, kLatestOpset}, lower_thresholded_relu);
-  r.add("Shrink", {9, kLatestOpset}, lower_shrink);
-  r.add("PRelu", {1, kLatestOpset}, lower_prelu);
-  r.add("Clip", {1, kLatestOpset}, lower_clip);
-  r.add("Softmax", {1, kLatestOpset}, lower_softmax_family<NormExp::kSoftmax>);
-  r.add("LogSoftmax", {1, kLatestOpset}, lower_softmax_family<NormExp::kLogSoftmax>);
-  r.add("Hardmax", {1, kLatestOpset}, lower_softmax_family<NormExp::kHardmax>);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"Relu", 1, lower_relu}, {"Sigmoid", 1, lower_sigmoid}, {"LeakyRelu", 1, lower_leaky_relu},
+      {"HardSigmoid", 1, lower_hard_sigmoid}, {"HardSwish", 14, lower_hard_swish}, {"Elu", 1, lower_elu},
+      {"Selu", 1, lower_selu}, {"Celu", 12, lower_celu}, {"Softplus", 1, lower_softplus},
+      {"Softsign", 1, lower_softsign}, {"Mish", 18, lower_mish}, {"Swish", 24, lower_swish},
+      {"Gelu", 20, lower_gelu}, {"ThresholdedRelu", 10, lower_thresholded_relu}, {"Shrink", 9, lower_shrink},
+      {"PRelu", 1, lower_prelu}, {"Clip", 1, lower_clip},
+      {"Softmax", 1, lower_softmax_family<NormExp::kSoftmax>},
+      {"LogSoftmax", 1, lower_softmax_family<NormExp::kLogSoftmax>},
+      {"Hardmax", 1, lower_softmax_family<NormExp::kHardmax>}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -218,7 +218,7 @@ Status lower_attention(LowerCtx& cx, const OnnxNode& n) {
   if (rank == 3) y = cx.b.reshape(cx.b.transpose(y, {0, 2, 1, 3}), dm.shape({B, S, dm.c(Hq * Dv)}));
   cx.set_output(n, 0, y);
   if (cx.wants_output(n, 3)) cx.set_output(n, 3, cx.b.cast(qk_out, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

@@ -8,7 +8,7 @@ using BK = ir::BinaryKind;
 using CK = ir::CompareKind;
 
 DimV Dims::of(ValueId x, int64_t axis) {
-  const ir::Dim d = cx.type(x).shape[static_cast<size_t>(axis)];
+  const ir::Dim d = cx.dim(x, axis);
   if (d.is_static()) return c(d.size);
   ValueId sh = cx.b.shape_of(x);
   return {-1, cx.b.emit1(ir::SliceAttrs{},
@@ -40,7 +40,7 @@ ValueId Dims::scalar(DimV d) {
 }
 
 Expected<int64_t> static_dim(LowerCtx& cx, ValueId v, int64_t axis, const std::string& op, const char* what) {
-  const ir::Dim d = cx.type(v).shape[static_cast<size_t>(axis)];
+  const ir::Dim d = cx.dim(v, axis);
   if (!d.is_static()) return unsupported(op + " with a symbolic " + what);
   return d.size;
 }

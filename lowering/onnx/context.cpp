@@ -24,7 +24,7 @@ std::optional<onnx::Tensor> as_tensor(std::optional<ir::ConstantData> c) {
 }  // namespace
 
 Status LowerCtx::fail(Status s) {
-  if (status_.is_ok()) status_ = std::move(s);
+  if (status_.is_ok()) status_ = b.ok() ? std::move(s) : b.status();
   return status_;
 }
 
@@ -49,11 +49,16 @@ void LowerCtx::add_initializers(const onnx::OnnxGraph& g) {
 ir::ValueId LowerCtx::constant_value(const onnx::Tensor& t) { return b.constant(t.to_constant()); }
 
 Expected<ir::ValueId> LowerCtx::input(const onnx::OnnxNode& n, size_t i) {
+  PLUMB_RETURN_IF_ERROR(error());
   if (!has_input(n, i)) return fail(invalid_model("", strfmt("required input %zu is missing", i)));
   const std::string& name = n.inputs[i];
   // The innermost scope that knows the name wins: a value, or a constant emitted on first use.
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
-    if (auto f = it->values.find(name); f != it->values.end()) return fold_small_int(f->second);
+    if (auto f = it->values.find(name); f != it->values.end()) {
+      const ir::ValueId v = fold_small_int(f->second);
+      PLUMB_RETURN_IF_ERROR(error());  // folding it emitted a constant, and that failed
+      return v;
+    }
     if (auto c = it->constants.find(name); c != it->constants.end()) {
       // Emit the constant into the graph body's region level where it is used; constants are cheap
       // to re-emit in a nested region, so each scope keeps its own.

@@ -46,7 +46,8 @@ class LowerCtx {
   // node, initializer or graph input defines. Rules bind it with
   //   PLUMB_ASSIGN_OR_RETURN(ir::ValueId x, cx.input(n, 0));
   // so that a rule never goes on with no value: the error is what the rule returns. (It is also
-  // recorded, first one wins, so that error() agrees.)
+  // recorded, first one wins, so that error() agrees.) After a failure (a failed build) input() gives
+  // that failure: a rule that has its inputs knows that the builder is still good.
   Expected<ir::ValueId> input(const onnx::OnnxNode& n, size_t i);
   // An optional input: input i when it is given (has_input), else kNoValue.
   Expected<ir::ValueId> optional_input(const onnx::OnnxNode& n, size_t i) {
@@ -60,8 +61,28 @@ class LowerCtx {
   bool wants_output(const onnx::OnnxNode& n, size_t i) const {
     return i < n.outputs.size() && !n.outputs[i].empty();
   }
+  // ---- reading back a value ---------------------------------------------------------------------
+  // Every accessor here is safe on an id that names no value: kNoValue (an absent optional input, or
+  // what an emit gives once the builder has failed). Its answer is "unknown": an unranked tensor,
+  // rank 0, no dims, unknown dims, no constant. A rule may therefore go on after a failed build
+  // without reading out of bounds; its next emit is ignored (the builder is sticky) and the builder's
+  // error, recorded first, is the one reported (fail() and error() below). A rule that takes a
+  // decision on what it reads back of a value it built itself stops first with
+  //   PLUMB_RETURN_IF_ERROR(cx.error());
+  // and a rule that indexes a type's shape checks its rank first (or uses dim()).
+  bool is_value(ir::ValueId v) const { return v < b.graph().values.size(); }
   // By value: the graph's value table grows as rules emit, so references into it would dangle.
-  ir::Type type(ir::ValueId v) const { return b.type_of(v); }
+  ir::Type type(ir::ValueId v) const {
+    return is_value(v) ? b.type_of(v) : ir::Type::unranked_tensor(ir::DType::F32);
+  }
+  int64_t rank(ir::ValueId v) const { return is_value(v) ? b.type_of(v).rank() : 0; }
+  // Dim `axis` of v (a negative axis counts from the end: -1 is the last): an unknown dim when v has
+  // no such axis (no value, or axis outside [-rank, rank)).
+  ir::Dim dim(ir::ValueId v, int64_t axis) const {
+    if (axis < 0) axis += rank(v);
+    if (!is_value(v) || axis < 0 || axis >= rank(v)) return ir::Dim::symbolic();
+    return b.type_of(v).shape[static_cast<size_t>(axis)];
+  }
 
   // ---- constants -------------------------------------------------------------------------------------
   // The constant tensor behind input i, or nullptr: an initializer or a Constant node's output; a
@@ -101,19 +122,18 @@ class LowerCtx {
   void add_initializers(const onnx::OnnxGraph& g);
 
   // ---- errors ----------------------------------------------------------------------------------------
-  // Records an error for the current node (first one wins) and returns it.
+  // Records an error for the current node and returns the node's first error: `s`, unless an error
+  // came before it (one recorded here, or a failed emit: a check that fails on what a failed build
+  // gave back is its consequence, not the cause).
   Status fail(Status s);
   Status unsupported(const std::string& what) { return fail(plumb::unsupported(what)); }
   Status invalid(const std::string& what) { return fail(invalid_model("", what)); }
-  // For helpers that return a placeholder (kNoValue, 0) instead of a Status: records the error the
-  // same way; the rule's caller sees it through status() (the driver checks it after every rule).
-  void record(Status s) { (void)fail(std::move(s)); }
-  void record_invalid(const std::string& what) { record(invalid_model("", what)); }
   const Status& status() const { return status_; }
-  // The rule's first error so far from either channel, the context's (input, record, fail) or the
-  // builder's (an emit that failed its inference): a rule that emitted something it reads back
-  // stops with PLUMB_RETURN_IF_ERROR(cx.error()), so that stopping on a failure reads as one. The
-  // driver reports the same error whether the rule returns it or not.
+  // The node's first error so far: one that fail() saw (an input, a rule's invalid/unsupported) or
+  // the builder's (an emit that failed its inference, a helper's fail_with). A rule's failure is its
+  // return value: it ends with `return cx.error();` (OK when nothing failed), and a rule that reads
+  // back what it built stops first with PLUMB_RETURN_IF_ERROR(cx.error()). The driver reports this
+  // error, the first, over whatever the rule returned after it.
   Status error() const { return status_.is_ok() ? b.status() : status_; }
   void reset_status() { status_ = Status::ok(); }
 

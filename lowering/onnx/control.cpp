@@ -217,7 +217,7 @@ Status lower_if(LowerCtx& cx, const OnnxNode& n) {
   if (auto c = cx.const_ints(n, 0); c && c->size() == 1) {
     PLUMB_ASSIGN_OR_RETURN(auto outs, lower_subgraph(cx, (*c)[0] != 0 ? *then_g : *else_g, {}));
     for (size_t i = 0; i < outs.size(); ++i) cx.set_output(n, i, outs[i]);
-    return Status::ok();
+    return cx.error();
   }
   PLUMB_ASSIGN_OR_RETURN(ValueId cond, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
@@ -260,7 +260,7 @@ Status lower_if(LowerCtx& cx, const OnnxNode& n) {
     }
     std::vector<ValueId> r = b.if_(cond, std::move(regions[0]), std::move(regions[1]));
     for (size_t i = 0; i < r.size(); ++i) cx.set_output(n, i, r[i]);
-    return Status::ok();
+    return cx.error();
   }
   return cx.unsupported("If output types do not settle");
 }
@@ -311,7 +311,7 @@ Status lower_loop(LowerCtx& cx, const OnnxNode& n) {
   for (size_t k = 0; k < nscan; ++k)
     if (cx.wants_output(n, nv + k))
       cx.set_output(n, nv + k, stack_or_empty(cx, r.collected[k], r.collected_elem[k], 0));
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- Scan --------------------------------------------------------------------------------------
@@ -412,12 +412,13 @@ Status lower_scan(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(spec.out_axes, per_item_attr(n, "scan_output_axes", ny));
   PLUMB_ASSIGN_OR_RETURN(spec.out_reverse, per_item_attr(n, "scan_output_directions", ny));
   for (size_t j = 0; j < xs.size(); ++j) {
-    spec.in_axes[j] = normalize_axis(cx, spec.in_axes[j], rank_of(cx, xs[j]), "scan_input_axes");
+    PLUMB_ASSIGN_OR_RETURN(spec.in_axes[j],
+                           normalize_axis(cx, spec.in_axes[j], rank_of(cx, xs[j]), "scan_input_axes"));
     PLUMB_RETURN_IF_ERROR(cx.error());
   }
   PLUMB_ASSIGN_OR_RETURN(auto results, emit_scan(cx, *body, states, xs, spec));
   for (size_t k = 0; k < results.size(); ++k) cx.set_output(n, k, results[k]);
-  return Status::ok();
+  return cx.error();
 }
 
 // Scan-8: every input has a leading batch axis (scan inputs [batch, seq, ...]); the body sees one
@@ -474,7 +475,7 @@ Status lower_scan8(LowerCtx& cx, const OnnxNode& n) {
   for (size_t k = 0; k < ns + ny; ++k)
     if (cx.wants_output(n, k))
       cx.set_output(n, k, stack_or_empty(cx, r.collected[k], r.collected_elem[k], 0));
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- SequenceMap -------------------------------------------------------------------------------
@@ -508,17 +509,19 @@ Status lower_sequence_map(LowerCtx& cx, const OnnxNode& n) {
       LoopResult r,
       emit_loop(cx, {i64_scalar(cx, 0)}, std::vector<bool>(body->outputs.size(), false), cond_fn, body_fn));
   for (size_t k = 0; k < r.collected.size(); ++k) cx.set_output(n, k, r.collected[k]);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_control(Registry& r) {
-  r.add("If", {1, kLatestOpset}, lower_if);
-  r.add("Loop", {1, kLatestOpset}, lower_loop);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"If", 1, lower_if}, {"Loop", 1, lower_loop}, {"Scan", 9, lower_scan},
+      {"SequenceMap", 17, lower_sequence_map}});
+  // clang-format on
   r.add("Scan", {8, 8}, lower_scan8);
-  r.add("Scan", {9, kLatestOpset}, lower_scan);
-  r.add("SequenceMap", {17, kLatestOpset}, lower_sequence_map);
 }
 
 }  // namespace plumb::lower

@@ -35,6 +35,8 @@ ValueId crop_spatial(LowerCtx& cx, ValueId y, const Ints& crop_lo, const Ints& c
   for (size_t i = 0; i < crop_lo.size(); ++i) any = any || crop_lo[i] > 0 || crop_hi[i] > 0;
   if (!any) return y;
   const ir::Type t = cx.type(y);
+  // y has no spatial dims only when it is no value (its build failed: that error is reported).
+  if (t.rank() != 2 + static_cast<int64_t>(crop_lo.size())) return y;
   Ints start(static_cast<size_t>(t.rank()), 0), size, stride(static_cast<size_t>(t.rank()), 1);
   for (int64_t i = 0; i < t.rank(); ++i) size.push_back(t.shape[i].size);
   for (size_t i = 0; i < crop_lo.size(); ++i) {
@@ -84,7 +86,7 @@ Status lower_conv(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 2));
   if (bias != ir::kNoValue) y = add_bias(cx, y, bias);
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // v - zero_point in i32; the zero point is a scalar (or [1]) or, when `per_axis0`, may be a
@@ -116,7 +118,7 @@ Status lower_conv_integer(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId wi, minus_zero_point(cx, w, wz, true));
   PLUMB_ASSIGN_OR_RETURN(ValueId y, conv_from_attrs(cx, n, xi, wi, ir::DType::I32));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // A scalar (rank 0 or [1]) value as rank 0, else `v` unchanged.
@@ -165,7 +167,7 @@ Status lower_qlinear_conv(LowerCtx& cx, const OnnxNode& n) {
   const double lo = out_dt == ir::DType::U8 ? 0 : -128, hi = out_dt == ir::DType::U8 ? 255 : 127;
   r = cx.b.binary(BK::Min, cx.b.binary(BK::Max, r, splat(cx, lo, r)), splat(cx, hi, r));
   cx.set_output(n, 0, cx.b.cast(r, out_dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // CausalConvWithState-27: seq = concat(past_state or zeros [B, C, K-1], input) on the time
@@ -221,7 +223,7 @@ Status lower_causal_conv(LowerCtx& cx, const OnnxNode& n) {
     ValueId size = cx.b.concat({bc, cx.b.shape_const({K - 1})}, 0);
     cx.set_output(n, 1, cx.b.emit1(ir::SliceAttrs{}, {seq, start, size, cx.b.shape_const({1, 1, 1})}));
   }
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
@@ -326,17 +328,19 @@ Status lower_conv_transpose(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 2));
   if (bias != ir::kNoValue) y = add_bias(cx, y, bias);
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_conv_pool(Registry& r) {
-  r.add("Conv", {1, kLatestOpset}, lower_conv);
-  r.add("ConvTranspose", {1, kLatestOpset}, lower_conv_transpose);
-  r.add("ConvInteger", {10, kLatestOpset}, lower_conv_integer);
-  r.add("QLinearConv", {10, kLatestOpset}, lower_qlinear_conv);
-  r.add("CausalConvWithState", {27, kLatestOpset}, lower_causal_conv);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"Conv", 1, lower_conv}, {"ConvTranspose", 1, lower_conv_transpose},
+      {"ConvInteger", 10, lower_conv_integer}, {"QLinearConv", 10, lower_qlinear_conv},
+      {"CausalConvWithState", 27, lower_causal_conv}});
+  // clang-format on
   register_pool(r);
 }
 

@@ -129,7 +129,7 @@ Status lower_col2im(LowerCtx& cx, const OnnxNode& n) {
   }
   img = reshape_to(cx, img, full);
   cx.set_output(n, 0, slice(cx, img, start, size, stride));
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- DeformConv -----------------------------------------------------------------------------------
@@ -245,14 +245,13 @@ Status lower_deform_conv(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 3));
   if (bias != ir::kNoValue) res = cx.b.binary(BK::Add, res, bc(f64(bias), yd, {1}));
   cx.set_output(n, 0, dt == kF ? res : cx.b.cast(res, dt, /*saturate=*/true));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_conv_extra(Registry& r) {
-  r.add("Col2Im", {18, kLatestOpset}, lower_col2im);
-  r.add("DeformConv", {19, kLatestOpset}, lower_deform_conv);
+  r.add_since({{"Col2Im", 18, lower_col2im}, {"DeformConv", 19, lower_deform_conv}});
 }
 
 }  // namespace plumb::lower

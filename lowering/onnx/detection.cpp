@@ -114,7 +114,7 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
   ValueId valid = score_thr ? cmp(cx, CK::Gt, sc, cx.b.broadcast(cx.b.cast(*score_thr, st.dtype), bcn, {}))
                             : cx.b.broadcast(cx.b.const_ints(DType::Bool, {}, {1}), bcn, {});
   auto sorted = cx.b.emit(ir::SortAttrs{2, true}, {sc});
-  if (sorted.size() < 2) return Status::ok();
+  if (sorted.size() < 2) return cx.error();
   const ValueId perm = sorted[1];  // [B, C, N] box index at each sorted position
 
   const ir::Type tk = ir::Type::tensor(DType::I64, ir::static_shape({}));
@@ -161,7 +161,7 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
     auto res = cx.b.while_(
         {cx.b.scalar_int(DType::I64, 0), none, none, cx.b.broadcast(cx.b.scalar_int(DType::I64, 0), bc, {})},
         std::move(cond), std::move(body));
-    if (res.size() < 4) return Status::ok();
+    if (res.size() < 4) return cx.error();
     // Selected boxes in sorted order; nonzero lists (b, c, position) row-major = the ONNX order.
     ValueId sel_sorted = cx.b.gather(ir::GatherKind::Elements, res[2], perm, 2);
     ValueId nz = cx.b.emit1(ir::NonZeroAttrs{}, {sel_sorted});  // [3, K]
@@ -174,7 +174,7 @@ Status lower_non_max_suppression(LowerCtx& cx, const OnnxNode& n) {
     ValueId out = cx.b.concat({bc_cols, cx.b.reshape(box, cx.b.concat({kk, cx.b.shape_const({1})}, 0))}, 1);
     cx.set_output(n, 0, out);
   }
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- RoiAlign ---------------------------------------------------------------------------------
@@ -369,11 +369,11 @@ Status lower_roi_align(LowerCtx& cx, const OnnxNode& n) {
     ir::Region body = cx.b.end_region({bin(cx, BK::Add, p[0], cx.b.scalar_int(DType::I64, 1)), acc});
     ValueId init = cx.b.broadcast(cx.b.scalar_float(ct, 0), cx.b.shape_const({r, c, at.oh, at.ow}), {});
     auto res = cx.b.while_({cx.b.scalar_int(DType::I64, 0), init}, std::move(cond), std::move(body));
-    if (res.size() < 2) return Status::ok();
+    if (res.size() < 2) return cx.error();
     y = res[1];
   }
   cx.set_output(n, 0, from_compute(cx, y, xt.dtype));
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- MaxRoiPool -------------------------------------------------------------------------------
@@ -457,15 +457,18 @@ Status lower_max_roi_pool(LowerCtx& cx, const OnnxNode& n) {
   ValueId empty = cx.b.binary(BK::Or, cx.b.broadcast(hempty, s3, {0, 2}), cx.b.broadcast(wempty, s3, {0, 3}));
   ValueId y = cx.b.select(empty, splat(cx, 0, m2), m2);
   cx.set_output(n, 0, from_compute(cx, y, xt.dtype));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_detection(Registry& r) {
-  r.add("NonMaxSuppression", {10, kLatestOpset}, lower_non_max_suppression);
-  r.add("RoiAlign", {10, kLatestOpset}, lower_roi_align);
-  r.add("MaxRoiPool", {1, kLatestOpset}, lower_max_roi_pool);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"NonMaxSuppression", 10, lower_non_max_suppression}, {"RoiAlign", 10, lower_roi_align},
+      {"MaxRoiPool", 1, lower_max_roi_pool}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -129,8 +129,9 @@ Status lower_one(LowerCtx& cx, const onnx::OnnxNode& n, const std::map<std::stri
   } catch (const std::length_error&) {
     s = invalid_model("", "lowering it needs a table larger than a vector can hold");
   }
-  if (s.is_ok()) s = cx.status();
-  if (s.is_ok()) s = cx.b.status();
+  // One error is reported: the first one recorded (the context's or the builder's, error() says
+  // which came first), else the one the rule returned.
+  if (Status first = cx.error(); !first.is_ok()) s = std::move(first);
   if (!s.is_ok()) return s.with_place(place);
   for (size_t i = 0; i < n.outputs.size(); ++i)
     if (cx.wants_output(n, i) && !cx.lookup(n.outputs[i]))
@@ -170,6 +171,7 @@ Expected<Lowered> lower_model_specialized(const onnx::OnnxModel& model, const ir
   ir::Graph g;
   g.producer = "plumb from " + (model.path.empty() ? std::string("memory") : model.path);
   ir::Builder b(g);
+  b.set_node_limit(options.max_nodes);
   LowerCtx cx(b, model, eval);
   for (const onnx::OnnxValueInfo* in : model.graph.real_inputs()) {
     if (!in->type)

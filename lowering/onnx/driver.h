@@ -19,6 +19,8 @@ struct LowerOptions {
   // (axes, pads, a shape given as a graph input) specializes on its value
   // (LowerCtx::offer_input_value).
   std::map<std::string, onnx::Tensor> input_values;
+  // At most this many core nodes (negative: no limit; ir::Builder::set_node_limit).
+  int64_t max_nodes = -1;
 };
 
 struct Lowered {

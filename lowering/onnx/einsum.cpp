@@ -334,7 +334,7 @@ Status lower_einsum(LowerCtx& cx, const OnnxNode& n) {
   sum_out(cx, acc, drop);
   permute(cx, acc, out);
   cx.set_output(n, 0, acc.v);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- Det ------------------------------------------------------------------------------------------
@@ -407,14 +407,11 @@ Status lower_det(LowerCtx& cx, const OnnxNode& n) {
   }
   det = reshape_to(cx, det, batch);
   cx.set_output(n, 0, t.dtype == kF ? det : cx.b.cast(det, t.dtype));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
-void register_einsum(Registry& r) {
-  r.add("Einsum", {12, kLatestOpset}, lower_einsum);
-  r.add("Det", {11, kLatestOpset}, lower_det);
-}
+void register_einsum(Registry& r) { r.add_since({{"Einsum", 12, lower_einsum}, {"Det", 11, lower_det}}); }
 
 }  // namespace plumb::lower

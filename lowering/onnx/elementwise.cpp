@@ -22,7 +22,7 @@ namespace {
 Expected<std::vector<ValueId>> binary_operands(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId a, cx.input(n, 0));
   PLUMB_ASSIGN_OR_RETURN(ValueId b, cx.input(n, 1));
-  if (cx.opset() >= 7 || !cx.b.ok()) return broadcast_all(cx, {a, b});
+  if (cx.opset() >= 7) return broadcast_all(cx, {a, b});
   auto flag = n.attr_int("broadcast", 0);
   if (!flag.has_value() || *flag == 0) return std::vector<ValueId>{a, b};
   const int64_t ra = rank_of(cx, a), rb = rank_of(cx, b);
@@ -38,21 +38,21 @@ template <ir::BinaryKind Kind>
 Status lower_binary(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(auto v, binary_operands(cx, n));
   cx.set_output(n, 0, cx.b.binary(Kind, v[0], v[1]));
-  return Status::ok();
+  return cx.error();
 }
 
 template <ir::CompareKind Kind>
 Status lower_compare(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(auto v, binary_operands(cx, n));
   cx.set_output(n, 0, cx.b.compare(Kind, v[0], v[1]));
-  return Status::ok();
+  return cx.error();
 }
 
 template <ir::UnaryKind Kind>
 Status lower_unary(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.unary(Kind, x));
-  return Status::ok();
+  return cx.error();
 }
 
 // Max, Min, Sum, Mean (variadic, broadcasting). Mean divides the sum by the operand count.
@@ -60,12 +60,12 @@ template <ir::BinaryKind Kind>
 Status lower_variadic(LowerCtx& cx, const OnnxNode& n, bool mean) {
   PLUMB_ASSIGN_OR_RETURN(std::vector<ValueId> xs, cx.inputs(n));
   if (xs.empty()) return cx.invalid("needs at least one input");
-  xs = broadcast_all(cx, xs);
+  PLUMB_ASSIGN_OR_RETURN(xs, broadcast_all(cx, xs));
   ValueId acc = xs[0];
   for (size_t i = 1; i < xs.size(); ++i) acc = cx.b.binary(Kind, acc, xs[i]);
   if (mean) acc = cx.b.binary(ir::BinaryKind::Div, acc, splat(cx, static_cast<double>(xs.size()), acc));
   cx.set_output(n, 0, acc);
-  return Status::ok();
+  return cx.error();
 }
 Status lower_max(LowerCtx& cx, const OnnxNode& n) {
   return lower_variadic<ir::BinaryKind::Max>(cx, n, false);
@@ -87,15 +87,17 @@ Status lower_pow(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId y, cx.input(n, 1));
   const ir::DType xt = cx.type(x).dtype, yt = cx.type(y).dtype;
   if (xt == yt && ir::is_float(xt)) {
-    auto v = broadcast_all(cx, {to_compute(cx, x), to_compute(cx, y)});
+    PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v,
+                           broadcast_all(cx, {to_compute(cx, x), to_compute(cx, y)}));
     cx.set_output(n, 0, from_compute(cx, cx.b.binary(ir::BinaryKind::Pow, v[0], v[1]), xt));
-    return Status::ok();
+    return cx.error();
   }
   const ir::DType ct = ir::is_float(xt) ? compute_dtype(xt) : ir::DType::F64;
-  auto v = broadcast_all(cx, {cx.b.cast(x, ct), cx.b.cast(y, ct)});
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v,
+                         broadcast_all(cx, {cx.b.cast(x, ct), cx.b.cast(y, ct)}));
   ValueId r = cx.b.binary(ir::BinaryKind::Pow, v[0], v[1]);
   cx.set_output(n, 0, cx.b.cast(r, xt));
-  return Status::ok();
+  return cx.error();
 }
 
 // Mod: fmod=1 is C fmod (core rem). fmod=0 (integers only) takes the divisor's sign:
@@ -103,7 +105,7 @@ Status lower_pow(LowerCtx& cx, const OnnxNode& n) {
 Status lower_mod(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t fmod, n.attr_int("fmod", 0));
   PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 2));
-  auto v = broadcast_all(cx, in);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v, broadcast_all(cx, in));
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::DType dt = cx.type(v[0]).dtype;
   if (fmod == 0 && ir::is_float(dt)) return cx.invalid("fmod must be 1 for floating inputs");
@@ -117,7 +119,7 @@ Status lower_mod(LowerCtx& cx, const OnnxNode& n) {
     r = cx.b.select(fix, cx.b.binary(ir::BinaryKind::Add, r, v[1]), r);
   }
   cx.set_output(n, 0, r);
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_bit_shift(LowerCtx& cx, const OnnxNode& n) {
@@ -125,21 +127,21 @@ Status lower_bit_shift(LowerCtx& cx, const OnnxNode& n) {
   if (dir != "LEFT" && dir != "RIGHT")
     return cx.invalid("direction must be LEFT or RIGHT, got '" + dir + "'");
   PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 2));
-  auto v = broadcast_all(cx, in);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v, broadcast_all(cx, in));
   cx.set_output(n, 0, cx.b.binary(dir == "LEFT" ? ir::BinaryKind::Shl : ir::BinaryKind::Shr, v[0], v[1]));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_reciprocal(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.binary(ir::BinaryKind::Div, splat(cx, 1.0, x), x));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_is_nan(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.compare(ir::CompareKind::Ne, x, x));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_is_inf(LowerCtx& cx, const OnnxNode& n) {
@@ -163,14 +165,14 @@ Status lower_is_inf(LowerCtx& cx, const OnnxNode& n) {
   else
     r = cx.b.compare(ir::CompareKind::Ne, is_pos, is_pos);  // all false
   cx.set_output(n, 0, r);
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_where(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> in, cx.inputs(n, 0, 3));
-  auto v = broadcast_all(cx, in);
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v, broadcast_all(cx, in));
   cx.set_output(n, 0, cx.b.select(v[0], v[1], v[2]));
-  return Status::ok();
+  return cx.error();
 }
 
 // Cast-19+: saturate (default 1) applies to float8 targets; Cast-25+ (round_mode) to f8e8m0.
@@ -233,58 +235,35 @@ Status lower_cast_like(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_elementwise(Registry& r) {
-  r.add("Add", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Add>);
-  r.add("Sub", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Sub>);
-  r.add("Mul", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Mul>);
-  r.add("Div", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Div>);
-  r.add("And", {1, kLatestOpset}, lower_binary<ir::BinaryKind::And>);
-  r.add("Or", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Or>);
-  r.add("Xor", {1, kLatestOpset}, lower_binary<ir::BinaryKind::Xor>);
-  r.add("BitwiseAnd", {18, kLatestOpset}, lower_binary<ir::BinaryKind::And>);
-  r.add("BitwiseOr", {18, kLatestOpset}, lower_binary<ir::BinaryKind::Or>);
-  r.add("BitwiseXor", {18, kLatestOpset}, lower_binary<ir::BinaryKind::Xor>);
-  r.add("BitwiseNot", {18, kLatestOpset}, lower_unary<ir::UnaryKind::Not>);
-  r.add("BitShift", {11, kLatestOpset}, lower_bit_shift);
-  r.add("Pow", {1, kLatestOpset}, lower_pow);
-  r.add("Mod", {10, kLatestOpset}, lower_mod);
-  r.add("Max", {1, kLatestOpset}, lower_max);
-  r.add("Min", {1, kLatestOpset}, lower_min);
-  r.add("Sum", {1, kLatestOpset}, lower_sum);
-  r.add("Mean", {1, kLatestOpset}, lower_mean);
-  r.add("Equal", {1, kLatestOpset}, lower_compare<ir::CompareKind::Eq>);
-  r.add("Greater", {1, kLatestOpset}, lower_compare<ir::CompareKind::Gt>);
-  r.add("Less", {1, kLatestOpset}, lower_compare<ir::CompareKind::Lt>);
-  r.add("GreaterOrEqual", {12, kLatestOpset}, lower_compare<ir::CompareKind::Ge>);
-  r.add("LessOrEqual", {12, kLatestOpset}, lower_compare<ir::CompareKind::Le>);
-  r.add("Not", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Not>);
-  r.add("Abs", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Abs>);
-  r.add("Neg", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Neg>);
-  r.add("Sign", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Sign>);
-  r.add("Floor", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Floor>);
-  r.add("Ceil", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Ceil>);
-  r.add("Round", {11, kLatestOpset}, lower_unary<ir::UnaryKind::Round>);
-  r.add("Sqrt", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Sqrt>);
-  r.add("Exp", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Exp>);
-  r.add("Log", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Log>);
-  r.add("Sin", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Sin>);
-  r.add("Cos", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Cos>);
-  r.add("Tan", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Tan>);
-  r.add("Asin", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Asin>);
-  r.add("Acos", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Acos>);
-  r.add("Atan", {7, kLatestOpset}, lower_unary<ir::UnaryKind::Atan>);
-  r.add("Sinh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Sinh>);
-  r.add("Cosh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Cosh>);
-  r.add("Tanh", {1, kLatestOpset}, lower_unary<ir::UnaryKind::Tanh>);
-  r.add("Asinh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Asinh>);
-  r.add("Acosh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Acosh>);
-  r.add("Atanh", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Atanh>);
-  r.add("Erf", {9, kLatestOpset}, lower_unary<ir::UnaryKind::Erf>);
-  r.add("Reciprocal", {1, kLatestOpset}, lower_reciprocal);
-  r.add("IsNaN", {9, kLatestOpset}, lower_is_nan);
-  r.add("IsInf", {10, kLatestOpset}, lower_is_inf);
-  r.add("Where", {9, kLatestOpset}, lower_where);
-  r.add("Cast", {1, kLatestOpset}, lower_cast);
-  r.add("CastLike", {15, kLatestOpset}, lower_cast_like);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"Add", 1, lower_binary<ir::BinaryKind::Add>}, {"Sub", 1, lower_binary<ir::BinaryKind::Sub>},
+      {"Mul", 1, lower_binary<ir::BinaryKind::Mul>}, {"Div", 1, lower_binary<ir::BinaryKind::Div>},
+      {"And", 1, lower_binary<ir::BinaryKind::And>}, {"Or", 1, lower_binary<ir::BinaryKind::Or>},
+      {"Xor", 1, lower_binary<ir::BinaryKind::Xor>}, {"BitwiseAnd", 18, lower_binary<ir::BinaryKind::And>},
+      {"BitwiseOr", 18, lower_binary<ir::BinaryKind::Or>},
+      {"BitwiseXor", 18, lower_binary<ir::BinaryKind::Xor>},
+      {"BitwiseNot", 18, lower_unary<ir::UnaryKind::Not>}, {"BitShift", 11, lower_bit_shift},
+      {"Pow", 1, lower_pow}, {"Mod", 10, lower_mod}, {"Max", 1, lower_max}, {"Min", 1, lower_min},
+      {"Sum", 1, lower_sum}, {"Mean", 1, lower_mean}, {"Equal", 1, lower_compare<ir::CompareKind::Eq>},
+      {"Greater", 1, lower_compare<ir::CompareKind::Gt>}, {"Less", 1, lower_compare<ir::CompareKind::Lt>},
+      {"GreaterOrEqual", 12, lower_compare<ir::CompareKind::Ge>},
+      {"LessOrEqual", 12, lower_compare<ir::CompareKind::Le>}, {"Not", 1, lower_unary<ir::UnaryKind::Not>},
+      {"Abs", 1, lower_unary<ir::UnaryKind::Abs>}, {"Neg", 1, lower_unary<ir::UnaryKind::Neg>},
+      {"Sign", 9, lower_unary<ir::UnaryKind::Sign>}, {"Floor", 1, lower_unary<ir::UnaryKind::Floor>},
+      {"Ceil", 1, lower_unary<ir::UnaryKind::Ceil>}, {"Round", 11, lower_unary<ir::UnaryKind::Round>},
+      {"Sqrt", 1, lower_unary<ir::UnaryKind::Sqrt>}, {"Exp", 1, lower_unary<ir::UnaryKind::Exp>},
+      {"Log", 1, lower_unary<ir::UnaryKind::Log>}, {"Sin", 7, lower_unary<ir::UnaryKind::Sin>},
+      {"Cos", 7, lower_unary<ir::UnaryKind::Cos>}, {"Tan", 7, lower_unary<ir::UnaryKind::Tan>},
+      {"Asin", 7, lower_unary<ir::UnaryKind::Asin>}, {"Acos", 7, lower_unary<ir::UnaryKind::Acos>},
+      {"Atan", 7, lower_unary<ir::UnaryKind::Atan>}, {"Sinh", 9, lower_unary<ir::UnaryKind::Sinh>},
+      {"Cosh", 9, lower_unary<ir::UnaryKind::Cosh>}, {"Tanh", 1, lower_unary<ir::UnaryKind::Tanh>},
+      {"Asinh", 9, lower_unary<ir::UnaryKind::Asinh>}, {"Acosh", 9, lower_unary<ir::UnaryKind::Acosh>},
+      {"Atanh", 9, lower_unary<ir::UnaryKind::Atanh>}, {"Erf", 9, lower_unary<ir::UnaryKind::Erf>},
+      {"Reciprocal", 1, lower_reciprocal}, {"IsNaN", 9, lower_is_nan}, {"IsInf", 10, lower_is_inf},
+      {"Where", 9, lower_where}, {"Cast", 1, lower_cast}, {"CastLike", 15, lower_cast_like}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -151,7 +151,7 @@ Status lower_flex_attention(LowerCtx& cx, const OnnxNode& n) {
 
   ValueId y = cx.b.matmul(p, v64, DType::F64);  // [B, Hq, L, Ev]
   cx.set_output(n, 0, cx.b.cast(y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

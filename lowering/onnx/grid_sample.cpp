@@ -193,7 +193,7 @@ Status lower_grid_sample(LowerCtx& cx, const OnnxNode& n) {
   if (N * C > 0 && P > kMaxElements / (N * C)) return cx.invalid(what + ": output too large");
   if (N == 0 || C == 0 || P == 0) {
     cx.set_output(n, 0, cx.b.broadcast(scalar_like(cx, 0, x), cx.b.shape_const(out_shape), {}));
-    return Status::ok();
+    return cx.error();
   }
   if (S == 0) return cx.invalid(what + ": X has an empty spatial dimension");
 
@@ -244,7 +244,7 @@ Status lower_grid_sample(LowerCtx& cx, const OnnxNode& n) {
   if (interp != Interp::Nearest && dt != kF64)
     y = ir::is_int(dt) ? f64_to_int_trunc(cx, y, dt) : cx.b.cast(y, dt, /*saturate=*/true);
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // AffineGrid-20: grid[n, .., :] = theta[n] @ [x, y, (z,) 1] over a base grid spanning [-1, 1];
@@ -301,14 +301,13 @@ Status lower_affine_grid(LowerCtx& cx, const OnnxNode& n) {
   g = cx.b.reshape(g, cx.b.shape_const(out_shape));
   if (tt.dtype != kF64) g = cx.b.cast(g, tt.dtype, /*saturate=*/true);
   cx.set_output(n, 0, g);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_grid_sample(Registry& r) {
-  r.add("GridSample", {16, kLatestOpset}, lower_grid_sample);
-  r.add("AffineGrid", {20, kLatestOpset}, lower_affine_grid);
+  r.add_since({{"GridSample", 16, lower_grid_sample}, {"AffineGrid", 20, lower_affine_grid}});
 }
 
 }  // namespace plumb::lower

@@ -2,7 +2,7 @@
 
 namespace plumb::lower {
 
-int64_t rank_of(LowerCtx& cx, ir::ValueId v) { return cx.type(v).rank(); }
+int64_t rank_of(LowerCtx& cx, ir::ValueId v) { return cx.rank(v); }
 
 ir::ValueId shape_value(LowerCtx& cx, ir::ValueId v) {
   const ir::Type& t = cx.type(v);
@@ -42,8 +42,8 @@ bool same_known_shape(const ir::Shape& a, const ir::Shape& b) {
 }
 }  // namespace
 
-std::vector<ir::ValueId> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> vals) {
-  if (!cx.b.ok() || vals.empty()) return vals;
+Expected<std::vector<ir::ValueId>> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> vals) {
+  if (vals.empty()) return vals;
   // Identical shapes (static, or the same named symbolic dims): nothing to broadcast.
   bool identical = true;
   for (ir::ValueId v : vals)
@@ -66,11 +66,9 @@ std::vector<ir::ValueId> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> va
         int64_t& d = dims[off + i];
         const int64_t e = s[i].size;
         if (e == 1) continue;
-        if (d != 1 && d != e) {
-          cx.record_invalid("operand shapes " + ir::shape_to_string(cx.type(vals[0]).shape) + " and " +
+        if (d != 1 && d != e)
+          return cx.invalid("operand shapes " + ir::shape_to_string(cx.type(vals[0]).shape) + " and " +
                             ir::shape_to_string(s) + " cannot be broadcast together");
-          return vals;
-        }
         d = e;
       }
     }
@@ -95,11 +93,9 @@ std::vector<ir::ValueId> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> va
   return out;
 }
 
-int64_t normalize_axis(LowerCtx& cx, int64_t axis, int64_t rank, const char* what) {
-  if (axis < -rank || axis >= rank) {
-    cx.record_invalid(strfmt("%s %lld out of range for rank %lld", what, (long long)axis, (long long)rank));
-    return 0;
-  }
+Expected<int64_t> normalize_axis(LowerCtx& cx, int64_t axis, int64_t rank, const char* what) {
+  if (axis < -rank || axis >= rank)
+    return cx.invalid(strfmt("%s %lld out of range for rank %lld", what, (long long)axis, (long long)rank));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -146,8 +142,9 @@ ir::ValueId scalar_like(LowerCtx& cx, double v, ir::ValueId like) {
   // A NaN, an infinity or a value past int64 has no integer (converting it is undefined): a rule
   // asked for one on an integer input a hostile model gave it (fuzz_onnx_model: IsInf on int32).
   if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) {
-    cx.record_invalid(strfmt("the constant %g has no %s value (the input's type does not fit the operator)",
-                             v, std::string(ir::dtype_name(dt)).c_str()));
+    cx.b.fail_with(invalid_model(
+        "", strfmt("the constant %g has no %s value (the input's type does not fit the operator)", v,
+                   std::string(ir::dtype_name(dt)).c_str())));
     return ir::kNoValue;
   }
   return cx.b.scalar_int(dt, static_cast<int64_t>(v));

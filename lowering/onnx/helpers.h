@@ -15,12 +15,13 @@ ir::ValueId shape_value(LowerCtx& cx, ir::ValueId v);
 // Broadcasts every operand to their common (numpy multidirectional) shape with explicit
 // `broadcast` nodes; operands already of that shape are returned unchanged. Statically
 // incompatible shapes are an InvalidModel error; dynamic ones are checked by broadcast.R-labels.
-std::vector<ir::ValueId> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> vals);
+Expected<std::vector<ir::ValueId>> broadcast_all(LowerCtx& cx, std::vector<ir::ValueId> vals);
 // Unidirectional broadcast of `v` to `shape` (an i64[r] value) of static rank r.
 ir::ValueId broadcast_to(LowerCtx& cx, ir::ValueId v, ir::ValueId shape, int64_t rank);
 
-// An ONNX axis in [-rank, rank) made non-negative; out of range records an InvalidModel error.
-int64_t normalize_axis(LowerCtx& cx, int64_t axis, int64_t rank, const char* what = "axis");
+// An ONNX axis in [-rank, rank) made non-negative, or the InvalidModel error (cx.invalid) saying
+// that it is out of range.
+Expected<int64_t> normalize_axis(LowerCtx& cx, int64_t axis, int64_t rank, const char* what = "axis");
 
 // A scalar of `like`'s dtype (rank 0) and the same broadcast to `like`'s shape.
 ir::ValueId scalar_like(LowerCtx& cx, double v, ir::ValueId like);

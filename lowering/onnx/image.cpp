@@ -31,7 +31,7 @@ Status lower_image_decoder(LowerCtx& cx, const OnnxNode& n) {
   if (t.dtype != ir::DType::U8 || t.rank() != 1)
     return cx.invalid("ImageDecoder input must be a 1-D uint8 tensor");
   cx.set_output(n, 0, cx.b.emit1(ir::ImageDecodeAttrs{format}, {bytes}));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

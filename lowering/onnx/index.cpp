@@ -21,7 +21,7 @@ ValueId normalize_indices(LowerCtx& cx, ValueId idx, ValueId extent_i64) {
 
 // The scalar extent of dim `axis` of x (i64[]).
 ValueId dim_scalar(LowerCtx& cx, ValueId x, int64_t axis) {
-  const ir::Dim d = cx.type(x).shape[axis];
+  const ir::Dim d = cx.dim(x, axis);
   if (d.is_static()) return cx.b.scalar_int(ir::DType::I64, d.size);
   ValueId s = cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(x), cx.b.shape_const({axis}), cx.b.shape_const({1}),
                                             cx.b.shape_const({1})});
@@ -34,11 +34,11 @@ Status lower_gather_along_axis(LowerCtx& cx, const OnnxNode& n, ir::GatherKind k
   PLUMB_ASSIGN_OR_RETURN(ValueId idx, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
-  axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, rank_of(cx, x)));
   PLUMB_RETURN_IF_ERROR(cx.error());  // dim_scalar reads dim `axis` of x: it must exist
   idx = normalize_indices(cx, idx, dim_scalar(cx, x, axis));
   cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{kind, axis, 0}, {x, idx}));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_gather(LowerCtx& cx, const OnnxNode& n) {
@@ -52,8 +52,7 @@ Status lower_gather_elements(LowerCtx& cx, const OnnxNode& n) {
 }  // namespace
 
 void register_index(Registry& r) {
-  r.add("Gather", {1, kLatestOpset}, lower_gather);
-  r.add("GatherElements", {11, kLatestOpset}, lower_gather_elements);
+  r.add_since({{"Gather", 1, lower_gather}, {"GatherElements", 11, lower_gather_elements}});
 }
 
 }  // namespace plumb::lower

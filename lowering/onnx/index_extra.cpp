@@ -61,7 +61,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
   if (has_axis) {
     PLUMB_ASSIGN_OR_RETURN(axis, n.attr_int("axis", 0));
     if (r == 0) return cx.invalid("Unique axis given for a rank-0 input");
-    axis = normalize_axis(cx, axis, r);
+    PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
     PLUMB_RETURN_IF_ERROR(cx.error());
   }
   // rows: [count, width] with the unique unit a row.
@@ -90,7 +90,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
       ValueId col = cx.b.reshape(static_slice(cx, rows, {0, j}, {count, 1}), n_shape);
       ValueId key = width == 1 ? col : gather0(cx, col, order);
       auto s = cx.b.emit(ir::SortAttrs{0, false}, {key});
-      if (s.size() < 2) return Status::ok();
+      if (s.size() < 2) return cx.error();
       order = width == 1 ? s[1] : gather0(cx, order, s[1]);
     }
   }
@@ -128,7 +128,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
   if (sorted == 0) {
     // Groups in order of first occurrence; rank[q[j]] = j renumbers the inverse map.
     auto s = cx.b.emit(ir::SortAttrs{0, false}, {indices});
-    if (s.size() < 2) return Status::ok();
+    if (s.size() < 2) return cx.error();
     ValueId q = s[1];
     y_rows = gather0(cx, y_rows, q);
     indices = s[0];
@@ -157,7 +157,7 @@ Status lower_unique(LowerCtx& cx, const OnnxNode& n) {
   cx.set_output(n, 1, indices);
   cx.set_output(n, 2, inverse);
   cx.set_output(n, 3, counts);
-  return Status::ok();
+  return cx.error();
 }
 
 // TensorScatter-24: present = past with update written along `axis` from write_indices[b]
@@ -177,7 +177,7 @@ Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
   if (!pt.ranked || !ut.ranked || ut.rank() != r || r < 2)
     return cx.invalid("TensorScatter needs two tensors of one rank >= 2");
   if (ut.dtype != pt.dtype) return cx.invalid("TensorScatter past_cache and update differ in dtype");
-  axis = normalize_axis(cx, axis, r);
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (axis == 0) return cx.invalid("TensorScatter axis is the batch dimension");
   const ir::Dim md = pt.shape[axis], sd = ut.shape[axis];
@@ -216,14 +216,13 @@ Status lower_tensor_scatter(LowerCtx& cx, const OnnxNode& n) {
   cx.set_output(n, 0,
                 cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Elements, axis, ir::ScatterReduction::None},
                            {past, idx, update}));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_index_extra(Registry& r) {
-  r.add("Unique", {11, kLatestOpset}, lower_unique);
-  r.add("TensorScatter", {24, kLatestOpset}, lower_tensor_scatter);
+  r.add_since({{"Unique", 11, lower_unique}, {"TensorScatter", 24, lower_tensor_scatter}});
 }
 
 }  // namespace plumb::lower

@@ -147,7 +147,6 @@ Expected<LossInputs> loss_inputs(LowerCtx& cx, const OnnxNode& n) {
   if (cx.has_input(n, 2)) {
     PLUMB_ASSIGN_OR_RETURN(in.w, cx.input(n, 2));
   }
-  if (!cx.b.ok()) return in;
   PLUMB_ASSIGN_OR_RETURN(in.red, reduction_attr(n));
   if (n.has_attr("ignore_index")) {
     PLUMB_ASSIGN_OR_RETURN(int64_t ii, n.attr_int("ignore_index", 0));
@@ -164,7 +163,7 @@ Status lower_nll(LowerCtx& cx, const OnnxNode& n) {
   std::optional<ValueId> w;
   if (in.w) w = to_f64(cx, *in.w);
   cx.set_output(n, 0, nll(cx, to_f64(cx, in.x), in.t, w, in.ignore, in.red, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // SoftmaxCrossEntropyLoss: NLL over log_softmax(scores, axis=1); output 1 is that log_softmax.
@@ -187,14 +186,13 @@ Status lower_sce(LowerCtx& cx, const OnnxNode& n) {
   if (in.w) w = to_f64(cx, *in.w);
   cx.set_output(n, 0, nll(cx, lp, in.t, w, in.ignore, in.red, dt));
   if (cx.wants_output(n, 1)) cx.set_output(n, 1, cx.type(lp).dtype == dt ? lp : cx.b.cast(lp, dt, true));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_loss(Registry& r) {
-  r.add("NegativeLogLikelihoodLoss", {12, kLatestOpset}, lower_nll);
-  r.add("SoftmaxCrossEntropyLoss", {12, kLatestOpset}, lower_sce);
+  r.add_since({{"NegativeLogLikelihoodLoss", 12, lower_nll}, {"SoftmaxCrossEntropyLoss", 12, lower_sce}});
 }
 
 }  // namespace plumb::lower

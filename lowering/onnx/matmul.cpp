@@ -61,6 +61,7 @@ Expected<ValueId> batched_matmul(LowerCtx& cx, ValueId a, ValueId b, ir::DType t
     b = to_matrix(b, false);
     bt = cx.type(b);
   }
+  PLUMB_RETURN_IF_ERROR(cx.error());  // the ranks below are those of the matrices just built
   const int64_t ra = at.rank(), rb = bt.rank();
   const int64_t r = std::max(ra, rb);
   if (ra > 2 && rb == 2) {
@@ -152,7 +153,7 @@ Status lower_matmul(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(ValueId y, batched_matmul(cx, a, b, cx.type(a).dtype));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // Gemm: Y = alpha * A' B' + beta * C, A' = transA ? A^T : A (2-D), C broadcast to [M, N].
@@ -179,14 +180,11 @@ Status lower_gemm(LowerCtx& cx, const OnnxNode& n) {
     y = cx.b.binary(ir::BinaryKind::Add, y, c);
   }
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
-void register_matmul(Registry& r) {
-  r.add("MatMul", {1, kLatestOpset}, lower_matmul);
-  r.add("Gemm", {1, kLatestOpset}, lower_gemm);
-}
+void register_matmul(Registry& r) { r.add_since({{"MatMul", 1, lower_matmul}, {"Gemm", 1, lower_gemm}}); }
 
 }  // namespace plumb::lower

@@ -93,7 +93,7 @@ Status lower_label_encoder(LowerCtx& cx, const OnnxNode& n) {
   cx.set_output(n, 0,
                 lookup(cx, x, table_1d(cx, keys), keys.size(), table_1d(cx, vals), table_scalar(cx, dflt),
                        keys.has_nan()));
-  return Status::ok();
+  return cx.error();
 }
 
 // LabelEncoder-1: string -> index of the (first) equal entry of classes_strings, else
@@ -113,7 +113,7 @@ Status lower_label_encoder_1(LowerCtx& cx, const OnnxNode& n) {
     cx.set_output(n, 0,
                   lookup(cx, x, string_const(cx, {k}, rev), k, i64_const(cx, {k}, idx),
                          cx.b.scalar_int(DType::I64, d), false));
-    return Status::ok();
+    return cx.error();
   }
   if (dt != DType::I64) return cx.invalid("LabelEncoder-1 input must be string or int64");
   PLUMB_ASSIGN_OR_RETURN(std::string d, n.attr_string("default_string", "_Unused"));
@@ -122,7 +122,7 @@ Status lower_label_encoder_1(LowerCtx& cx, const OnnxNode& n) {
   cx.set_output(n, 0,
                 lookup(cx, x, i64_const(cx, {k}, keys), k, string_const(cx, {k}, classes),
                        string_const(cx, {}, {d}), false));
-  return Status::ok();
+  return cx.error();
 }
 
 // CategoryMapper-1: string -> cats_int64s at the equal cats_strings entry (default_int64), and
@@ -148,7 +148,7 @@ Status lower_category_mapper(LowerCtx& cx, const OnnxNode& n) {
   } else {
     return cx.invalid("CategoryMapper input must be string or int64");
   }
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- element-wise and per-feature ops ----------------------------------------------------------
@@ -162,14 +162,14 @@ Status lower_binarizer(LowerCtx& cx, const OnnxNode& n) {
   if (ir::is_string(dt) || ir::is_bool(dt)) return cx.invalid("Binarizer input must be numeric");
   ValueId gt = cx.b.compare(CK::Gt, to_f64(cx, x), splat(cx, th, to_f64(cx, x)));
   cx.set_output(n, 0, cx.b.select(gt, splat(cx, 1.0, x), splat(cx, 0.0, x)));
-  return Status::ok();
+  return cx.error();
 }
 
 // Per-feature attribute (length 1 or F = the last dim) as an f64 value broadcast to x's shape.
 Expected<ValueId> per_feature(LowerCtx& cx, const OnnxNode& n, const Doubles& v, ValueId x,
                               const char* what) {
   const int64_t r = rank_of(cx, x);
-  const ir::Dim last = r > 0 ? cx.type(x).shape[r - 1] : ir::Dim(1);
+  const ir::Dim last = r > 0 ? cx.dim(x, r - 1) : ir::Dim(1);
   if (v.size() != 1 && !(last.is_static() && static_cast<int64_t>(v.size()) == last.size))
     return cx.invalid(n.op_type + ": " + what + " has " + std::to_string(v.size()) +
                       " entries; it needs 1 or the feature count " +
@@ -189,7 +189,7 @@ Status lower_scaler(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId off, per_feature(cx, n, offset, xf, "offset"));
   PLUMB_ASSIGN_OR_RETURN(ValueId sc, per_feature(cx, n, scale, xf, "scale"));
   cx.set_output(n, 0, from_f64(cx, bin(cx, BK::Mul, bin(cx, BK::Sub, xf, off), sc), DType::F32));
-  return Status::ok();
+  return cx.error();
 }
 
 // Imputer-1: elements equal to replaced_value_* (NaN: every NaN) become imputed_value_* of their
@@ -218,7 +218,7 @@ Status lower_imputer(LowerCtx& cx, const OnnxNode& n) {
       std::isnan(replaced) ? cx.b.compare(CK::Ne, xf, xf) : cx.b.compare(CK::Eq, xf, splat(cx, replaced, xf));
   PLUMB_ASSIGN_OR_RETURN(ValueId imp, per_feature(cx, n, values, xf, "imputed_value"));
   cx.set_output(n, 0, cx.b.select(hit, from_f64(cx, imp, dt), x));
-  return Status::ok();
+  return cx.error();
 }
 
 // Normalizer-1 (per row of [N, C]): MAX x / max|x|, L1 x / sum|x|, L2 x / sqrt(sum x^2); a zero
@@ -243,7 +243,7 @@ Status lower_normalizer(LowerCtx& cx, const OnnxNode& n) {
   d = cx.b.select(cx.b.compare(CK::Eq, d, splat(cx, 0.0, d)), splat(cx, 1.0, d), d);
   ValueId db = r == 1 ? spread(cx, d, shape_value(cx, x), {}) : spread(cx, d, shape_value(cx, x), {0});
   cx.set_output(n, 0, from_f64(cx, bin(cx, BK::Div, x, db), DType::F32));
-  return Status::ok();
+  return cx.error();
 }
 
 // OneHotEncoder-1: y[.., j] = 1 if x == cats[j] else 0 (f32), cats_strings for string input,
@@ -290,7 +290,7 @@ Status lower_one_hot_encoder(LowerCtx& cx, const OnnxNode& n) {
     y = bin(cx, BK::Add, y, bin(cx, BK::Mul, splat(cx, 0.0, y), spread(cx, probe, wide, leading(r))));
   }
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // ArrayFeatureExtractor-1: z = x[.., indices] along the last axis, indices flattened; a 1-D x
@@ -317,7 +317,7 @@ Status lower_array_feature_extractor(LowerCtx& cx, const OnnxNode& n) {
     z = cx.b.reshape(z, s);
   }
   cx.set_output(n, 0, z);
-  return Status::ok();
+  return cx.error();
 }
 
 // FeatureVectorizer-1: inputs as [N, C_i] ([C] is [1, C]) cut or zero-padded to
@@ -339,7 +339,7 @@ Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
     PLUMB_RETURN_IF_ERROR(cx.error());
     PLUMB_ASSIGN_OR_RETURN(ValueId x2, as_2d(cx, n, x));
     ValueId xf = from_f64(cx, to_f64(cx, x2), DType::F32);
-    if (i < dims.size() && !cx.type(x2).shape[1].is_static()) {
+    if (i < dims.size() && !cx.dim(x2, 1).is_static()) {
       // A symbolic width: pad by `want` zeros, then keep the first `want` columns (a cut or a
       // zero pad, whichever the run-time width asks for).
       if (dims[i] < 0) return cx.invalid("FeatureVectorizer: inputdimensions must be >= 0");
@@ -354,7 +354,7 @@ Status lower_feature_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   }
   if (parts.empty()) return cx.invalid("FeatureVectorizer needs at least one input");
   cx.set_output(n, 0, parts.size() == 1 ? parts[0] : cx.b.concat(parts, 1));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

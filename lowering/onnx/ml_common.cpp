@@ -57,7 +57,7 @@ Expected<ValueId> as_2d(LowerCtx& cx, const OnnxNode& n, ValueId x) {
   const int64_t r = rank_of(cx, x);
   if (r == 2) return x;
   if (r == 1) {
-    const ir::Dim d = cx.type(x).shape[0];
+    const ir::Dim d = cx.dim(x, 0);
     ValueId shape = d.is_static() ? cx.b.shape_const({1, d.size})
                                   : cx.b.concat({cx.b.shape_const({1}), cx.b.shape_of(x)}, 0);
     return cx.b.reshape(x, shape);
@@ -66,7 +66,7 @@ Expected<ValueId> as_2d(LowerCtx& cx, const OnnxNode& n, ValueId x) {
 }
 // [N, k] as an i64[2] value, N = dim 0 of x2.
 ValueId rows_by(LowerCtx& cx, ValueId x2, int64_t k) {
-  const ir::Dim d = cx.type(x2).shape[0];
+  const ir::Dim d = cx.dim(x2, 0);
   if (d.is_static()) return cx.b.shape_const({d.size, k});
   ValueId n = cx.b.emit1(ir::SliceAttrs{}, {cx.b.shape_of(x2), cx.b.shape_const({0}), cx.b.shape_const({1}),
                                             cx.b.shape_const({1})});
@@ -77,7 +77,7 @@ ValueId rows_by(LowerCtx& cx, ValueId x2, int64_t k) {
 // count the node's attributes fix, > 0; the run-time shapes are checked again by the matmul or
 // broadcast that reads x), else an Unsupported error.
 Expected<int64_t> feature_count(LowerCtx& cx, const OnnxNode& n, ValueId x2, int64_t from_attrs) {
-  const ir::Dim d = cx.type(x2).shape[1];
+  const ir::Dim d = cx.dim(x2, 1);
   if (d.is_static()) return d.size;
   if (from_attrs > 0) return from_attrs;
   return cx.unsupported(n.op_type + " with a symbolic feature count its attributes do not fix");

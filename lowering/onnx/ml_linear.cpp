@@ -83,7 +83,7 @@ Status lower_linear_classifier(LowerCtx& cx, const OnnxNode& n) {
   }
   cx.set_output(n, 0, label);
   if (cx.wants_output(n, 1)) cx.set_output(n, 1, from_f64(cx, s, DType::F32));
-  return Status::ok();
+  return cx.error();
 }
 
 // LinearRegressor-1: y = x . coef^T + intercepts ([N, targets], f32), then the post transform.
@@ -100,7 +100,7 @@ Status lower_linear_regressor(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("LinearRegressor: coefficients give " + std::to_string(e) +
                       " targets, targets = " + std::to_string(targets));
   cx.set_output(n, 0, from_f64(cx, post_transform(cx, s, post), DType::F32));
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- support vector machines ------------------------------------------------------------------------
@@ -175,7 +175,7 @@ Status lower_svm_regressor(LowerCtx& cx, const OnnxNode& n) {
   if (one_class)
     y = cx.b.select(cx.b.compare(CK::Gt, y, splat(cx, 0.0, y)), splat(cx, 1.0, y), splat(cx, -1.0, y));
   cx.set_output(n, 0, from_f64(cx, post_transform(cx, y, post), DType::F32));
-  return Status::ok();
+  return cx.error();
 }
 
 // Probability estimates of an SVC from its pairwise scores [N, P] (P = c(c-1)/2, pairs i < j in
@@ -368,7 +368,7 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
     }
   }
   // Scores (write_scores): more than one column: the post transform; one column: widened.
-  const ir::Dim cols = cx.type(scores).shape[1];
+  const ir::Dim cols = cx.dim(scores, 1);
   if (cols.size == 1) {
     ValueId s = cx.b.reduce(RK::Sum, scores, {1});
     ValueId one = rows_by(cx, x2, 1);
@@ -389,7 +389,7 @@ Status lower_svm_classifier(LowerCtx& cx, const OnnxNode& n) {
     scores = post_transform(cx, scores, post);
   }
   if (cx.wants_output(n, 1)) cx.set_output(n, 1, from_f64(cx, scores, DType::F32));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

@@ -84,7 +84,7 @@ Status lower_zipmap(LowerCtx& cx, const OnnxNode& n) {
       cx.b.while_({cx.b.scalar_int(DType::I64, 0), seq_op(cx, ir::SequenceKind::Empty, {}, elem)},
                   std::move(cond), std::move(body));
   if (res.size() == 2) cx.set_output(n, 0, res[1]);
-  return Status::ok();
+  return cx.error();
 }
 
 // CastMap-1 and DictVectorizer-1 (map inputs).
@@ -113,7 +113,7 @@ Status lower_maps(LowerCtx& cx, const OnnxNode& n) {
       return cx.invalid("DictVectorizer: vocabulary and map keys differ in dtype");
     ValueId y = map_lookup(cx, vocab, keys, vals, zero_of(cx, vdt));
     cx.set_output(n, 0, cx.b.reshape(y, cx.b.shape_const({1, size})));
-    return Status::ok();
+    return cx.error();
   }
   // CastMap: values in ascending key order (DENSE), or at position key in [0, max_map) (SPARSE).
   if (mt.dtype != DType::I64) return cx.invalid("CastMap input must be a map with int64 keys");
@@ -135,7 +135,7 @@ Status lower_maps(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("CastMap: map_form '" + form + "'");
   }
   cx.set_output(n, 0, cx.type(y).dtype == to ? y : cx.b.cast(y, to));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

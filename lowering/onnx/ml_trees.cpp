@@ -90,7 +90,7 @@ Expected<int64_t> forest_depth(LowerCtx& cx, const Forest& f) {
 Expected<ValueId> forest_leaves(LowerCtx& cx, const Forest& f, ValueId x) {
   PLUMB_ASSIGN_OR_RETURN(int64_t depth, forest_depth(cx, f));
   const int64_t m = f.m(), t = static_cast<int64_t>(f.roots.size());
-  const ir::Dim features = cx.type(x).shape[1];
+  const ir::Dim features = cx.dim(x, 1);
   for (int64_t j = 0; j < m; ++j)
     if (f.feature[j] < 0 || (features.is_static() && f.feature[j] >= features.size))
       return cx.invalid("tree ensemble: node " + std::to_string(j) + " reads feature " +
@@ -278,7 +278,7 @@ Status lower_tree_ensemble(LowerCtx& cx, const OnnxNode& n) {
   ValueId y = forest_aggregate(cx, f, leaf, k, agg, dtype_max(dt), x);
   y = post_transform(cx, y, static_cast<Post>(post_i));
   cx.set_output(n, 0, from_f64(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // The node table of TreeEnsembleClassifier/Regressor (opsets 1..3): (tree id, node id) tuples,
@@ -404,7 +404,7 @@ Status lower_tree_regressor(LowerCtx& cx, const OnnxNode& n) {
   ValueId y = forest_aggregate(cx, o.f, leaf, k, agg->second, dtype_max(dt == kF64 ? kF64 : DType::F32), x);
   PLUMB_ASSIGN_OR_RETURN(y, add_base(cx, n, y, k));
   cx.set_output(n, 0, from_f64(cx, post_transform(cx, y, post), DType::F32));
-  return Status::ok();
+  return cx.error();
 }
 
 // TreeEnsembleClassifier-1/3 (ONNX reference): scores = base_values + summed class votes. When
@@ -451,7 +451,7 @@ Status lower_tree_classifier(LowerCtx& cx, const OnnxNode& n) {
   }
   cx.set_output(n, 0, label);
   if (cx.wants_output(n, 1)) cx.set_output(n, 1, from_f64(cx, s, DType::F32));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace

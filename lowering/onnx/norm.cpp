@@ -107,7 +107,7 @@ Status lower_batch_norm(LowerCtx& cx, const OnnxNode& n) {
   ValueId y = bin(cx, BK::Div, bin(cx, BK::Sub, xf, m), sd);
   y = bin(cx, BK::Add, bin(cx, BK::Mul, y, per_channel(cx, scale, x)), per_channel(cx, bias, x));
   cx.set_output(n, 0, from_f64(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_instance_norm(LowerCtx& cx, const OnnxNode& n) {
@@ -126,12 +126,12 @@ Status lower_instance_norm(LowerCtx& cx, const OnnxNode& n) {
   ValueId y = bin(cx, BK::Mul, c, inv_std(cx, c, axes, eps));
   y = bin(cx, BK::Add, bin(cx, BK::Mul, y, per_channel(cx, scale, x)), per_channel(cx, bias, x));
   cx.set_output(n, 0, from_f64(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // Numpy (multidirectional) broadcast of f64 a and b, then `k`.
-ValueId bcast_bin(LowerCtx& cx, ir::BinaryKind k, ValueId a, ValueId b) {
-  std::vector<ValueId> v = broadcast_all(cx, {a, b});
+Expected<ValueId> bcast_bin(LowerCtx& cx, ir::BinaryKind k, ValueId a, ValueId b) {
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> v, broadcast_all(cx, {a, b}));
   return bin(cx, k, v[0], v[1]);
 }
 
@@ -159,7 +159,7 @@ Status lower_layer_norm(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ir::DType stash, stash_dtype(cx, n, ir::DType::F32));
   const ir::DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);
-  axis = normalize_axis(cx, axis, r);
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
   PLUMB_RETURN_IF_ERROR(cx.error());
   Ints axes;
   for (int64_t i = axis; i < r; ++i) axes.push_back(i);
@@ -195,11 +195,13 @@ Status lower_layer_norm(LowerCtx& cx, const OnnxNode& n) {
       if (cx.wants_output(n, 2)) cx.set_output(n, 2, stat(is));
     }
   }
-  y = bcast_bin(cx, BK::Mul, y, to_f64(cx, scale));
+  PLUMB_ASSIGN_OR_RETURN(y, bcast_bin(cx, BK::Mul, y, to_f64(cx, scale)));
   PLUMB_ASSIGN_OR_RETURN(const ValueId bias, cx.optional_input(n, 2));
-  if (bias != ir::kNoValue) y = bcast_bin(cx, BK::Add, y, to_f64(cx, bias));
+  if (bias != ir::kNoValue) {
+    PLUMB_ASSIGN_OR_RETURN(y, bcast_bin(cx, BK::Add, y, to_f64(cx, bias)));
+  }
   cx.set_output(n, 0, from_f64(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_group_norm(LowerCtx& cx, const OnnxNode& n) {
@@ -233,7 +235,7 @@ Status lower_group_norm(LowerCtx& cx, const OnnxNode& n) {
   }
   y = bin(cx, BK::Add, bin(cx, BK::Mul, y, expand(cx, s, y, {1})), expand(cx, b, y, {1}));
   cx.set_output(n, 0, from_f64(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_lrn(LowerCtx& cx, const OnnxNode& n) {
@@ -260,7 +262,7 @@ Status lower_lrn(LowerCtx& cx, const OnnxNode& n) {
           bin(cx, BK::Mul, splat(cx, static_cast<double>(alpha) / static_cast<double>(size), sq), sq));
   ValueId y = bin(cx, BK::Div, xf, bin(cx, BK::Pow, d, splat(cx, beta, d)));
   cx.set_output(n, 0, from_f64(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_lp_norm(LowerCtx& cx, const OnnxNode& n) {
@@ -271,7 +273,7 @@ Status lower_lp_norm(LowerCtx& cx, const OnnxNode& n) {
   if (p != 1 && p != 2) return cx.invalid("LpNormalization p must be 1 or 2");
   const ir::DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);
-  axis = normalize_axis(cx, axis, r);
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
   PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId xf = to_f64(cx, x);
   ValueId t = p == 1 ? cx.b.unary(UK::Abs, xf) : bin(cx, BK::Mul, xf, xf);
@@ -283,7 +285,7 @@ Status lower_lp_norm(LowerCtx& cx, const OnnxNode& n) {
   ValueId is_zero = cx.b.compare(ir::CompareKind::Eq, nf, zero);
   ValueId y = cx.b.select(is_zero, zero, bin(cx, BK::Div, xf, cx.b.select(is_zero, splat(cx, 1.0, nf), nf)));
   cx.set_output(n, 0, from_f64(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_mvn(LowerCtx& cx, const OnnxNode& n) {
@@ -293,7 +295,10 @@ Status lower_mvn(LowerCtx& cx, const OnnxNode& n) {
   const ir::DType dt = cx.type(x).dtype;
   const int64_t r = rank_of(cx, x);
   Ints axes;
-  for (int64_t a : axes_in) axes.push_back(normalize_axis(cx, a, r));
+  for (int64_t a : axes_in) {
+    PLUMB_ASSIGN_OR_RETURN(const int64_t k, normalize_axis(cx, a, r));
+    axes.push_back(k);
+  }
   PLUMB_RETURN_IF_ERROR(cx.error());
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
@@ -304,20 +309,20 @@ Status lower_mvn(LowerCtx& cx, const OnnxNode& n) {
   ValueId sd = cx.b.unary(UK::Sqrt, bin(cx, BK::Sub, m2, bin(cx, BK::Mul, m, m)));
   ValueId y = bin(cx, BK::Div, bin(cx, BK::Sub, xf, m), bin(cx, BK::Add, sd, splat(cx, 1e-9, sd)));
   cx.set_output(n, 0, from_f64(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_norm(Registry& r) {
-  r.add("BatchNormalization", {1, kLatestOpset}, lower_batch_norm);
-  r.add("InstanceNormalization", {1, kLatestOpset}, lower_instance_norm);
-  r.add("LayerNormalization", {17, kLatestOpset}, lower_layer_norm<false>);
-  r.add("RMSNormalization", {23, kLatestOpset}, lower_layer_norm<true>);
-  r.add("GroupNormalization", {18, kLatestOpset}, lower_group_norm);
-  r.add("LRN", {1, kLatestOpset}, lower_lrn);
-  r.add("LpNormalization", {1, kLatestOpset}, lower_lp_norm);
-  r.add("MeanVarianceNormalization", {1, kLatestOpset}, lower_mvn);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"BatchNormalization", 1, lower_batch_norm}, {"InstanceNormalization", 1, lower_instance_norm},
+      {"LayerNormalization", 17, lower_layer_norm<false>}, {"RMSNormalization", 23, lower_layer_norm<true>},
+      {"GroupNormalization", 18, lower_group_norm}, {"LRN", 1, lower_lrn},
+      {"LpNormalization", 1, lower_lp_norm}, {"MeanVarianceNormalization", 1, lower_mvn}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -59,7 +59,6 @@ struct PoolSetup {
 Expected<PoolSetup> pool_setup(LowerCtx& cx, const OnnxNode& n) {
   PoolSetup p;
   PLUMB_ASSIGN_OR_RETURN(p.x, cx.input(n, 0));
-  if (!cx.b.ok()) return p;
   const ir::Type t = cx.type(p.x);
   if (t.rank() < 3) return invalid_model("", "pooling input must have rank >= 3");
   for (int64_t i = 2; i < t.rank(); ++i) p.in.push_back(t.shape[i].is_static() ? t.shape[i].size : -1);
@@ -87,7 +86,7 @@ Status lower_max_pool(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t storage_order, n.attr_int("storage_order", 0));
   std::vector<ValueId> r = emit_pool(cx, ir::PoolKind::Max, p.x, p.w, p.extra, want_idx ? 2 : 1);
   cx.set_output(n, 0, r[0]);
-  if (!want_idx) return Status::ok();
+  if (!want_idx) return cx.error();
   ValueId idx = r[1];
   if (storage_order == 1) {
     // Column-major over the spatial dims: idx = nc * S + sum_d coord[d] * prod(D[0..d-1]).
@@ -113,7 +112,7 @@ Status lower_max_pool(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("storage_order must be 0 or 1");
   }
   cx.set_output(n, 1, idx);
-  return Status::ok();
+  return cx.error();
 }
 
 // Static [1, 1, dims...] tensor of ones in f64.
@@ -154,7 +153,7 @@ Status lower_average_pool(LowerCtx& cx, const OnnxNode& n) {
   ValueId sum = emit_pool(cx, ir::PoolKind::Sum, to_f64(cx, p.x), p.w, p.extra, 1)[0];
   ValueId counts = bcast_like(cx, window_counts(cx, p, include_pad != 0), sum);
   cx.set_output(n, 0, from_f64(cx, cx.b.binary(BK::Div, sum, counts), dt));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_lp_pool(LowerCtx& cx, const OnnxNode& n) {
@@ -173,7 +172,7 @@ Status lower_lp_pool(LowerCtx& cx, const OnnxNode& n) {
   ValueId pow_x = cx.b.binary(BK::Pow, cx.b.unary(UK::Abs, x), splat(cx, pw, x));
   ValueId sum = emit_pool(cx, ir::PoolKind::Sum, pow_x, p.w, p.extra, 1)[0];
   cx.set_output(n, 0, from_f64(cx, cx.b.binary(BK::Pow, sum, splat(cx, 1.0 / pw, sum)), dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // [N, C, 1...]: the reduced spatial dims put back.
@@ -225,7 +224,7 @@ Status lower_global(LowerCtx& cx, const OnnxNode& n) {
   }
   if (!axes.empty()) y = keep_spatial(cx, y, x);
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // MaxUnpool-9/11: X scattered into zeros at MaxPool's flat indices (the whole [N, C, D...]
@@ -273,19 +272,20 @@ Status lower_max_unpool(LowerCtx& cx, const OnnxNode& n) {
                    {y, cx.b.shape_const(Ints(s + 2, 0)), high, scalar_like(cx, 0, x)});
   }
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_pool(Registry& r) {
-  r.add("MaxPool", {1, kLatestOpset}, lower_max_pool);
-  r.add("AveragePool", {1, kLatestOpset}, lower_average_pool);
-  r.add("MaxUnpool", {9, kLatestOpset}, lower_max_unpool);
-  r.add("LpPool", {1, kLatestOpset}, lower_lp_pool);
-  r.add("GlobalAveragePool", {1, kLatestOpset}, lower_global<Global::kAvg>);
-  r.add("GlobalMaxPool", {1, kLatestOpset}, lower_global<Global::kMax>);
-  r.add("GlobalLpPool", {1, kLatestOpset}, lower_global<Global::kLp>);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"MaxPool", 1, lower_max_pool}, {"AveragePool", 1, lower_average_pool},
+      {"MaxUnpool", 9, lower_max_unpool}, {"LpPool", 1, lower_lp_pool},
+      {"GlobalAveragePool", 1, lower_global<Global::kAvg>}, {"GlobalMaxPool", 1, lower_global<Global::kMax>},
+      {"GlobalLpPool", 1, lower_global<Global::kLp>}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -217,7 +217,7 @@ Status lower_quantize_linear(LowerCtx& cx, const OnnxNode& n) {
     y = cx.b.cast(q, to, is_float8(to) ? saturate != 0 : true);
   }
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // DequantizeLinear-10/13/19/21/23/24/25.
@@ -267,7 +267,7 @@ Status lower_dequantize_linear(LowerCtx& cx, const OnnxNode& n) {
     if (ze != ir::kNoValue) dx = cx.b.binary(BK::Sub, dx, cast_to(cx, ze, t));
   }
   cx.set_output(n, 0, cx.b.binary(BK::Mul, dx, cast_to(cx, se, t)));
-  return Status::ok();
+  return cx.error();
 }
 
 // DynamicQuantizeLinear-11, its ONNX function body in f32:
@@ -299,7 +299,7 @@ Status lower_dynamic_quantize_linear(LowerCtx& cx, const OnnxNode& n) {
   cx.set_output(n, 0, round_add_clamp(cx, q, zpe, DType::U8));
   cx.set_output(n, 1, scale);
   cx.set_output(n, 2, zp);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- integer matrix products -------------------------------------------------------------------
@@ -311,7 +311,7 @@ Expected<ValueId> np_matmul(LowerCtx& cx, ValueId a, ValueId b, DType to) {
   if (ra0 == 0 || rb0 == 0) return cx.invalid("matrix product operands must have rank >= 1");
   // A 1-D operand [K] becomes [1, K] (lhs) or [K, 1] (rhs).
   auto promote = [&](ValueId v, bool lhs) {
-    const ir::Dim k = cx.type(v).shape[0];
+    const ir::Dim k = cx.dim(v, 0);
     if (k.is_static()) return cx.b.reshape(v, cx.b.shape_const(lhs ? Ints{1, k.size} : Ints{k.size, 1}));
     ValueId one = cx.b.shape_const({1});
     return cx.b.reshape(
@@ -361,7 +361,7 @@ Expected<ValueId> np_matmul(LowerCtx& cx, ValueId a, ValueId b, DType to) {
     }
     auto widen = [&](ValueId v, int64_t rv) {
       const ir::Type t = cx.type(v);
-      if (static_batch && ir::shape_is_static(t.shape)) {
+      if (static_batch && t.rank() == rv && ir::shape_is_static(t.shape)) {
         Ints dims = static_batch_dims;
         dims.push_back(t.shape[static_cast<size_t>(rv - 2)].size);
         dims.push_back(t.shape[static_cast<size_t>(rv - 1)].size);
@@ -434,7 +434,7 @@ Status lower_matmul_integer(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId bi, centered_i32(cx, b, bz, false, "b_zero_point"));
   PLUMB_ASSIGN_OR_RETURN(ValueId y, np_matmul(cx, ai, bi, DType::I32));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // QLinearMatMul-10/21: acc = (a - a_zero_point) x (b - b_zero_point) (exact i32 for integer
@@ -499,17 +499,19 @@ Status lower_qlinear_matmul(LowerCtx& cx, const OnnxNode& n) {
     y = cx.b.cast(cx.b.binary(BK::Add, v, cast_to(cx, yze, DType::F64)), to, /*saturate=*/true);
   }
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_quant(Registry& r) {
-  r.add("QuantizeLinear", {10, kLatestOpset}, lower_quantize_linear);
-  r.add("DequantizeLinear", {10, kLatestOpset}, lower_dequantize_linear);
-  r.add("DynamicQuantizeLinear", {11, kLatestOpset}, lower_dynamic_quantize_linear);
-  r.add("MatMulInteger", {10, kLatestOpset}, lower_matmul_integer);
-  r.add("QLinearMatMul", {10, kLatestOpset}, lower_qlinear_matmul);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"QuantizeLinear", 10, lower_quantize_linear}, {"DequantizeLinear", 10, lower_dequantize_linear},
+      {"DynamicQuantizeLinear", 11, lower_dynamic_quantize_linear},
+      {"MatMulInteger", 10, lower_matmul_integer}, {"QLinearMatMul", 10, lower_qlinear_matmul}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -166,7 +166,7 @@ Status lower_random_uniform(LowerCtx& cx, const OnnxNode& n) {
   ValueId h = cx.b.scalar_float(dt, high);
   ValueId top = cx.b.compare(CK::Ge, y, cx.b.broadcast(h, shape_value(cx, y), {}));
   cx.set_output(n, 0, cx.b.select(top, cx.b.broadcast(just_below(cx, h, high), shape_value(cx, y), {}), y));
-  return Status::ok();
+  return cx.error();
 }
 
 template <bool kLike>
@@ -186,7 +186,7 @@ Status lower_random_normal(LowerCtx& cx, const OnnxNode& n) {
       cx.b.binary(BK::Mul, r, cx.b.unary(UK::Cos, cx.b.binary(BK::Mul, splat(cx, 2.0 * M_PI, u2), u2)));
   ValueId y = cx.b.binary(BK::Add, splat(cx, mean, z), cx.b.binary(BK::Mul, splat(cx, scale, z), z));
   cx.set_output(n, 0, dt == kF64 ? y : cx.b.cast(y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // Bernoulli-15/22: y = u < p ? 1 : 0 in the dtype attribute's type (default: the input's).
@@ -200,7 +200,7 @@ Status lower_bernoulli(LowerCtx& cx, const OnnxNode& n) {
   ValueId u = uniform01(cx, shape_value(cx, p), k, false);
   ValueId hit = cx.b.compare(CK::Lt, u, pf);
   cx.set_output(n, 0, dt == DType::Bool ? hit : cx.b.cast(hit, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // Multinomial-7/22: x [B, C] unnormalized log-probabilities; y [B, sample_size] class indices.
@@ -236,7 +236,7 @@ Status lower_multinomial(LowerCtx& cx, const OnnxNode& n) {
   ValueId idx = cx.b.reduce(ir::ReduceKind::Sum, cx.b.cast(le, DType::I64), {2});
   idx = cx.b.binary(BK::Min, idx, splat(cx, static_cast<double>(c > 0 ? c - 1 : 0), idx));
   cx.set_output(n, 0, dt == DType::I64 ? idx : cx.b.cast(idx, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // Dropout-1..22. Inference (every opset below 12, training_mode absent or false, or a ratio of 0)
@@ -276,7 +276,7 @@ Status lower_dropout(LowerCtx& cx, const OnnxNode& n) {
       ValueId one = cx.opset() >= 10 ? cx.b.scalar_int(DType::Bool, 1) : scalar_like(cx, 1.0, x);
       cx.set_output(n, 1, rank_of(cx, x) == 0 ? one : cx.b.broadcast(one, shape_value(cx, x), {}));
     }
-    return Status::ok();
+    return cx.error();
   }
   if (!(ratio >= 0 && ratio <= 1))
     return cx.invalid("Dropout: ratio must be in [0, 1], got " + std::to_string(ratio));
@@ -290,19 +290,20 @@ Status lower_dropout(LowerCtx& cx, const OnnxNode& n) {
   if (ratio < 1) y = cx.b.binary(BK::Mul, y, splat(cx, 1.0 / (1.0 - ratio), y));
   cx.set_output(n, 0, dt == kF64 ? y : cx.b.cast(y, dt));
   if (cx.wants_output(n, 1)) cx.set_output(n, 1, keep);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_random(Registry& r) {
-  r.add("RandomUniform", {1, kLatestOpset}, lower_random_uniform<false>);
-  r.add("RandomNormal", {1, kLatestOpset}, lower_random_normal<false>);
-  r.add("RandomUniformLike", {1, kLatestOpset}, lower_random_uniform<true>);
-  r.add("RandomNormalLike", {1, kLatestOpset}, lower_random_normal<true>);
-  r.add("Bernoulli", {15, kLatestOpset}, lower_bernoulli);
-  r.add("Multinomial", {7, kLatestOpset}, lower_multinomial);
-  r.add("Dropout", {1, kLatestOpset}, lower_dropout);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"RandomUniform", 1, lower_random_uniform<false>}, {"RandomNormal", 1, lower_random_normal<false>},
+      {"RandomUniformLike", 1, lower_random_uniform<true>},
+      {"RandomNormalLike", 1, lower_random_normal<true>}, {"Bernoulli", 15, lower_bernoulli},
+      {"Multinomial", 7, lower_multinomial}, {"Dropout", 1, lower_dropout}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -92,7 +92,10 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
     if (!noop)
       for (int64_t i = 0; i < r; ++i) axes.push_back(i);
   } else {
-    for (int64_t a : *axes_opt) axes.push_back(normalize_axis(cx, a, r));
+    for (int64_t a : *axes_opt) {
+      PLUMB_ASSIGN_OR_RETURN(const int64_t k, normalize_axis(cx, a, r));
+      axes.push_back(k);
+    }
     // An axis out of range is recorded; stop before static_count reads its dim (fuzz_onnx_model:
     // ReduceSum over axis 1 of a scalar).
     PLUMB_RETURN_IF_ERROR(cx.error());
@@ -141,7 +144,7 @@ Status lower_reduce(LowerCtx& cx, const OnnxNode& n) {
   if (!direct && cx.type(y).dtype != dt) y = cx.b.cast(y, dt, true);
   if (keepdims && !axes.empty()) y = keep_dims(cx, y, x, axes);
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 template <ir::ArgKind Kind>
@@ -151,12 +154,12 @@ Status lower_arg(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t last, n.attr_int("select_last_index", 0));
-  axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, rank_of(cx, x)));
   PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId y = cx.b.emit1(ir::ArgReduceAttrs{Kind, axis, last != 0}, {x});
   if (keepdims) y = keep_dims(cx, y, x, {axis});
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // CumSum-11 / CumProd-26: axis is a scalar input; exclusive, reverse attributes.
@@ -169,29 +172,27 @@ Status lower_cumulative(LowerCtx& cx, const OnnxNode& n) {
   if (axis_v->size() != 1) return cx.invalid("axis must be one integer");
   PLUMB_ASSIGN_OR_RETURN(int64_t exclusive, n.attr_int("exclusive", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t reverse, n.attr_int("reverse", 0));
-  const int64_t axis = normalize_axis(cx, (*axis_v)[0], rank_of(cx, x));
+  PLUMB_ASSIGN_OR_RETURN(int64_t axis, normalize_axis(cx, (*axis_v)[0], rank_of(cx, x)));
   PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.emit1(ir::ScanAttrs{Kind, axis, exclusive != 0, reverse != 0}, {x}));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_reduce(Registry& r) {
-  r.add("ReduceSum", {1, kLatestOpset}, lower_reduce<Red::kSum>);
-  r.add("ReduceMean", {1, kLatestOpset}, lower_reduce<Red::kMean>);
-  r.add("ReduceMax", {1, kLatestOpset}, lower_reduce<Red::kMax>);
-  r.add("ReduceMin", {1, kLatestOpset}, lower_reduce<Red::kMin>);
-  r.add("ReduceProd", {1, kLatestOpset}, lower_reduce<Red::kProd>);
-  r.add("ReduceL1", {1, kLatestOpset}, lower_reduce<Red::kL1>);
-  r.add("ReduceL2", {1, kLatestOpset}, lower_reduce<Red::kL2>);
-  r.add("ReduceLogSum", {1, kLatestOpset}, lower_reduce<Red::kLogSum>);
-  r.add("ReduceLogSumExp", {1, kLatestOpset}, lower_reduce<Red::kLogSumExp>);
-  r.add("ReduceSumSquare", {1, kLatestOpset}, lower_reduce<Red::kSumSquare>);
-  r.add("ArgMax", {1, kLatestOpset}, lower_arg<ir::ArgKind::Max>);
-  r.add("ArgMin", {1, kLatestOpset}, lower_arg<ir::ArgKind::Min>);
-  r.add("CumSum", {11, kLatestOpset}, lower_cumulative<ir::ReduceKind::Sum>);
-  r.add("CumProd", {26, kLatestOpset}, lower_cumulative<ir::ReduceKind::Prod>);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"ReduceSum", 1, lower_reduce<Red::kSum>}, {"ReduceMean", 1, lower_reduce<Red::kMean>},
+      {"ReduceMax", 1, lower_reduce<Red::kMax>}, {"ReduceMin", 1, lower_reduce<Red::kMin>},
+      {"ReduceProd", 1, lower_reduce<Red::kProd>}, {"ReduceL1", 1, lower_reduce<Red::kL1>},
+      {"ReduceL2", 1, lower_reduce<Red::kL2>}, {"ReduceLogSum", 1, lower_reduce<Red::kLogSum>},
+      {"ReduceLogSumExp", 1, lower_reduce<Red::kLogSumExp>},
+      {"ReduceSumSquare", 1, lower_reduce<Red::kSumSquare>}, {"ArgMax", 1, lower_arg<ir::ArgKind::Max>},
+      {"ArgMin", 1, lower_arg<ir::ArgKind::Min>}, {"CumSum", 11, lower_cumulative<ir::ReduceKind::Sum>},
+      {"CumProd", 26, lower_cumulative<ir::ReduceKind::Prod>}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
@@ -31,8 +32,20 @@ struct Rule {
   RuleFn fn;
 };
 
+// A rule of ai.onnx from opset `since` on, to kLatestOpset: the form of nearly every rule, so a
+// family's rules are one table of these (Registry::add_since).
+struct SinceRule {
+  const char* op_type;
+  int64_t since;
+  RuleFn fn;
+};
+
 class Registry {
  public:
+  // Adds each rule of `table` (ai.onnx, {since, kLatestOpset}).
+  void add_since(std::initializer_list<SinceRule> table) {
+    for (const SinceRule& r : table) add(r.op_type, {r.since, kLatestOpset}, r.fn);
+  }
   // Adds a rule for ai.onnx. Overlapping ranges are recorded as an error (status()).
   void add(const std::string& op_type, OpsetRange range, RuleFn fn) { add_in("", op_type, range, fn); }
   void add_in(const std::string& domain, const std::string& op_type, OpsetRange range, RuleFn fn);

@@ -458,7 +458,9 @@ Status lower_resize(LowerCtx& cx, const OnnxNode& n) {
   Spec s;
   PLUMB_RETURN_IF_ERROR(read_attrs(cx, n, s));
   const int64_t r = rank_of(cx, x);
-  for (int64_t& a : s.axes) a = normalize_axis(cx, a, r, "axes");
+  for (int64_t& a : s.axes) {
+    PLUMB_ASSIGN_OR_RETURN(a, normalize_axis(cx, a, r, "axes"));
+  }
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (s.p.coord == Coord::TfCropAndResize) {
     PLUMB_ASSIGN_OR_RETURN(s.roi, read_floats(cx, n, 1, "roi"));

@@ -151,8 +151,9 @@ struct Lower {
   }
   // Rows [start, start + size) of a static 2-D or 1-D value, along axis 0.
   ValueId rows(ValueId x, int64_t start, int64_t size) {
-    // No value when building x failed (the builder's status says why and the rule returns it).
-    if (x == ir::kNoValue || !cx.b.ok()) return ir::kNoValue;
+    // No value when x has no rows: a no-value, after a failed build (the builder's error, recorded
+    // first, is the one reported; reading dim 0 of its empty shape crashed, a fuzz finding).
+    if (cx.rank(x) < 1) return ir::kNoValue;
     const ir::Type t = cx.type(x);
     Ints st(t.shape.size(), 0), sz, one(t.shape.size(), 1);
     for (const ir::Dim& d : t.shape) sz.push_back(d.size);
@@ -263,7 +264,6 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   auto opt = [&](size_t i, int64_t rank, const char* what) -> Expected<ValueId> {
     if (!cx.has_input(n, i)) return ir::kNoValue;
     PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, i));
-    if (!cx.b.ok()) return cx.error();
     if (rank_of(cx, v) != rank) return cx.invalid(strfmt("%s must have rank %lld", what, (long long)rank));
     if (ir::is_float(cx.type(v).dtype) && cx.type(v).dtype != dt)
       return cx.invalid(std::string(what) + " dtype differs from X's");
@@ -301,7 +301,7 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   int64_t batch = bdim.is_static() ? bdim.size : -1;
   for (ValueId v : {h_init, c_init, seq}) {
     if (batch >= 0 || v == ir::kNoValue) continue;
-    const ir::Dim bd = cx.type(v).shape[v == seq ? 0 : 1];
+    const ir::Dim bd = cx.dim(v, v == seq ? 0 : 1);
     if (bd.is_static()) batch = bd.size;
   }
   if (batch >= 0) {
@@ -461,7 +461,7 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
       ir::Region body = cx.b.end_region(next);
       L.fulls.clear();
       std::vector<ValueId> res = cx.b.while_(init, std::move(cond), std::move(body));
-      if (res.size() != init.size()) return Status::ok();  // the builder recorded the error
+      if (res.size() != init.size()) return cx.error();
       h = res[1];
       if (lstm) c = res[3];
       y_dirs.push_back(cx.b.reshape(res[2], y_shape));
@@ -484,7 +484,7 @@ Status lower_recurrent(LowerCtx& cx, const OnnxNode& n, Cell cell) {
   };
   if (cx.wants_output(n, 1)) cx.set_output(n, 1, final_state(h_last));
   if (cell == Cell::Lstm && cx.wants_output(n, 2)) cx.set_output(n, 2, final_state(c_last));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_rnn(LowerCtx& cx, const OnnxNode& n) { return lower_recurrent(cx, n, Cell::Rnn); }
@@ -497,9 +497,7 @@ void register_rnn(Registry& r) {
   // Opsets 1..6 differ only in attributes that do not change the numbers (output_sequence says
   // whether Y is produced, which the node's outputs already say) and GRU-1's missing
   // linear_before_reset (read from opset 3 on).
-  r.add("RNN", {1, kLatestOpset}, lower_rnn);
-  r.add("GRU", {1, kLatestOpset}, lower_gru);
-  r.add("LSTM", {1, kLatestOpset}, lower_lstm);
+  r.add_since({{"RNN", 1, lower_rnn}, {"GRU", 1, lower_gru}, {"LSTM", 1, lower_lstm}});
 }
 
 }  // namespace plumb::lower

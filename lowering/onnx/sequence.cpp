@@ -119,7 +119,7 @@ Status lower_sequence_empty(LowerCtx& cx, const OnnxNode& n) {
   auto dt = ir::dtype_from_onnx_code(static_cast<int>(code));
   if (!dt) return cx.unsupported("SequenceEmpty dtype " + std::to_string(code));
   cx.set_output(n, 0, seq_op(cx, SK::Empty, {}, ir::Type::unranked_tensor(*dt)));
-  return Status::ok();
+  return cx.error();
 }
 
 // SequenceConstruct-11: [inputs...]; the element type is the join of the inputs' types.
@@ -133,7 +133,7 @@ Status lower_sequence_construct(LowerCtx& cx, const OnnxNode& n) {
     elem = join_types(elem, cx.type(v));
   }
   cx.set_output(n, 0, seq_op(cx, SK::Construct, items, elem));
-  return Status::ok();
+  return cx.error();
 }
 
 // True when `s` is, at the top level of the graph, the result of a `sequence empty` node (whose
@@ -159,7 +159,7 @@ Status lower_sequence_insert(LowerCtx& cx, const OnnxNode& n) {
                                   : std::optional<std::vector<int64_t>>(std::vector<int64_t>{0});
     if (pos && pos->size() == 1 && (*pos)[0] == 0) {
       cx.set_output(n, 0, seq_op(cx, SK::Construct, {t}, cx.type(t)));
-      return Status::ok();
+      return cx.error();
     }
   }
   ir::Type elem = seq_elem(cx, s);
@@ -175,7 +175,7 @@ Status lower_sequence_insert(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const ValueId pos_in, cx.optional_input(n, 2));
   ValueId pos = pos_in != ir::kNoValue ? position(cx, pos_in, len) : len;
   cx.set_output(n, 0, seq_op(cx, SK::Insert, {s, t, pos}, elem));
-  return Status::ok();
+  return cx.error();
 }
 
 // SequenceAt-11: S[pos], pos in [-n, n-1].
@@ -188,7 +188,7 @@ Status lower_sequence_at(LowerCtx& cx, const OnnxNode& n) {
   ValueId len = dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); });
   ValueId pos = position(cx, p, len);
   cx.set_output(n, 0, dynamic_result(cx, [&] { return seq_op(cx, SK::At, {s, pos}, elem); }));
-  return Status::ok();
+  return cx.error();
 }
 
 // SequenceErase-11: S without S[pos], pos defaulting to -1 (the last element).
@@ -201,7 +201,7 @@ Status lower_sequence_erase(LowerCtx& cx, const OnnxNode& n) {
   ValueId pos = pos_in != ir::kNoValue ? position(cx, pos_in, len)
                                        : cx.b.binary(BK::Sub, len, cx.b.scalar_int(ir::DType::I64, 1));
   cx.set_output(n, 0, seq_op(cx, SK::Erase, {s, pos}, elem));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_sequence_length(LowerCtx& cx, const OnnxNode& n) {
@@ -209,7 +209,7 @@ Status lower_sequence_length(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   const ir::Type elem = seq_elem(cx, s);
   cx.set_output(n, 0, dynamic_result(cx, [&] { return seq_op(cx, SK::Length, {s}, elem); }));
-  return Status::ok();
+  return cx.error();
 }
 
 // ConcatFromSequence-11: concat along axis, or (new_axis = 1) stack along a new axis.
@@ -224,15 +224,15 @@ Status lower_concat_from_sequence(LowerCtx& cx, const OnnxNode& n) {
     return cx.unsupported("ConcatFromSequence on a sequence whose elements have unknown rank");
   const int64_t r = elem.rank();
   if (new_axis != 0) {
-    axis = normalize_axis(cx, axis, r + 1);
+    PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r + 1));
     PLUMB_RETURN_IF_ERROR(cx.error());
     cx.set_output(n, 0, seq_op(cx, SK::StackAxis, {s}, elem, axis));
   } else {
-    axis = normalize_axis(cx, axis, r);
+    PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
     PLUMB_RETURN_IF_ERROR(cx.error());
     cx.set_output(n, 0, seq_op(cx, SK::ConcatAxis, {s}, elem, axis));
   }
-  return Status::ok();
+  return cx.error();
 }
 
 // SplitToSequence-11 without `split` and keepdims = 0: element i is x[..., i, ...] with the axis
@@ -269,7 +269,7 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(int64_t keepdims, n.attr_int("keepdims", 1));
   const ir::Type xt = cx.type(x);
-  axis = normalize_axis(cx, axis, xt.rank());
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, xt.rank()));
   PLUMB_RETURN_IF_ERROR(cx.error());
   ir::Shape es = xt.shape;
   es[axis] = ir::Dim::symbolic();
@@ -280,7 +280,7 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
   if (!cx.has_input(n, 1)) {
     if (keepdims == 0) {
       cx.set_output(n, 0, split_squeezed(cx, x, axis));
-      return Status::ok();
+      return cx.error();
     }
     sizes = b.broadcast(b.scalar_int(ir::DType::I64, 1), extent, {});  // d pieces of 1
   } else {
@@ -304,7 +304,7 @@ Status lower_split_to_sequence(LowerCtx& cx, const OnnxNode& n) {
     }
   }
   cx.set_output(n, 0, seq_op(cx, SK::Split, {x, sizes}, elem, axis));
-  return Status::ok();
+  return cx.error();
 }
 
 // Optional-15: wrap the input, or (no input) an empty optional of the `type` attribute.
@@ -313,13 +313,13 @@ Status lower_optional(LowerCtx& cx, const OnnxNode& n) {
     PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, 0));
     PLUMB_RETURN_IF_ERROR(cx.error());
     cx.set_output(n, 0, opt_op(cx, OK::Wrap, {v}, cx.type(v)));
-    return Status::ok();
+    return cx.error();
   }
   const onnx::OnnxAttribute* a = n.attr("type");
   if (!a || a->type != onnx::AttrType::TypeProto || !a->tp)
     return cx.invalid("Optional without input needs a type attribute");
   cx.set_output(n, 0, opt_op(cx, OK::None, {}, *a->tp));
-  return Status::ok();
+  return cx.error();
 }
 
 // OptionalHasElement-15/18: has(input); a tensor or sequence input (18) has one; no input (18)
@@ -327,7 +327,7 @@ Status lower_optional(LowerCtx& cx, const OnnxNode& n) {
 Status lower_optional_has_element(LowerCtx& cx, const OnnxNode& n) {
   if (!cx.has_input(n, 0)) {
     cx.set_output(n, 0, cx.b.const_ints(ir::DType::Bool, {}, {0}));
-    return Status::ok();
+    return cx.error();
   }
   PLUMB_ASSIGN_OR_RETURN(ValueId v, cx.input(n, 0));
   PLUMB_RETURN_IF_ERROR(cx.error());
@@ -335,10 +335,10 @@ Status lower_optional_has_element(LowerCtx& cx, const OnnxNode& n) {
   if (t.kind != ir::TypeKind::Optional) {
     if (cx.opset() < 18) return cx.invalid("OptionalHasElement-15 needs an optional input");
     cx.set_output(n, 0, cx.b.const_ints(ir::DType::Bool, {}, {1}));
-    return Status::ok();
+    return cx.error();
   }
   cx.set_output(n, 0, dynamic_result(cx, [&] { return opt_op(cx, OK::Has, {v}, *t.elem); }));
-  return Status::ok();
+  return cx.error();
 }
 
 // OptionalGetElement-15/18: the held value (optional.R1 when empty); a tensor or sequence input
@@ -350,26 +350,26 @@ Status lower_optional_get_element(LowerCtx& cx, const OnnxNode& n) {
   if (t.kind != ir::TypeKind::Optional) {
     if (cx.opset() < 18) return cx.invalid("OptionalGetElement-15 needs an optional input");
     cx.set_output(n, 0, v);
-    return Status::ok();
+    return cx.error();
   }
   cx.set_output(n, 0, dynamic_result(cx, [&] { return opt_op(cx, OK::Get, {v}, *t.elem); }));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_sequence(Registry& r) {
-  r.add("SequenceEmpty", {11, kLatestOpset}, lower_sequence_empty);
-  r.add("SequenceConstruct", {11, kLatestOpset}, lower_sequence_construct);
-  r.add("SequenceInsert", {11, kLatestOpset}, lower_sequence_insert);
-  r.add("SequenceAt", {11, kLatestOpset}, lower_sequence_at);
-  r.add("SequenceErase", {11, kLatestOpset}, lower_sequence_erase);
-  r.add("SequenceLength", {11, kLatestOpset}, lower_sequence_length);
-  r.add("ConcatFromSequence", {11, kLatestOpset}, lower_concat_from_sequence);
-  r.add("SplitToSequence", {11, kLatestOpset}, lower_split_to_sequence);
-  r.add("Optional", {15, kLatestOpset}, lower_optional);
-  r.add("OptionalHasElement", {15, kLatestOpset}, lower_optional_has_element);
-  r.add("OptionalGetElement", {15, kLatestOpset}, lower_optional_get_element);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"SequenceEmpty", 11, lower_sequence_empty}, {"SequenceConstruct", 11, lower_sequence_construct},
+      {"SequenceInsert", 11, lower_sequence_insert}, {"SequenceAt", 11, lower_sequence_at},
+      {"SequenceErase", 11, lower_sequence_erase}, {"SequenceLength", 11, lower_sequence_length},
+      {"ConcatFromSequence", 11, lower_concat_from_sequence},
+      {"SplitToSequence", 11, lower_split_to_sequence}, {"Optional", 15, lower_optional},
+      {"OptionalHasElement", 15, lower_optional_has_element},
+      {"OptionalGetElement", 15, lower_optional_get_element}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

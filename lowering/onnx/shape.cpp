@@ -48,7 +48,7 @@ ValueId shape_from(LowerCtx& cx, ValueId x, const std::vector<DimSrc>& dims) {
 Status lower_identity(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, x);
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_constant(LowerCtx& cx, const OnnxNode& n) {
@@ -83,7 +83,7 @@ Status lower_constant(LowerCtx& cx, const OnnxNode& n) {
   ValueId v = cx.constant_value(t);
   if (!n.outputs.empty()) cx.define_constant(n.outputs[0], t);
   cx.set_output(n, 0, v);
-  return Status::ok();
+  return cx.error();
 }
 
 // Reshape: 0 copies the input's dim at that index (unless allowzero), -1 is inferred.
@@ -126,7 +126,7 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
     }
     if (infer_at < 0) {
       cx.set_output(n, 0, cx.b.reshape(x, shape_from(cx, x, dims)));
-      return Status::ok();
+      return cx.error();
     }
     // -1: numel(x) / prod(other dims), statically when possible.
     int64_t known = 1;
@@ -145,7 +145,7 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
             strfmt("cannot infer -1: %lld elements into blocks of %lld", (long long)total, (long long)known));
       dims[infer_at] = {total / known, -1};
       cx.set_output(n, 0, cx.b.reshape(x, shape_from(cx, x, dims)));
-      return Status::ok();
+      return cx.error();
     }
     shape_in = cx.b.const_ints(ir::DType::I64, {static_cast<int64_t>(target->size())}, *target);
   }
@@ -178,7 +178,7 @@ Status lower_reshape(LowerCtx& cx, const OnnxNode& n) {
   ValueId fill = cx.b.broadcast(cx.b.binary(ir::BinaryKind::Div, total, safe), cx.b.shape_const({k}), {});
   s = cx.b.select(is_inf, fill, s);
   cx.set_output(n, 0, cx.b.reshape(x, s));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_transpose(LowerCtx& cx, const OnnxNode& n) {
@@ -188,10 +188,12 @@ Status lower_transpose(LowerCtx& cx, const OnnxNode& n) {
   std::vector<int64_t> rev;
   for (int64_t i = r - 1; i >= 0; --i) rev.push_back(i);
   PLUMB_ASSIGN_OR_RETURN(auto perm, n.attr_ints("perm", rev));
-  for (int64_t& p : perm) p = normalize_axis(cx, p, r, "perm entry");
+  for (int64_t& p : perm) {
+    PLUMB_ASSIGN_OR_RETURN(p, normalize_axis(cx, p, r, "perm entry"));
+  }
   PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.transpose(x, perm));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_concat(LowerCtx& cx, const OnnxNode& n) {
@@ -200,13 +202,13 @@ Status lower_concat(LowerCtx& cx, const OnnxNode& n) {
     PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.optional_input(n, i));
     if (x != ir::kNoValue) xs.push_back(x);
   }
-  if (xs.empty() || !cx.b.ok()) return cx.b.ok() ? cx.invalid("Concat needs inputs") : Status::ok();
+  if (xs.empty()) return cx.invalid("Concat needs inputs");
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", cx.opset() < 4 ? 1 : INT64_MIN));
   if (axis == INT64_MIN) return cx.invalid("missing required attribute 'axis'");
-  axis = normalize_axis(cx, axis, rank_of(cx, xs[0]));
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, rank_of(cx, xs[0])));
   PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.concat(xs, axis));
-  return Status::ok();
+  return cx.error();
 }
 
 // Shape-15+: optional start/end (clamped like Slice).
@@ -223,7 +225,7 @@ Status lower_shape(LowerCtx& cx, const OnnxNode& n) {
   std::vector<DimSrc> dims;
   for (int64_t i = start; i < end; ++i) dims.push_back({-1, i});
   cx.set_output(n, 0, shape_from(cx, x, dims));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_size(LowerCtx& cx, const OnnxNode& n) {
@@ -232,10 +234,10 @@ Status lower_size(LowerCtx& cx, const OnnxNode& n) {
   const int64_t total = ir::shape_num_elements(cx.type(x).shape);
   if (total >= 0) {
     cx.set_output(n, 0, cx.b.scalar_int(ir::DType::I64, total));
-    return Status::ok();
+    return cx.error();
   }
   cx.set_output(n, 0, cx.b.reduce(ir::ReduceKind::Prod, cx.b.shape_of(x), {0}));
-  return Status::ok();
+  return cx.error();
 }
 
 // Axes of Squeeze/Unsqueeze: an attribute before opset 13, a constant input from 13 on.
@@ -259,7 +261,10 @@ Status lower_squeeze(LowerCtx& cx, const OnnxNode& n) {
   const int64_t r = static_cast<int64_t>(s.size());
   std::vector<bool> drop(static_cast<size_t>(r), false);
   if (axes) {
-    for (int64_t a : *axes) drop[normalize_axis(cx, a, r)] = true;
+    for (int64_t a : *axes) {
+      PLUMB_ASSIGN_OR_RETURN(const int64_t k, normalize_axis(cx, a, r));
+      drop[static_cast<size_t>(k)] = true;
+    }
   } else {
     for (int64_t i = 0; i < r; ++i) {
       if (!s[i].is_static()) return cx.unsupported("Squeeze without axes on a symbolic dim");
@@ -273,7 +278,7 @@ Status lower_squeeze(LowerCtx& cx, const OnnxNode& n) {
     if (!drop[i]) dims.push_back({-1, i});
   }
   cx.set_output(n, 0, cx.b.reshape(x, shape_from(cx, x, dims)));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_unsqueeze(LowerCtx& cx, const OnnxNode& n) {
@@ -285,7 +290,7 @@ Status lower_unsqueeze(LowerCtx& cx, const OnnxNode& n) {
   const int64_t out_r = r + static_cast<int64_t>(axes->size());
   std::vector<bool> ins(static_cast<size_t>(out_r), false);
   for (int64_t a : *axes) {
-    const int64_t k = normalize_axis(cx, a, out_r);
+    PLUMB_ASSIGN_OR_RETURN(int64_t k, normalize_axis(cx, a, out_r));
     PLUMB_RETURN_IF_ERROR(cx.error());
     if (ins[k]) return cx.invalid("duplicate axis in Unsqueeze");
     ins[k] = true;
@@ -294,7 +299,7 @@ Status lower_unsqueeze(LowerCtx& cx, const OnnxNode& n) {
   int64_t next = 0;
   for (int64_t i = 0; i < out_r; ++i) dims.push_back(ins[i] ? DimSrc{1, -1} : DimSrc{-1, next++});
   cx.set_output(n, 0, cx.b.reshape(x, shape_from(cx, x, dims)));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_flatten(LowerCtx& cx, const OnnxNode& n) {
@@ -320,7 +325,7 @@ Status lower_flatten(LowerCtx& cx, const OnnxNode& n) {
     return cx.b.reshape(cx.b.reduce(ir::ReduceKind::Prod, part, {0}), cx.b.shape_const({1}));
   };
   cx.set_output(n, 0, cx.b.reshape(x, cx.b.concat({prod(0, axis), prod(axis, r)}, 0)));
-  return Status::ok();
+  return cx.error();
 }
 
 // Expand: bidirectional broadcast of x with the shape input.
@@ -345,7 +350,7 @@ Status lower_expand(LowerCtx& cx, const OnnxNode& n) {
       dims[i] = a == 1 ? b : a;
     }
     cx.set_output(n, 0, broadcast_to(cx, x, cx.b.shape_const(dims), r));
-    return Status::ok();
+    return cx.error();
   }
   auto pad = [&](ValueId s, int64_t len) {
     if (len == r) return s;
@@ -356,7 +361,7 @@ Status lower_expand(LowerCtx& cx, const OnnxNode& n) {
   ValueId one = cx.b.const_ints(ir::DType::I64, {r}, std::vector<int64_t>(r, 1));
   ValueId out = cx.b.select(cx.b.compare(ir::CompareKind::Eq, a, one), b, a);
   cx.set_output(n, 0, broadcast_to(cx, x, out, r));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_constant_of_shape(LowerCtx& cx, const OnnxNode& n) {
@@ -377,24 +382,21 @@ Status lower_constant_of_shape(LowerCtx& cx, const OnnxNode& n) {
       dims && std::all_of(dims->begin(), dims->end(), [](int64_t d) { return d >= 0; }))
     shape = cx.b.shape_const(*dims);
   cx.set_output(n, 0, cx.b.broadcast(scalar, shape, {}));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_shape(Registry& r) {
-  r.add("Identity", {1, kLatestOpset}, lower_identity);
-  r.add("Constant", {1, kLatestOpset}, lower_constant);
-  r.add("Reshape", {1, kLatestOpset}, lower_reshape);
-  r.add("Transpose", {1, kLatestOpset}, lower_transpose);
-  r.add("Concat", {1, kLatestOpset}, lower_concat);
-  r.add("Shape", {1, kLatestOpset}, lower_shape);
-  r.add("Size", {1, kLatestOpset}, lower_size);
-  r.add("Squeeze", {1, kLatestOpset}, lower_squeeze);
-  r.add("Unsqueeze", {1, kLatestOpset}, lower_unsqueeze);
-  r.add("Flatten", {1, kLatestOpset}, lower_flatten);
-  r.add("Expand", {8, kLatestOpset}, lower_expand);
-  r.add("ConstantOfShape", {9, kLatestOpset}, lower_constant_of_shape);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"Identity", 1, lower_identity}, {"Constant", 1, lower_constant}, {"Reshape", 1, lower_reshape},
+      {"Transpose", 1, lower_transpose}, {"Concat", 1, lower_concat}, {"Shape", 1, lower_shape},
+      {"Size", 1, lower_size}, {"Squeeze", 1, lower_squeeze}, {"Unsqueeze", 1, lower_unsqueeze},
+      {"Flatten", 1, lower_flatten}, {"Expand", 8, lower_expand},
+      {"ConstantOfShape", 9, lower_constant_of_shape}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

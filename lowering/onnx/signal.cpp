@@ -109,7 +109,7 @@ Status lower_window(LowerCtx& cx, const OnnxNode& n) {
   }
   PLUMB_ASSIGN_OR_RETURN(ValueId y, values_as(cx, dt, {size}, w));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- MelWeightMatrix ----------------------------------------------------------------------------
@@ -151,7 +151,7 @@ Status lower_mel(LowerCtx& cx, const OnnxNode& n) {
   }
   PLUMB_ASSIGN_OR_RETURN(ValueId y, values_as(cx, dt, {spec_bins, bins}, w));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- DFT ------------------------------------------------------------------------------------------
@@ -263,7 +263,7 @@ Status lower_dft(LowerCtx& cx, const OnnxNode& n) {
   const int64_t K = !irfft && onesided ? N / 2 + 1 : N;
   PLUMB_ASSIGN_OR_RETURN(ValueId y, apply_dft(cx, x, dims, axis, mode, N, K));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- STFT -----------------------------------------------------------------------------------------
@@ -312,18 +312,19 @@ Status lower_stft(LowerCtx& cx, const OnnxNode& n) {
   const int64_t K = onesided ? fl / 2 + 1 : fl;
   PLUMB_ASSIGN_OR_RETURN(ValueId y, apply_dft(cx, fr, fdims, 2, Mode::Forward, fl, K));
   cx.set_output(n, 0, from_compute(cx, y, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_signal(Registry& r) {
-  r.add("DFT", {17, kLatestOpset}, lower_dft);
-  r.add("STFT", {17, kLatestOpset}, lower_stft);
-  r.add("HannWindow", {17, kLatestOpset}, lower_window<0>);
-  r.add("HammingWindow", {17, kLatestOpset}, lower_window<1>);
-  r.add("BlackmanWindow", {17, kLatestOpset}, lower_window<2>);
-  r.add("MelWeightMatrix", {17, kLatestOpset}, lower_mel);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"DFT", 17, lower_dft}, {"STFT", 17, lower_stft}, {"HannWindow", 17, lower_window<0>},
+      {"HammingWindow", 17, lower_window<1>}, {"BlackmanWindow", 17, lower_window<2>},
+      {"MelWeightMatrix", 17, lower_mel}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -135,7 +135,9 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
       a.steps = as_i64(cx, steps_in);
     }
   }
-  for (int64_t& ax : a.axes) ax = normalize_axis(cx, ax, r);
+  for (int64_t& ax : a.axes) {
+    PLUMB_ASSIGN_OR_RETURN(ax, normalize_axis(cx, ax, r));
+  }
   PLUMB_RETURN_IF_ERROR(cx.error());
   const size_t k = a.axes.size();
   for (size_t i = 0; i < k; ++i)  // ONNX: "Behavior is undefined if an axis is repeated" (R11)
@@ -181,7 +183,7 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
     }
     cx.set_output(
         n, 0, cx.b.emit1(ir::SliceAttrs{}, {x, cx.b.shape_const(start), size_v, cx.b.shape_const(stride)}));
-    return Status::ok();
+    return cx.error();
   }
   auto vec = [&](const std::optional<std::vector<int64_t>>& c, ValueId v) {
     return c ? cx.b.const_ints(ir::DType::I64, {static_cast<int64_t>(k)}, *c) : v;
@@ -192,7 +194,7 @@ Status lower_slice(LowerCtx& cx, const OnnxNode& n) {
   ValueId s, z, t;
   slice_dynamic(cx, x, a, &s, &z, &t);
   cx.set_output(n, 0, cx.b.emit1(ir::SliceAttrs{}, {x, s, z, t}));
-  return Status::ok();
+  return cx.error();
 }
 
 // Split: sizes from the `split` input (13+) / attribute (< 13), else equal parts (num_outputs
@@ -203,7 +205,7 @@ Status lower_split(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
-  axis = normalize_axis(cx, axis, r);
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (!xt.shape[axis].is_static()) return cx.unsupported("Split along a symbolic dim");
   const int64_t d = xt.shape[axis].size;
@@ -260,14 +262,11 @@ Status lower_split(LowerCtx& cx, const OnnxNode& n) {
         n, i, cx.b.emit1(ir::SliceAttrs{}, {x, cx.b.shape_const(start), size_v, cx.b.shape_const(stride)}));
     offset += sizes[i];
   }
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
-void register_slice(Registry& r) {
-  r.add("Slice", {1, kLatestOpset}, lower_slice);
-  r.add("Split", {1, kLatestOpset}, lower_split);
-}
+void register_slice(Registry& r) { r.add_since({{"Slice", 1, lower_slice}, {"Split", 1, lower_split}}); }
 
 }  // namespace plumb::lower

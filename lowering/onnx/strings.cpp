@@ -35,10 +35,9 @@ Status lower_string_concat(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(ValueId x, cx.input(n, 0));
   PLUMB_ASSIGN_OR_RETURN(ValueId y, cx.input(n, 1));
   PLUMB_RETURN_IF_ERROR(cx.error());
-  auto xy = broadcast_all(cx, {x, y});
-  if (xy.size() != 2) return Status::ok();
+  PLUMB_ASSIGN_OR_RETURN(const std::vector<ValueId> xy, broadcast_all(cx, {x, y}));
   cx.set_output(n, 0, string_op(cx, ir::StringKind::Concat, {xy[0], xy[1]}));
-  return Status::ok();
+  return cx.error();
 }
 
 // RegexFullMatch-20: RE2 full match of `pattern` on every element.
@@ -47,7 +46,7 @@ Status lower_regex_full_match(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(std::string pattern, n.attr_string("pattern", ""));
   cx.set_output(n, 0, string_op(cx, ir::StringKind::RegexFullMatch, {x}, pattern));
-  return Status::ok();
+  return cx.error();
 }
 
 // StringSplit-20: delimiter unset or "" = runs of whitespace; maxsplit unset (or negative, as in
@@ -59,10 +58,10 @@ Status lower_string_split(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t maxsplit, n.attr_int("maxsplit", -1));
   if (maxsplit < 0) maxsplit = -1;
   auto r = cx.b.emit(ir::StringAttrs{ir::StringKind::Split, delimiter, maxsplit}, {x}, {}, 2);
-  if (r.size() < 2) return Status::ok();
+  if (r.size() < 2) return cx.error();
   cx.set_output(n, 0, r[0]);
   cx.set_output(n, 1, r[1]);
-  return Status::ok();
+  return cx.error();
 }
 
 // StringNormalizer-10 on X of shape [C] or [1, C]: drop the elements equal to a stop word (compared
@@ -92,7 +91,7 @@ Status lower_string_normalizer(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("StringNormalizer input must have shape [C] or [1, C]");
   if (stopwords.empty()) {
     cx.set_output(n, 0, !kind ? x : string_op(cx, *kind, {x}));
-    return Status::ok();
+    return cx.error();
   }
   // Flatten to [C] (static or read from the shape).
   ValueId flat = x;
@@ -123,7 +122,7 @@ Status lower_string_normalizer(LowerCtx& cx, const OnnxNode& n) {
   if (kind) y = string_op(cx, *kind, {y});
   if (r == 2) y = cx.b.reshape(y, cx.b.concat({cx.b.shape_const({1}), cx.b.shape_of(y)}, 0));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // TfIdfVectorizer-9 (the ONNX reference's counting, restated): for each pool n-gram of length n in
@@ -255,17 +254,19 @@ Status lower_tfidf_vectorizer(LowerCtx& cx, const OnnxNode& n) {
   }
   if (xt.rank() < 2) y = cx.b.reshape(y, cx.b.shape_const({out_size}));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_strings(Registry& r) {
-  r.add("StringConcat", {20, kLatestOpset}, lower_string_concat);
-  r.add("StringNormalizer", {10, kLatestOpset}, lower_string_normalizer);
-  r.add("StringSplit", {20, kLatestOpset}, lower_string_split);
-  r.add("RegexFullMatch", {20, kLatestOpset}, lower_regex_full_match);
-  r.add("TfIdfVectorizer", {9, kLatestOpset}, lower_tfidf_vectorizer);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"StringConcat", 20, lower_string_concat}, {"StringNormalizer", 10, lower_string_normalizer},
+      {"StringSplit", 20, lower_string_split}, {"RegexFullMatch", 20, lower_regex_full_match},
+      {"TfIdfVectorizer", 9, lower_tfidf_vectorizer}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -55,7 +55,7 @@ Status lower_range(LowerCtx& cx, const OnnxNode& n) {
   ValueId y = cx.b.binary(BK::Add, cx.b.binary(BK::Mul, i, cx.b.broadcast(delta, count, {})),
                           cx.b.broadcast(start, count, {}));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // Trilu: keep x where (upper ? j - i >= k : j - i <= k) over the last two dims, else 0.
@@ -74,7 +74,7 @@ Status lower_trilu(LowerCtx& cx, const OnnxNode& n) {
   ValueId kb = cx.b.broadcast(k, shape, {});
   ValueId keep = cx.b.compare(upper ? CK::Ge : CK::Le, diff, kb);
   cx.set_output(n, 0, cx.b.select(keep, x, splat(cx, 0, x)));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_eye_like(LowerCtx& cx, const OnnxNode& n) {
@@ -93,7 +93,7 @@ Status lower_eye_like(LowerCtx& cx, const OnnxNode& n) {
   ValueId diff = cx.b.binary(BK::Sub, iota(cx, shape, ir::DType::I64, 1), iota(cx, shape, ir::DType::I64, 0));
   ValueId on = cx.b.compare(CK::Eq, diff, cx.b.broadcast(cx.b.scalar_int(ir::DType::I64, k), shape, {}));
   cx.set_output(n, 0, cx.b.cast(on, dt));
-  return Status::ok();
+  return cx.error();
 }
 
 ValueId fix_negative(LowerCtx& cx, ValueId idx, ValueId extent_same_shape) {
@@ -110,7 +110,7 @@ Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
   const ir::Type it = cx.type(idx);
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", -1));
   const int64_t r = it.rank() + 1;
-  axis = normalize_axis(cx, axis, r);
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
   PLUMB_RETURN_IF_ERROR(cx.error());
   // depth: a build-time number, or (issue 13) a run-time scalar of any numeric dtype, inserted
   // into the result shape.
@@ -148,7 +148,7 @@ Status lower_one_hot(LowerCtx& cx, const OnnxNode& n) {
   };
   cx.set_output(n, 0,
                 cx.b.select(hot, cx.b.broadcast(pick(1), shape, {}), cx.b.broadcast(pick(0), shape, {})));
-  return Status::ok();
+  return cx.error();
 }
 
 // Tile: x [d0..] -> reshape [1, d0, 1, d1, ...] -> broadcast [r0, d0, r1, d1, ...] -> [r0 d0, ...].
@@ -166,7 +166,7 @@ Expected<std::vector<int64_t>> tile1_repeats(LowerCtx& cx, const OnnxNode& n, in
       std::fabs(*axis) > 64)
     return invalid_model("", "Tile-1 tiles and axis must be whole numbers");
   std::vector<int64_t> reps(static_cast<size_t>(rank), 1);
-  const int64_t a = normalize_axis(cx, static_cast<int64_t>(*axis), rank);
+  PLUMB_ASSIGN_OR_RETURN(int64_t a, normalize_axis(cx, static_cast<int64_t>(*axis), rank));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (a >= 0 && a < rank) reps[static_cast<size_t>(a)] = static_cast<int64_t>(*tiles);
   return reps;
@@ -183,7 +183,7 @@ Status lower_tile_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId re
   if (rt.dtype != ir::DType::I64) reps = cx.b.cast(reps, ir::DType::I64);
   if (r == 0) {
     cx.set_output(n, 0, x);
-    return Status::ok();
+    return cx.error();
   }
   const ValueId dims = shape_value(cx, x);
   std::vector<ValueId> wide;
@@ -195,7 +195,7 @@ Status lower_tile_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId re
   }
   ValueId b = cx.b.broadcast(x, cx.b.concat(wide, 0), bdims);
   cx.set_output(n, 0, cx.b.reshape(b, cx.b.binary(BK::Mul, reps, dims)));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
@@ -228,7 +228,7 @@ Status lower_tile(LowerCtx& cx, const OnnxNode& n) {
   }
   ValueId b = cx.b.broadcast(x, cx.b.shape_const(wide), bdims);
   cx.set_output(n, 0, cx.b.reshape(b, cx.b.shape_const(out)));
-  return Status::ok();
+  return cx.error();
 }
 
 // Pad with pads known only at run time (issue 13), or negative pads on symbolic dims: the crop is
@@ -259,7 +259,7 @@ Status lower_pad_runtime(LowerCtx& cx, const OnnxNode& n, ValueId x, ValueId pad
   x = cx.b.emit1(ir::SliceAttrs{},
                  {x, crop_lo, size, cx.b.shape_const(std::vector<int64_t>(static_cast<size_t>(r), 1))});
   cx.set_output(n, 0, cx.b.emit1(ir::PadAttrs{mode}, {x, positive(begin), positive(end), value}));
-  return Status::ok();
+  return cx.error();
 }
 
 // Pad: negative pads crop (slice) first, positive pads pad (core pad takes only >= 0).
@@ -300,7 +300,10 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
   if (cx.opset() >= 18 && cx.has_input(n, 3)) {
     auto a = cx.const_ints(n, 3);
     if (!a) return cx.needs_build_time(n, 3, "Pad axes");
-    for (int64_t ax : *a) axes.push_back(normalize_axis(cx, ax, r));
+    for (int64_t ax : *a) {
+      PLUMB_ASSIGN_OR_RETURN(const int64_t k, normalize_axis(cx, ax, r));
+      axes.push_back(k);
+    }
   } else {
     for (int64_t i = 0; i < r; ++i) axes.push_back(i);
   }
@@ -329,7 +332,7 @@ Status lower_pad(LowerCtx& cx, const OnnxNode& n) {
                    {x, cx.b.shape_const(start), cx.b.shape_const(size), cx.b.shape_const(stride)});
   }
   cx.set_output(n, 0, cx.b.emit1(ir::PadAttrs{m}, {x, cx.b.shape_const(lo), cx.b.shape_const(hi), value}));
-  return Status::ok();
+  return cx.error();
 }
 
 // NonZero: ONNX gives a rank-0 input the result shape [1, n] (core nonzero gives [0, n]).
@@ -338,7 +341,7 @@ Status lower_non_zero(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (rank_of(cx, x) == 0) x = cx.b.reshape(x, cx.b.shape_const({1}));
   cx.set_output(n, 0, cx.b.emit1(ir::NonZeroAttrs{}, {x}));
-  return Status::ok();
+  return cx.error();
 }
 
 // Compress: the positions where condition is true, gathered along axis (flattened x without axis).
@@ -357,13 +360,13 @@ Status lower_compress(LowerCtx& cx, const OnnxNode& n) {
                               : cx.b.reshape(cx.b.reduce(ir::ReduceKind::Prod, cx.b.shape_of(x), {0}),
                                              cx.b.shape_const({1}));
     cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Axis, cx.b.reshape(x, flat), pos, 0));
-    return Status::ok();
+    return cx.error();
   }
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
-  axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, rank_of(cx, x)));
   PLUMB_RETURN_IF_ERROR(cx.error());
   cx.set_output(n, 0, cx.b.gather(ir::GatherKind::Axis, x, pos, axis));
-  return Status::ok();
+  return cx.error();
 }
 
 // TopK: stable sort along axis (descending for largest, so ties keep the lower index first),
@@ -391,17 +394,17 @@ Status lower_top_k(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t largest, n.attr_int("largest", 1));
   const ir::Type xt = cx.type(x);
   const int64_t r = xt.rank();
-  axis = normalize_axis(cx, axis, r);
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, r));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (k && (*k < 0 || (xt.shape[axis].is_static() && *k > xt.shape[axis].size)))
     return cx.invalid("k out of range");
   auto sorted = cx.b.emit(ir::SortAttrs{axis, largest != 0}, {x});
   const ValueId size =
       with_dim(cx, shape_value(cx, x), r, axis, k ? cx.b.shape_const({*k}) : as_i64_1(cx, k_value));
-  if (sorted.size() < 2) return Status::ok();
+  if (sorted.size() < 2) return cx.error();
   cx.set_output(n, 0, leading_slice(cx, sorted[0], size));
   cx.set_output(n, 1, leading_slice(cx, sorted[1], size));
-  return Status::ok();
+  return cx.error();
 }
 
 // The extents of x's dims `first`.. as a value broadcastable over the last dim of `idx`.
@@ -422,7 +425,7 @@ Status lower_gather_nd(LowerCtx& cx, const OnnxNode& n) {
   if (!it.shape.back().is_static()) return cx.unsupported("GatherND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, batch_dims, it.shape.back().size));
   cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Nd, 0, batch_dims}, {x, idx}));
-  return Status::ok();
+  return cx.error();
 }
 
 Expected<ir::ScatterReduction> reduction_of(const OnnxNode& n) {
@@ -441,7 +444,7 @@ Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_RETURN_IF_ERROR(cx.error());
   PLUMB_ASSIGN_OR_RETURN(int64_t axis, n.attr_int("axis", 0));
   PLUMB_ASSIGN_OR_RETURN(ir::ScatterReduction red, reduction_of(n));
-  axis = normalize_axis(cx, axis, rank_of(cx, x));
+  PLUMB_ASSIGN_OR_RETURN(axis, normalize_axis(cx, axis, rank_of(cx, x)));
   PLUMB_RETURN_IF_ERROR(cx.error());
   ValueId ext = cx.b.emit1(ir::SliceAttrs{}, {shape_value(cx, x), cx.b.shape_const({axis}),
                                               cx.b.shape_const({1}), cx.b.shape_const({1})});
@@ -449,7 +452,7 @@ Status lower_scatter_elements(LowerCtx& cx, const OnnxNode& n) {
   if (cx.type(idx).dtype != ir::DType::I64) ext = cx.b.cast(ext, cx.type(idx).dtype);
   idx = fix_negative(cx, idx, cx.b.broadcast(ext, shape_value(cx, idx), {}));
   cx.set_output(n, 0, cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Elements, axis, red}, {x, idx, upd}));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_scatter_nd(LowerCtx& cx, const OnnxNode& n) {
@@ -462,7 +465,7 @@ Status lower_scatter_nd(LowerCtx& cx, const OnnxNode& n) {
   if (!it.shape.back().is_static()) return cx.unsupported("ScatterND with a symbolic index depth");
   idx = fix_negative(cx, idx, nd_extents(cx, x, idx, 0, it.shape.back().size));
   cx.set_output(n, 0, cx.b.emit1(ir::ScatterAttrs{ir::GatherKind::Nd, 0, red}, {x, idx, upd}));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_bit_cast(LowerCtx& cx, const OnnxNode& n) {
@@ -471,7 +474,7 @@ Status lower_bit_cast(LowerCtx& cx, const OnnxNode& n) {
   if (!dt) return cx.unsupported("BitCast to ONNX data type " + std::to_string(to));
   PLUMB_ASSIGN_OR_RETURN(const ValueId x, cx.input(n, 0));
   cx.set_output(n, 0, cx.b.bitcast(x, *dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // DepthToSpace (DCR / CRD) and SpaceToDepth on static NCHW shapes: reshape, transpose, reshape.
@@ -498,7 +501,7 @@ Status lower_depth_to_space(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("mode must be DCR or CRD");
   }
   cx.set_output(n, 0, cx.b.reshape(t, cx.b.shape_const({N, c, H * bs, W * bs})));
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_space_to_depth(LowerCtx& cx, const OnnxNode& n) {
@@ -513,7 +516,7 @@ Status lower_space_to_depth(LowerCtx& cx, const OnnxNode& n) {
   ValueId t =
       cx.b.transpose(cx.b.reshape(x, cx.b.shape_const({N, C, H / bs, bs, W / bs, bs})), {0, 3, 5, 1, 2, 4});
   cx.set_output(n, 0, cx.b.reshape(t, cx.b.shape_const({N, C * bs * bs, H / bs, W / bs})));
-  return Status::ok();
+  return cx.error();
 }
 
 // ReverseSequence: along time_axis, the first sequence_lens[b] elements of batch b are reversed:
@@ -525,9 +528,9 @@ Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(int64_t batch_axis, n.attr_int("batch_axis", 1));
   PLUMB_ASSIGN_OR_RETURN(int64_t time_axis, n.attr_int("time_axis", 0));
   const int64_t r = rank_of(cx, x);
-  batch_axis = normalize_axis(cx, batch_axis, r);
+  PLUMB_ASSIGN_OR_RETURN(batch_axis, normalize_axis(cx, batch_axis, r));
   PLUMB_RETURN_IF_ERROR(cx.error());
-  time_axis = normalize_axis(cx, time_axis, r);
+  PLUMB_ASSIGN_OR_RETURN(time_axis, normalize_axis(cx, time_axis, r));
   PLUMB_RETURN_IF_ERROR(cx.error());
   if (batch_axis == time_axis) return cx.invalid("batch_axis and time_axis must differ");
   ValueId shape = shape_value(cx, x);
@@ -536,7 +539,7 @@ Status lower_reverse_sequence(LowerCtx& cx, const OnnxNode& n) {
   ValueId rev = cx.b.binary(BK::Sub, cx.b.binary(BK::Sub, len, splat(cx, 1, len)), t);
   ValueId idx = cx.b.select(cx.b.compare(CK::Lt, t, len), rev, t);
   cx.set_output(n, 0, cx.b.emit1(ir::GatherAttrs{ir::GatherKind::Elements, time_axis, 0}, {x, idx}));
-  return Status::ok();
+  return cx.error();
 }
 
 // CenterCropPad: per axis, crop centred (start = (d - t) / 2) or pad centred (low = (t - d) / 2).
@@ -555,8 +558,8 @@ Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
   auto d = static_dims(xt);
   std::vector<int64_t> start(r, 0), size = d, stride(r, 1), lo(r, 0), hi(r, 0);
   for (size_t i = 0; i < axes.size(); ++i) {
-    const int64_t a = normalize_axis(cx, axes[i], r), t = (*target)[i];
-    PLUMB_RETURN_IF_ERROR(cx.error());
+    PLUMB_ASSIGN_OR_RETURN(const int64_t a, normalize_axis(cx, axes[i], r));
+    const int64_t t = (*target)[i];
     if (t < 0) return cx.invalid("negative target dim");
     if (t < d[a]) {
       start[a] = (d[a] - t) / 2;
@@ -571,30 +574,24 @@ Status lower_center_crop_pad(LowerCtx& cx, const OnnxNode& n) {
   y = cx.b.emit1(ir::PadAttrs{ir::PadMode::Constant},
                  {y, cx.b.shape_const(lo), cx.b.shape_const(hi), scalar_like(cx, 0, x)});
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_structure(Registry& r) {
-  r.add("ReverseSequence", {10, kLatestOpset}, lower_reverse_sequence);
-  r.add("CenterCropPad", {18, kLatestOpset}, lower_center_crop_pad);
-  r.add("Range", {11, kLatestOpset}, lower_range);
-  r.add("Trilu", {14, kLatestOpset}, lower_trilu);
-  r.add("EyeLike", {9, kLatestOpset}, lower_eye_like);
-  r.add("OneHot", {9, kLatestOpset}, lower_one_hot);
-  r.add("Tile", {1, kLatestOpset}, lower_tile);
-  r.add("Pad", {1, kLatestOpset}, lower_pad);
-  r.add("NonZero", {9, kLatestOpset}, lower_non_zero);
-  r.add("Compress", {9, kLatestOpset}, lower_compress);
-  r.add("TopK", {1, kLatestOpset}, lower_top_k);
-  r.add("GatherND", {11, kLatestOpset}, lower_gather_nd);
-  r.add("ScatterElements", {11, kLatestOpset}, lower_scatter_elements);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"ReverseSequence", 10, lower_reverse_sequence}, {"CenterCropPad", 18, lower_center_crop_pad},
+      {"Range", 11, lower_range}, {"Trilu", 14, lower_trilu}, {"EyeLike", 9, lower_eye_like},
+      {"OneHot", 9, lower_one_hot}, {"Tile", 1, lower_tile}, {"Pad", 1, lower_pad},
+      {"NonZero", 9, lower_non_zero}, {"Compress", 9, lower_compress}, {"TopK", 1, lower_top_k},
+      {"GatherND", 11, lower_gather_nd}, {"ScatterElements", 11, lower_scatter_elements},
+      {"ScatterND", 11, lower_scatter_nd}, {"BitCast", 26, lower_bit_cast},
+      {"DepthToSpace", 1, lower_depth_to_space}, {"SpaceToDepth", 1, lower_space_to_depth}});
+  // clang-format on
   r.add("Scatter", {9, 10}, lower_scatter_elements);
-  r.add("ScatterND", {11, kLatestOpset}, lower_scatter_nd);
-  r.add("BitCast", {26, kLatestOpset}, lower_bit_cast);
-  r.add("DepthToSpace", {1, kLatestOpset}, lower_depth_to_space);
-  r.add("SpaceToDepth", {1, kLatestOpset}, lower_space_to_depth);
 }
 
 }  // namespace plumb::lower

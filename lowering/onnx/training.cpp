@@ -59,7 +59,6 @@ Expected<size_t> tensor_count(LowerCtx& cx, const OnnxNode& n, size_t groups, si
     if (!cx.has_input(n, i)) return cx.invalid(n.op_type + ": input " + std::to_string(i) + " is required");
   PLUMB_ASSIGN_OR_RETURN(ValueId r, cx.input(n, 0));
   PLUMB_ASSIGN_OR_RETURN(ValueId t, cx.input(n, 1));
-  if (!cx.b.ok()) return count;
   if (rank_of(cx, r) != 0 || !ir::is_float(cx.type(r).dtype))
     return cx.invalid(n.op_type + ": R must be a floating scalar");
   if (rank_of(cx, t) != 0 || cx.type(t).dtype != ir::DType::I64)
@@ -80,7 +79,7 @@ Status lower_adagrad(LowerCtx& cx, const OnnxNode& n) {
   PLUMB_ASSIGN_OR_RETURN(const ValueId t_in, cx.input(n, 1));
   ValueId t = m.f(t_in);
   ValueId rate = m.div(r, m.add(m.k(1.0, t), m.mul(t, m.k(decay, t))));
-  for (size_t i = 0; i < count && cx.b.ok(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
     PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 2 + i));
     PLUMB_ASSIGN_OR_RETURN(const ValueId h0, cx.input(n, 2 + 2 * count + i));
     const ir::DType xdt = cx.type(x0).dtype, hdt = cx.type(h0).dtype;
@@ -94,7 +93,7 @@ Status lower_adagrad(LowerCtx& cx, const OnnxNode& n) {
     if (cx.wants_output(n, i)) cx.set_output(n, i, m.round_to(x_new, xdt));
     if (cx.wants_output(n, count + i)) cx.set_output(n, count + i, m.round_to(h_new, hdt));
   }
-  return Status::ok();
+  return cx.error();
 }
 
 // Adam-1: g = norm_coefficient * X + G; V' = alpha V + (1 - alpha) g; H' = beta H + (1 - beta) g^2;
@@ -115,7 +114,7 @@ Status lower_adam(LowerCtx& cx, const OnnxNode& n) {
   ValueId corrected = m.div(m.mul(r, m.sqrt(m.sub(m.k(1.0, t), pow_b))), m.sub(m.k(1.0, t), pow_a));
   ValueId positive = cx.b.compare(CK::Gt, t_int, scalar_like(cx, 0.0, t_int));
   ValueId rate = cx.b.select(positive, corrected, r);
-  for (size_t i = 0; i < count && cx.b.ok(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
     PLUMB_ASSIGN_OR_RETURN(ValueId x0, cx.input(n, 2 + i));
     PLUMB_ASSIGN_OR_RETURN(const ValueId v0, cx.input(n, 2 + 2 * count + i));
     PLUMB_ASSIGN_OR_RETURN(const ValueId h0, cx.input(n, 2 + 3 * count + i));
@@ -133,7 +132,7 @@ Status lower_adam(LowerCtx& cx, const OnnxNode& n) {
     if (cx.wants_output(n, count + i)) cx.set_output(n, count + i, m.round_to(v_new, vdt));
     if (cx.wants_output(n, 2 * count + i)) cx.set_output(n, 2 * count + i, m.round_to(h_new, hdt));
   }
-  return Status::ok();
+  return cx.error();
 }
 
 // Momentum-1: g = norm_coefficient * X + G; b = T > 0 ? beta : 1; V' = alpha V + b g;
@@ -154,7 +153,7 @@ Status lower_momentum(LowerCtx& cx, const OnnxNode& n) {
   ValueId r = m.f(r_in);
   ValueId positive = cx.b.compare(CK::Gt, t_int, scalar_like(cx, 0.0, t_int));
   ValueId b_adj = cx.b.select(positive, scalar_like(cx, beta, r), scalar_like(cx, 1.0, r));
-  for (size_t i = 0; i < count && cx.b.ok(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
     PLUMB_ASSIGN_OR_RETURN(const ValueId x0, cx.input(n, 2 + i));
     PLUMB_ASSIGN_OR_RETURN(const ValueId v0, cx.input(n, 2 + 2 * count + i));
     const ir::DType xdt = cx.type(x0).dtype, vdt = cx.type(v0).dtype;
@@ -168,7 +167,7 @@ Status lower_momentum(LowerCtx& cx, const OnnxNode& n) {
     if (cx.wants_output(n, i)) cx.set_output(n, i, m.round_to(x_new, xdt));
     if (cx.wants_output(n, count + i)) cx.set_output(n, count + i, m.round_to(v_new, vdt));
   }
-  return Status::ok();
+  return cx.error();
 }
 
 Status lower_gradient(LowerCtx& cx, const OnnxNode& n) {

@@ -112,11 +112,12 @@ Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
       return cx.invalid("RotaryEmbedding caches must be 2-D when position_ids are given");
     cos = cx.b.gather(ir::GatherKind::Axis, cos, pos, 0);
     sin = cx.b.gather(ir::GatherKind::Axis, sin, pos, 0);
+    PLUMB_RETURN_IF_ERROR(cx.error());  // a refused gather (e.g. int8 ids) leaves no shape to read
   } else if (rank_of(cx, cos) != 3 || rank_of(cx, sin) != 3) {
     return cx.invalid("RotaryEmbedding caches must be 3-D without position_ids");
   }
   for (ValueId c : {cos, sin}) {
-    const ir::Dim d = cx.type(c).shape.back();
+    const ir::Dim d = cx.dim(c, -1);
     if (d.is_static() && d.size != half)
       return cx.invalid(
           strfmt("RotaryEmbedding cache last dim %lld does not match rotary_embedding_dim/2 = %lld",
@@ -153,7 +154,7 @@ Status lower_rotary_embedding(LowerCtx& cx, const OnnxNode& n) {
   y = from_compute(cx, y, dt);
   if (r == 3) y = cx.b.reshape(y, shape_value(cx, x));
   cx.set_output(n, 0, y);
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- LinearAttention-27 ---------------------------------------------------------------------
@@ -184,7 +185,7 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
     return cx.invalid("LinearAttention query, key and value must share one floating dtype");
   if (rank_of(cx, q) != 3 || rank_of(cx, k) != 3 || rank_of(cx, v) != 3)
     return cx.invalid("LinearAttention query, key and value must be 3-D");
-  const ir::Dim tdim = cx.type(q).shape[1];
+  const ir::Dim tdim = cx.dim(q, 1);
   if (!tdim.is_static()) return cx.unsupported("LinearAttention with a symbolic sequence length (unrolled)");
   const int64_t T = tdim.size;
   PLUMB_ASSIGN_OR_RETURN(int64_t qlast, static_last(cx, q, "LinearAttention query"));
@@ -273,7 +274,7 @@ Status lower_linear_attention(LowerCtx& cx, const OnnxNode& n) {
   o = cx.b.reshape(cx.b.transpose(o, {0, 2, 1, 3}), shp({T, hq * dv}));
   cx.set_output(n, 0, cast_to(cx, o, dt));
   cx.set_output(n, 1, cast_to(cx, S, state_dt));
-  return Status::ok();
+  return cx.error();
 }
 
 // ---- SwiGLU-28 ------------------------------------------------------------------------------
@@ -304,15 +305,18 @@ Status lower_swiglu(LowerCtx& cx, const OnnxNode& n) {
   if (!(ir::shape_is_static(at.shape) && ir::shape_is_static(bt.shape)))
     b = broadcast_to(cx, b, shape_value(cx, a), at.rank());
   cx.set_output(n, 0, cx.b.binary(BK::Mul, swish, b));
-  return Status::ok();
+  return cx.error();
 }
 
 }  // namespace
 
 void register_transformer(Registry& r) {
-  r.add("RotaryEmbedding", {23, kLatestOpset}, lower_rotary_embedding);
-  r.add("LinearAttention", {27, kLatestOpset}, lower_linear_attention);
-  r.add("SwiGLU", {28, kLatestOpset}, lower_swiglu);
+  // A table: its rows packed, several to a line.
+  // clang-format off
+  r.add_since({
+      {"RotaryEmbedding", 23, lower_rotary_embedding}, {"LinearAttention", 27, lower_linear_attention},
+      {"SwiGLU", 28, lower_swiglu}});
+  // clang-format on
 }
 
 }  // namespace plumb::lower

@@ -58,6 +58,46 @@ func @main(%x: f32[1,64], %w: f32[64,1]) -> (f32[1,1]) {
   EXPECT_NEAR(std::sqrt(ss / runs) / model, 1.0, 0.15);
 }
 
+// A backend's declared error (NoiseOptions::declared, spec/numerics.md) widens the local rounding of
+// exactly the value it names: an add's +-u|y| becomes +-(1 + 8)u|y| (spread 9u|y|/sqrt 3, 200
+// runs: +-15%); a sum's gets a second relative perturbation (its variance adds (8u|y|)^2 / 3); a
+// value not named (a mul) keeps its own.
+TEST(CheckBound, DeclaredErrorWidensItsValueOnly) {
+  const ir::Graph g = graph_of(R"(plumb 1
+func @main(%x: f32[1,64], %w: f32[64,1], %a: f32[1], %b: f32[1]) -> (f32[1,1], f32[1], f32[1]) {
+  %y = matmul %x, %w {to = f32} : f32[1,1] loc("mm", MatMul, 13)
+  %s = binary %a, %b {kind = add} : f32[1] loc("add", Add, 14)
+  %t = binary %a, %b {kind = mul} : f32[1] loc("mul", Mul, 14)
+  return %y, %s, %t
+}
+)");
+  const std::vector<float> thirds(64, 1.0f / 3.0f);
+  const std::vector<rt::RtValue> in = {f32({1, 64}, thirds), f32({64, 1}, std::vector<float>(64, 1.0f)),
+                                       f32({1}, {0.1f}), f32({1}, {0.2f})};
+  const std::vector<rt::RtValue> precise = run_precise(g, in);
+  double ss[3] = {0, 0, 0};
+  const int runs = 200;
+  for (int k = 0; k < runs; ++k) {
+    NoiseOptions o;
+    o.seed = static_cast<uint64_t>(k + 1);
+    o.declared = {rt::DeclaredError{g.body.results[0], 8}, rt::DeclaredError{g.body.results[1], 8}};
+    auto sg = stochastic_graph(g, onnx_nodes_of(g), o);
+    ASSERT_TRUE(sg.has_value()) << sg.status().to_string();
+    const std::vector<rt::RtValue> out = run_precise(sg->graph, in);
+    ASSERT_EQ(out.size(), 3u);
+    for (int j = 0; j < 3; ++j) {
+      const double d = doubles(out[j])[0] - doubles(precise[j])[0];
+      ss[j] += d * d;
+    }
+  }
+  const double u = std::ldexp(1.0, -24), n = 64, q = 64.0 / 9;
+  const double r = doubles(precise[0])[0], s = doubles(precise[1])[0], t = doubles(precise[2])[0];
+  const double sum_var = u * u * ((n + 1) / 6 * (2 * r * r + q) + q) / 3;
+  EXPECT_NEAR(std::sqrt(ss[0] / runs) / std::sqrt(sum_var + std::pow(8 * u * r, 2) / 3), 1.0, 0.15);
+  EXPECT_NEAR(std::sqrt(ss[1] / runs) / (9 * u * std::fabs(s) / std::sqrt(3.0)), 1.0, 0.15);
+  EXPECT_NEAR(std::sqrt(ss[2] / runs) / (u * std::fabs(t) / std::sqrt(3.0)), 1.0, 0.15);
+}
+
 // Integer-valued results (index arithmetic) are exact in f32: never perturbed.
 TEST(CheckBound, ExactResultsAreNotPerturbed) {
   const ir::Graph g = graph_of(R"(plumb 1

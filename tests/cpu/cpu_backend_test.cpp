@@ -10,6 +10,7 @@
 #include "runtime/cpu/onednn/fusion.h"
 #include "runtime/session.h"
 #include "tests/backends/run_on_backend.h"
+#include "tests/cpu/cpu_test_util.h"
 #include "tests/ref/kernel_test_util.h"
 
 namespace plumb::rt {
@@ -19,18 +20,9 @@ using ir::BinaryKind;
 using ir::Builder;
 using ir::DType;
 using ir::Type;
+using testing::claimed;
 using testing::run_on_backend;
-
-// Deterministic values in [-1, 1).
-std::vector<double> values(int64_t n, uint32_t seed) {
-  std::vector<double> v(static_cast<size_t>(n));
-  uint32_t s = seed * 2654435761u + 1;
-  for (double& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = static_cast<double>(s >> 8) / static_cast<double>(1 << 23) - 1.0;
-  }
-  return v;
-}
+using testing::values;
 
 int64_t numel(const std::vector<int64_t>& d) {
   int64_t n = 1;
@@ -56,13 +48,8 @@ ir::Graph conv_graph(const ConvCase& cc) {
   auto r = cc.residual ? b.input(Type::tensor(cc.dtype, {1, cc.o, cc.hw, cc.hw}), "r") : ir::kNoValue;
   const std::vector<int64_t> wd = {cc.o, cc.c / cc.groups, cc.k, cc.k};
   auto w = b.const_floats(cc.dtype, wd, values(numel(wd), 1));
-  ir::ConvAttrs a;
+  ir::ConvAttrs a = testing::conv_attrs(2, cc.k / 2);
   a.to = cc.dtype;
-  a.strides = {1, 1};
-  a.dilations = {1, 1};
-  a.lhs_dilations = {1, 1};
-  a.pads_low = {cc.k / 2, cc.k / 2};
-  a.pads_high = {cc.k / 2, cc.k / 2};
   a.groups = cc.groups;
   auto y = b.conv(a, x, w);
   if (cc.conv_is_result) b.output(y, "conv");
@@ -135,12 +122,6 @@ ir::Graph dilated_maxpool_graph(int64_t height) {
   return maxpool_graph({1, 1, height, 4}, {1, 1, 2, 3}, {1, 1, 1, 1}, {1, 1, 2, 1}, {0, 0, 1, 0});
 }
 
-std::vector<std::string> claimed(const ir::Graph& g, NumericMode mode = NumericMode::kNative) {
-  std::vector<std::string> out;
-  for (const onednn::Fused& f : onednn::match_graph(g, mode).fused) out.push_back(f.description());
-  return out;
-}
-
 std::string declines(const ir::Graph& g, NumericMode mode = NumericMode::kNative) {
   std::string out;
   for (const Claim& c : onednn::match_graph(g, mode).claims)
@@ -200,7 +181,8 @@ std::vector<Tensor> inputs_of(const ir::Graph& g, uint32_t seed) {
 }
 
 // |cpu - ref| within twice the DotProduct bound of spec/numerics.md for operands in [-1, 1]
-// (n terms of magnitude <= 1, plus bias and summand), NaN exactly where ref has NaN; and cpu
+// (n terms of magnitude <= 1, plus bias and summand), NaN exactly where ref has NaN, zeros of
+// ref's sign; and cpu
 // bit-identical across two sessions.
 void expect_close_to_ref(const ir::Graph& g, int64_t n, uint32_t seed, bool with_nan = false) {
   std::vector<Tensor> in = inputs_of(g, seed);
@@ -224,6 +206,9 @@ void expect_close_to_ref(const ir::Graph& g, int64_t n, uint32_t seed, bool with
       nans += std::isnan(y);
       if (!std::isnan(y)) {
         ASSERT_LE(std::fabs(x - y), tol) << "element " << i << ": " << x << " vs ref " << y;
+      }
+      if (x == 0 && y == 0) {  // a relu/clip post-op's zero is max(x, 0)'s +0, as ref's
+        ASSERT_EQ(std::signbit(x), std::signbit(y)) << "element " << i << ": the sign of zero";
       }
     }
     if (with_nan) {

@@ -11,6 +11,7 @@
 #include "runtime/cpu/onednn/fusion.h"
 #include "runtime/session.h"
 #include "tests/backends/run_on_backend.h"
+#include "tests/cpu/cpu_test_util.h"
 #include "tests/ref/kernel_test_util.h"
 
 namespace plumb::rt {
@@ -20,17 +21,9 @@ using ir::BinaryKind;
 using ir::Builder;
 using ir::DType;
 using ir::Type;
+using testing::islands;
 using testing::make_tensor;
-
-std::vector<double> values(int64_t n, uint32_t seed, double scale = 1.0) {
-  std::vector<double> v(static_cast<size_t>(n));
-  uint32_t s = seed * 2654435761u + 1;
-  for (double& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = scale * (static_cast<double>(s >> 8) / static_cast<double>(1 << 23) - 1.0);
-  }
-  return v;
-}
+using testing::values;
 
 struct ChainCase {
   bool pool = false;              // a 3x3 stride-1 max pool between the convs
@@ -46,14 +39,7 @@ constexpr int64_t kC = 8, kHW = 10;
 
 ir::ValueId conv3x3(Builder& b, ir::ValueId x, uint32_t seed, double scale) {
   auto w = b.const_floats(DType::F32, {kC, kC, 3, 3}, values(kC * kC * 9, seed, scale));
-  ir::ConvAttrs a;
-  a.to = DType::F32;
-  a.strides = {1, 1};
-  a.dilations = {1, 1};
-  a.lhs_dilations = {1, 1};
-  a.pads_low = {1, 1};
-  a.pads_high = {1, 1};
-  a.groups = 1;
+  const ir::ConvAttrs a = testing::conv_attrs(2, 1);  // 3x3, padded to keep the size
   auto y = b.conv(a, x, w);
   auto bias = b.const_floats(DType::F32, {kC}, values(kC, seed + 1));
   return b.binary(BinaryKind::Add, y, b.broadcast(bias, b.shape_const({1, kC, kHW, kHW}), {1}));
@@ -92,13 +78,6 @@ ir::Graph chain_graph(const ChainCase& cc) {
   b.output(y, "y");
   EXPECT_TRUE(b.ok()) << b.status().to_string();
   return g;
-}
-
-std::vector<std::string> islands(const ir::Graph& g) {
-  std::vector<std::string> out;
-  for (const onednn::Island& is : onednn::match_graph(g, NumericMode::kNative).islands)
-    out.push_back(is.description());
-  return out;
 }
 
 TEST(CpuIsland, JoinsConsecutiveUnits) {

@@ -7,6 +7,7 @@
 #include "ir/builder.h"
 #include "runtime/cuda/claims.h"
 #include "runtime/cuda/cuda_backend.h"
+#include "tests/ref/kernel_test_util.h"
 
 namespace plumb::rt::cuda {
 namespace {
@@ -126,14 +127,7 @@ TEST(CudaClaims, ConvAndPoolAreTaken) {
   Builder b(g);
   auto x = b.input(Type::tensor(DType::F32, {1, 4, 8, 8}), "x");
   auto w = b.const_floats(DType::F32, {4, 4, 3, 3}, std::vector<double>(144, 0.5));
-  ir::ConvAttrs a;
-  a.to = DType::F32;
-  a.strides = {1, 1};
-  a.dilations = {1, 1};
-  a.lhs_dilations = {1, 1};
-  a.pads_low = {1, 1};
-  a.pads_high = {1, 1};
-  a.groups = 1;
+  const ir::ConvAttrs a = rt::testing::conv_attrs(2, 1);  // 3x3, padded to keep the size
   auto y = b.conv(a, x, w);
   ir::PoolAttrs p;
   p.kind = ir::PoolKind::Max;

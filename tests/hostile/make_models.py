@@ -322,6 +322,44 @@ def structure():
         case(name, 2, rf"{p}.*({pat})", f"convert {p} -o {name}/out.plumb")
 
 
+# --- a build that fails in the middle of a lowering rule (issues 15 and 23) ------------------------
+# Shapes that disagree so that a rule's first core nodes build and a later one fails its shape rule:
+# the rule must stop there and report that failure, naming the node, instead of reading the type of
+# what the failed build gave back (no value: rnn.cpp read dim 0 of its empty shape, a SIGSEGV).
+
+def failed_builds():
+    i64 = lambda name, vals: helper.make_tensor(name, TensorProto.INT64, [len(vals)], vals)
+    w = lambda name, dims: helper.make_tensor(name, TensorProto.FLOAT, dims, [0.5] * int(np.prod(dims)))
+    node = helper.make_node
+    models = {
+        # initial_h's batch (3) differs from X's (2): the fuzzer's LSTM case, for GRU and RNN
+        "gru_initial_h_batch": ([node("GRU", ["x", "w", "r", "", "", "h0"], ["", "y"], name="gru", hidden_size=3)],
+                                [f32("x", [1, 2, 4])], [w("w", [1, 9, 4]), w("r", [1, 9, 3]), w("h0", [1, 3, 3])]),
+        "rnn_initial_h_batch": ([node("RNN", ["x", "w", "r", "", "", "h0"], ["", "y"], name="rnn", hidden_size=3)],
+                                [f32("x", [1, 2, 4])], [w("w", [1, 3, 4]), w("r", [1, 3, 3]), w("h0", [1, 3, 3])]),
+        # a bias of 3 entries for a convolution with 2 output channels
+        "conv_bias_channels": ([node("Conv", ["x", "w", "b"], ["y"], name="conv")], [f32("x", [1, 1, 4, 4])],
+                               [w("w", [2, 1, 3, 3]), w("b", [3])]),
+        "conv_transpose_bias_channels": ([node("ConvTranspose", ["x", "w", "b"], ["y"], name="convt")],
+                                         [f32("x", [1, 1, 4, 4])], [w("w", [1, 2, 3, 3]), w("b", [3])]),
+        # indices that address more dims than the data has
+        "gather_nd_index_depth": ([node("GatherND", ["x", "i"], ["y"], name="gnd")], [f32("x", [2, 2])],
+                                  [helper.make_tensor("i", TensorProto.INT64, [1, 3], [0, 0, 0])]),
+        # a scalar squeezed along axis 0 (read the first entry of an empty list)
+        "squeeze_scalar": ([node("Squeeze", ["x", "a"], ["y"], name="sq")], [f32("x", [])], [i64("a", [0])]),
+        # a target shape of 4 elements for 6
+        "reshape_count": ([node("Reshape", ["x", "s"], ["y"], name="rs")], [f32("x", [2, 3])], [i64("s", [4])]),
+        # a position of two entries where a scalar is due
+        "sequence_at_position_shape": ([node("SequenceConstruct", ["x", "z"], ["q"], name="sc"),
+                                        node("SequenceAt", ["q", "p"], ["y"], name="sa")],
+                                       [f32("x", [2, 3]), f32("z", [2, 3])], [i64("p", [0, 1])]),
+    }
+    for name, (nodes, inputs, inits) in models.items():
+        p = save(model(nodes, inputs, [f32("y", None)], inits), name, "model.onnx")
+        where = "|".join(f"'{n.name}'" for n in nodes)
+        case(name, 2, rf"{p}: .*({where})", f"convert {p} -o {name}/out.plumb")
+
+
 # --- whole files: > 2 GiB, a header claiming more than the file holds, an inflating .npz ---------
 
 def files():
@@ -393,6 +431,7 @@ def main():
     dims_and_sizes()
     nesting()
     structure()
+    failed_builds()
     files()
     with open("cases.tsv", "w") as f:
         for c in CASES:

@@ -6,52 +6,15 @@
 #include <vector>
 
 #include "ir/infer.h"
+#include "tests/ir/infer_node.h"
 
 namespace plumb::ir {
 namespace {
 
-// Builds one node with `attrs` (ops.def order) over operands of `types` and infers it.
-class InferNode {
- public:
-  explicit InferNode(Op op) { node_.op = op; }
-  InferNode& attr(std::string name, AttrValue v) {
-    node_.attrs.push_back(Attr{std::move(name), std::move(v)});
-    return *this;
-  }
-  InferNode& in(Type t) {
-    types_.push_back(std::move(t));
-    return *this;
-  }
-  InferNode& outputs(int n) {
-    outputs_ = n;
-    return *this;
-  }
-  Expected<std::vector<Type>> run() {
-    node_.inputs.assign(types_.size(), 0);
-    node_.outputs.assign(outputs_ > 0 ? outputs_ : op_info(node_.op).min_outputs, 0);
-    Status st = check_node_structure(node_);
-    if (!st.is_ok()) return st;
-    std::vector<Operand> operands;
-    for (const Type& t : types_) operands.push_back(Operand{&t, nullptr});
-    Graph g;
-    InferCtx cx{node_, operands, g, false};
-    return infer_types(cx);
-  }
-
- private:
-  Node node_;
-  std::vector<Type> types_;
-  int outputs_ = 0;
-};
-
+using testing::expect_label;
+using testing::InferNode;
+using testing::t;
 using Ints = std::vector<int64_t>;
-Type t(DType dt, Shape s) { return Type::tensor(dt, std::move(s)); }
-
-void expect_label(const Expected<std::vector<Type>>& r, const std::string& label) {
-  ASSERT_FALSE(r.has_value()) << "expected " << label;
-  EXPECT_EQ(r.status().label(), label) << r.status().to_string();
-  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidModel);
-}
 
 void expect_types(const Expected<std::vector<Type>>& r, const std::vector<Type>& want) {
   ASSERT_TRUE(r.has_value()) << r.status().to_string();
@@ -119,24 +82,18 @@ TEST(InferMatMul, C5ResultTooLargeIsRejected) {
 }
 
 // ---- conv -------------------------------------------------------------------------------------
-struct ConvAttrs {
-  DType to = DType::F32;
-  Ints strides{1, 1}, dilations{1, 1}, lhs_dilations{1, 1}, pads_low{0, 0}, pads_high{0, 0};
-  int64_t groups = 1;
+// Conv's attributes for two spatial dims, defaults 1 / 0.
+struct ConvAttrs : ir::ConvAttrs {
+  ConvAttrs() {
+    to = DType::F32;
+    strides = dilations = lhs_dilations = {1, 1};
+    pads_low = pads_high = {0, 0};
+    groups = 1;
+  }
 };
 
 Expected<std::vector<Type>> conv(Type input, Type weight, const ConvAttrs& a) {
-  return InferNode(Op::Conv)
-      .attr("to", a.to)
-      .attr("strides", a.strides)
-      .attr("dilations", a.dilations)
-      .attr("lhs_dilations", a.lhs_dilations)
-      .attr("pads_low", a.pads_low)
-      .attr("pads_high", a.pads_high)
-      .attr("groups", a.groups)
-      .in(std::move(input))
-      .in(std::move(weight))
-      .run();
+  return InferNode(Op::Conv).attrs(a).in(std::move(input)).in(std::move(weight)).run();
 }
 
 TEST(InferConv, ShapeRule) {

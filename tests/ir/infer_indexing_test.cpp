@@ -6,55 +6,17 @@
 #include <vector>
 
 #include "ir/infer.h"
+#include "tests/ir/infer_node.h"
 
 namespace plumb::ir {
 namespace {
 
-// Builds one node with `attrs` (ops.def order) over operands of `types` and infers it.
-class Infer {
- public:
-  explicit Infer(Op op) { node_.op = op; }
-  Infer& attr(std::string name, AttrValue v) {
-    node_.attrs.push_back(Attr{std::move(name), std::move(v)});
-    return *this;
-  }
-  Infer& in(Type t) {
-    types_.push_back(std::move(t));
-    return *this;
-  }
-  Infer& runtime() {
-    at_runtime_ = true;
-    return *this;
-  }
-  Expected<std::vector<Type>> run() {
-    node_.inputs.assign(types_.size(), 0);
-    node_.outputs.assign(op_info(node_.op).min_outputs, 0);
-    Status st = check_node_structure(node_);
-    if (!st.is_ok()) return st;
-    std::vector<Operand> operands;
-    for (const Type& t : types_) operands.push_back(Operand{&t, nullptr});
-    Graph g;
-    InferCtx cx{node_, operands, g, at_runtime_};
-    return infer_types(cx);
-  }
-
- private:
-  Node node_;
-  std::vector<Type> types_;
-  bool at_runtime_ = false;
-};
-
-Type t(DType dt, Shape s) { return Type::tensor(dt, std::move(s)); }
+using Infer = testing::InferNode;
+using testing::expect_label;
+using testing::t;
 template <typename Kind>
 EnumValue e(Kind code) {
   return EnumValue{code};
-}
-
-// Expects failure with `label`.
-void expect_label(const Expected<std::vector<Type>>& r, const std::string& label) {
-  ASSERT_FALSE(r.has_value()) << "expected " << label;
-  EXPECT_EQ(r.status().label(), label) << r.status().to_string();
-  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidModel);
 }
 
 void expect_types(const Expected<std::vector<Type>>& r, const std::vector<Type>& want) {

@@ -20,55 +20,36 @@ namespace plumb::testing {
 
 using Ints = std::vector<int64_t>;
 
-inline onnx::OnnxAttribute IntsAttr(const std::string& name, Ints v) {
+// An attribute `name` of `type` whose value is `v`, stored in `field`.
+template <typename V>
+onnx::OnnxAttribute OnnxAttr(const std::string& name, onnx::AttrType type, V onnx::OnnxAttribute::*field,
+                             V v) {
   onnx::OnnxAttribute a;
   a.name = name;
-  a.type = onnx::AttrType::Ints;
-  a.ints = std::move(v);
+  a.type = type;
+  a.*field = std::move(v);
   return a;
+}
+inline onnx::OnnxAttribute IntsAttr(const std::string& name, Ints v) {
+  return OnnxAttr(name, onnx::AttrType::Ints, &onnx::OnnxAttribute::ints, std::move(v));
 }
 inline onnx::OnnxAttribute IntAttr(const std::string& name, int64_t v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Int;
-  a.i = v;
-  return a;
+  return OnnxAttr(name, onnx::AttrType::Int, &onnx::OnnxAttribute::i, v);
 }
 inline onnx::OnnxAttribute FloatAttr(const std::string& name, float v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Float;
-  a.f = v;
-  return a;
+  return OnnxAttr(name, onnx::AttrType::Float, &onnx::OnnxAttribute::f, v);
 }
 inline onnx::OnnxAttribute FloatsAttr(const std::string& name, std::vector<float> v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Floats;
-  a.floats = std::move(v);
-  return a;
+  return OnnxAttr(name, onnx::AttrType::Floats, &onnx::OnnxAttribute::floats, std::move(v));
 }
 inline onnx::OnnxAttribute StrAttr(const std::string& name, std::string v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::String;
-  a.s = std::move(v);
-  return a;
+  return OnnxAttr(name, onnx::AttrType::String, &onnx::OnnxAttribute::s, std::move(v));
 }
-
 inline onnx::OnnxAttribute StrsAttr(const std::string& name, std::vector<std::string> v) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Strings;
-  a.strings = std::move(v);
-  return a;
+  return OnnxAttr(name, onnx::AttrType::Strings, &onnx::OnnxAttribute::strings, std::move(v));
 }
 inline onnx::OnnxAttribute TensorAttr(const std::string& name, onnx::Tensor t) {
-  onnx::OnnxAttribute a;
-  a.name = name;
-  a.type = onnx::AttrType::Tensor;
-  a.t = std::move(t);
-  return a;
+  return OnnxAttr(name, onnx::AttrType::Tensor, &onnx::OnnxAttribute::t, std::move(t));
 }
 
 struct NodeInput {

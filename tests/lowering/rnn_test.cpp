@@ -299,6 +299,28 @@ TEST(LowerGru, Opset1IgnoresLinearBeforeReset) {
   ExpectNear(Values(out[1]), Permute(kGruLbr0Yh, {2, 2, 2}, {1, 0, 2}), kTol);
 }
 
+// The LSTM inputs of the sequence_lens tests: x [3, 2, 2], one direction, hidden size 2, peepholes,
+// sequence_lens `lens` (i32).
+std::vector<NodeInput> LstmWithLens(std::vector<double> lens) {
+  return {F({3, 2, 2}, kLstmInX),
+          F({1, 8, 2}, kLstmInW),
+          F({1, 8, 2}, kLstmInR),
+          F({1, 16}, kLstmInB),
+          {{2}, std::move(lens), ir::DType::I32},
+          F({1, 2, 2}, kLstmInH0),
+          F({1, 2, 2}, kLstmInC0),
+          F({1, 6}, kLstmInP)};
+}
+
+// An LSTM's Y, Y_h and Y_c against what they must be.
+void ExpectLstmOutputs(const std::vector<rt::RtValue>& out, const std::vector<double>& y,
+                       const std::vector<double>& y_h, const std::vector<double>& y_c) {
+  ASSERT_EQ(out.size(), 3u);
+  ExpectNear(Values(out[0]), y, kTol);
+  ExpectNear(Values(out[1]), y_h, kTol);
+  ExpectNear(Values(out[2]), y_c, kTol);
+}
+
 // LSTM with peepholes, input_forget = 1 (ft = 1 - it) and clip = 0.75 on every activation input.
 TEST(LowerLstm, PeepholesInputForgetClip) {
   auto out = RunWithGaps(
@@ -306,48 +328,22 @@ TEST(LowerLstm, PeepholesInputForgetClip) {
       {F({3, 2, 2}, kLstmInX), F({1, 8, 2}, kLstmInW), F({1, 8, 2}, kLstmInR), F({1, 16}, kLstmInB), Absent(),
        F({1, 2, 2}, kLstmInH0), F({1, 2, 2}, kLstmInC0), F({1, 6}, kLstmInP)},
       {4}, {IntAttr("hidden_size", 2), IntAttr("input_forget", 1), FloatAttr("clip", 0.75f)}, 3);
-  ASSERT_EQ(out.size(), 3u);
-  ExpectNear(Values(out[0]), kLstmFcY, kTol);
-  ExpectNear(Values(out[1]), kLstmFcYh, kTol);
-  ExpectNear(Values(out[2]), kLstmFcYc, kTol);
+  ExpectLstmOutputs(out, kLstmFcY, kLstmFcYh, kLstmFcYc);
 }
 
 // sequence_lens, reverse: batch 1 (length 1) only sees x[0]; Y past each length is 0; Y_h/Y_c are
 // the state after time 0.
 TEST(LowerLstm, ReverseWithSequenceLens) {
-  auto out = RunOneNode("LSTM", 22,
-                        {F({3, 2, 2}, kLstmInX),
-                         F({1, 8, 2}, kLstmInW),
-                         F({1, 8, 2}, kLstmInR),
-                         F({1, 16}, kLstmInB),
-                         {{2}, {3, 1}, ir::DType::I32},
-                         F({1, 2, 2}, kLstmInH0),
-                         F({1, 2, 2}, kLstmInC0),
-                         F({1, 6}, kLstmInP)},
+  auto out = RunOneNode("LSTM", 22, LstmWithLens({3, 1}),
                         {StrAttr("direction", "reverse"), IntAttr("hidden_size", 2)}, 3);
-  ASSERT_EQ(out.size(), 3u);
-  ExpectNear(Values(out[0]), kLstmRevSeqY, kTol);
-  ExpectNear(Values(out[1]), kLstmRevSeqYh, kTol);
-  ExpectNear(Values(out[2]), kLstmRevSeqYc, kTol);
+  ExpectLstmOutputs(out, kLstmRevSeqY, kLstmRevSeqYh, kLstmRevSeqYc);
 }
 
 // sequence_lens, forward, with a zero length: that batch's Y is all 0 and Y_h/Y_c are the initial
 // state; the other's Y_h is the output at its last valid step (t = 1).
 TEST(LowerLstm, ForwardWithSequenceLensIncludingZero) {
-  auto out = RunOneNode("LSTM", 7,
-                        {F({3, 2, 2}, kLstmInX),
-                         F({1, 8, 2}, kLstmInW),
-                         F({1, 8, 2}, kLstmInR),
-                         F({1, 16}, kLstmInB),
-                         {{2}, {2, 0}, ir::DType::I32},
-                         F({1, 2, 2}, kLstmInH0),
-                         F({1, 2, 2}, kLstmInC0),
-                         F({1, 6}, kLstmInP)},
-                        {}, 3);
-  ASSERT_EQ(out.size(), 3u);
-  ExpectNear(Values(out[0]), kLstmFwdSeqY, kTol);
-  ExpectNear(Values(out[1]), kLstmFwdSeqYh, kTol);
-  ExpectNear(Values(out[2]), kLstmFwdSeqYc, kTol);
+  auto out = RunOneNode("LSTM", 7, LstmWithLens({2, 0}), {}, 3);
+  ExpectLstmOutputs(out, kLstmFwdSeqY, kLstmFwdSeqYh, kLstmFwdSeqYc);
   // Batch 1's Y_h is initial_h[0, 1, :] exactly.
   EXPECT_EQ(Values(out[1])[2], kLstmInH0[2]);
   EXPECT_EQ(Values(out[1])[3], kLstmInH0[3]);
@@ -498,9 +494,7 @@ TEST(LowerGru, SymbolicSequenceLengthRunsAsWhileLoop) {
 
 // The while loop with sequence_lens and reverse direction (LSTM, Y_c).
 TEST(LowerLstm, SymbolicSequenceLengthReverseWithSequenceLens) {
-  const std::vector<NodeInput> in = {
-      F({3, 2, 2}, kLstmInX),        F({1, 8, 2}, kLstmInW),  F({1, 8, 2}, kLstmInR),  F({1, 16}, kLstmInB),
-      {{2}, {3, 1}, ir::DType::I32}, F({1, 2, 2}, kLstmInH0), F({1, 2, 2}, kLstmInC0), F({1, 6}, kLstmInP)};
+  const std::vector<NodeInput> in = LstmWithLens({3, 1});
   onnx::OnnxModel m = testing::OneNodeModel("LSTM", 22, in, {StrAttr("direction", "reverse")}, 3);
   m.graph.inputs[0].type = ir::Type::tensor(ir::DType::F32, {ir::Dim::symbolic("T"), ir::Dim(2), ir::Dim(2)});
   auto g = lower::lower_model(m, rt::RefEvaluator());
@@ -511,11 +505,7 @@ TEST(LowerLstm, SymbolicSequenceLengthReverseWithSequenceLens) {
     ASSERT_TRUE((*s)->set_input(k, testing::MakeTensor(in[k].dtype, in[k].shape, in[k].data)).is_ok());
   Status st = (*s)->run();
   ASSERT_TRUE(st.is_ok()) << st.to_string();
-  auto out = (*s)->outputs();
-  ASSERT_EQ(out.size(), 3u);
-  ExpectNear(Values(out[0]), kLstmRevSeqY, kTol);
-  ExpectNear(Values(out[1]), kLstmRevSeqYh, kTol);
-  ExpectNear(Values(out[2]), kLstmRevSeqYc, kTol);
+  ExpectLstmOutputs((*s)->outputs(), kLstmRevSeqY, kLstmRevSeqYh, kLstmRevSeqYc);
 }
 
 }  // namespace

@@ -141,6 +141,19 @@ void put(std::string& b, uint64_t v, int n) {
   for (int i = 0; i < n; ++i) b.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }
 
+// The fields a zip entry's local header and its central directory record share, from the flags on:
+// no flags, method 8 (deflate), time and date 0, the CRC-32, the deflated and inflated sizes, the
+// name's length.
+void put_entry(std::string& z, uint32_t crc, uint64_t deflated, uint64_t inflated, size_t name_size) {
+  put(z, 0, 2);
+  put(z, 8, 2);
+  put(z, 0, 4);
+  put(z, crc, 4);
+  put(z, deflated, 4);
+  put(z, inflated, 4);
+  put(z, name_size, 2);
+}
+
 // A one-entry .npz ("v.npy") holding `body` deflated (numpy.savez_compressed, zlib's deflate); its headers
 // claim `claimed` bytes inflated
 // (-1: the true size). *cd is where the central directory starts.
@@ -160,29 +173,18 @@ std::string deflated_npz(const std::string& body, int64_t claimed, size_t* cd_at
   const std::string raw = gz.substr(10, gz.size() - 18);  // strip the gzip header and trailer
   const uint32_t crc = crc32(body.data(), body.size());
   const std::string name = "v.npy";
+  const uint64_t inflated = claimed < 0 ? body.size() : static_cast<uint64_t>(claimed);
   std::string z;
   put(z, 0x04034b50, 4);
   put(z, 20, 2);
-  put(z, 0, 2);
-  put(z, 8, 2);
-  put(z, 0, 4);
-  put(z, crc, 4);
-  put(z, raw.size(), 4);
-  put(z, claimed < 0 ? body.size() : static_cast<uint64_t>(claimed), 4);
-  put(z, name.size(), 2);
+  put_entry(z, crc, raw.size(), inflated, name.size());
   put(z, 0, 2);
   z += name + raw;
   const size_t cd = z.size();
   put(z, 0x02014b50, 4);
   put(z, 20, 2);
   put(z, 20, 2);
-  put(z, 0, 2);
-  put(z, 8, 2);
-  put(z, 0, 4);
-  put(z, crc, 4);
-  put(z, raw.size(), 4);
-  put(z, claimed < 0 ? body.size() : static_cast<uint64_t>(claimed), 4);
-  put(z, name.size(), 2);
+  put_entry(z, crc, raw.size(), inflated, name.size());
   put(z, 0, 6);
   put(z, 0, 2);
   put(z, 0, 4);

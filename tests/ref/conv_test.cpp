@@ -16,32 +16,13 @@ namespace {
 
 using Ints = std::vector<int64_t>;
 
-struct ConvAttrs {
-  ir::DType to = ir::DType::F32;
-  Ints strides, dilations, lhs_dilations, pads_low, pads_high;
-  int64_t groups = 1;
-};
+using ir::ConvAttrs;
 
 // Attributes for `ns` spatial dims with defaults 1 / 0.
-ConvAttrs attrs(size_t ns) {
-  ConvAttrs a;
-  a.strides = a.dilations = a.lhs_dilations = Ints(ns, 1);
-  a.pads_low = a.pads_high = Ints(ns, 0);
-  return a;
-}
+ConvAttrs attrs(size_t ns) { return testing::conv_attrs(ns); }
 
 KernelResult conv(Tensor input, Tensor weight, const ConvAttrs& a) {
-  return KernelRun(ir::Op::Conv)
-      .attr("to", a.to)
-      .attr("strides", a.strides)
-      .attr("dilations", a.dilations)
-      .attr("lhs_dilations", a.lhs_dilations)
-      .attr("pads_low", a.pads_low)
-      .attr("pads_high", a.pads_high)
-      .attr("groups", a.groups)
-      .input(std::move(input))
-      .input(std::move(weight))
-      .run();
+  return KernelRun(ir::Op::Conv).attrs(a).input(std::move(input)).input(std::move(weight)).run();
 }
 
 TEST(RefConv, OneDimValid) {

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ir/infer.h"
@@ -36,55 +37,22 @@ Tensor make_tensor(std::vector<int64_t> shape, const std::vector<T>& data, ir::D
   return t;
 }
 
+// The dtype whose storage type is T (make_tensor's default).
 template <typename T>
-constexpr ir::DType dtype_of();
-template <>
-constexpr ir::DType dtype_of<float>() {
-  return ir::DType::F32;
-}
-template <>
-constexpr ir::DType dtype_of<double>() {
-  return ir::DType::F64;
-}
-template <>
-constexpr ir::DType dtype_of<int8_t>() {
-  return ir::DType::I8;
-}
-template <>
-constexpr ir::DType dtype_of<int16_t>() {
-  return ir::DType::I16;
-}
-template <>
-constexpr ir::DType dtype_of<int32_t>() {
-  return ir::DType::I32;
-}
-template <>
-constexpr ir::DType dtype_of<int64_t>() {
-  return ir::DType::I64;
-}
-template <>
-constexpr ir::DType dtype_of<uint8_t>() {
-  return ir::DType::U8;
-}
-template <>
-constexpr ir::DType dtype_of<uint16_t>() {
-  return ir::DType::U16;
-}
-template <>
-constexpr ir::DType dtype_of<uint32_t>() {
-  return ir::DType::U32;
-}
-template <>
-constexpr ir::DType dtype_of<uint64_t>() {
-  return ir::DType::U64;
-}
-template <>
-constexpr ir::DType dtype_of<bool>() {
-  return ir::DType::Bool;
-}
-template <>
-constexpr ir::DType dtype_of<std::string>() {
-  return ir::DType::String;
+constexpr ir::DType dtype_of() {
+  using D = ir::DType;
+  if constexpr (std::is_same_v<T, float>) return D::F32;
+  if constexpr (std::is_same_v<T, double>) return D::F64;
+  if constexpr (std::is_same_v<T, int8_t>) return D::I8;
+  if constexpr (std::is_same_v<T, int16_t>) return D::I16;
+  if constexpr (std::is_same_v<T, int32_t>) return D::I32;
+  if constexpr (std::is_same_v<T, int64_t>) return D::I64;
+  if constexpr (std::is_same_v<T, uint8_t>) return D::U8;
+  if constexpr (std::is_same_v<T, uint16_t>) return D::U16;
+  if constexpr (std::is_same_v<T, uint32_t>) return D::U32;
+  if constexpr (std::is_same_v<T, uint64_t>) return D::U64;
+  if constexpr (std::is_same_v<T, bool>) return D::Bool;
+  if constexpr (std::is_same_v<T, std::string>) return D::String;
 }
 
 template <typename T>
@@ -101,6 +69,17 @@ std::vector<T> values(const Tensor& t) {
   }
 }
 
+// Conv attributes over `spatial` dims: an f32 result, unit strides and dilations, `pad` zeros on both
+// sides of every dim, one group (a 3x3 conv that keeps the size: conv_attrs(2, 1)).
+inline ir::ConvAttrs conv_attrs(size_t spatial, int64_t pad = 0) {
+  ir::ConvAttrs a;
+  a.to = ir::DType::F32;
+  a.strides = a.dilations = a.lhs_dilations = std::vector<int64_t>(spatial, 1);
+  a.pads_low = a.pads_high = std::vector<int64_t>(spatial, pad);
+  a.groups = 1;
+  return a;
+}
+
 struct KernelResult {
   Status status;
   std::vector<RtValue> outputs;
@@ -112,6 +91,12 @@ class KernelRun {
   explicit KernelRun(ir::Op op) { node_.op = op; }
   KernelRun& attr(std::string name, ir::AttrValue v) {
     node_.attrs.push_back(ir::Attr{std::move(name), std::move(v)});
+    return *this;
+  }
+  // All of an op's attributes from its typed struct (ir/attrs.h), in ops.def order.
+  template <ir::Op O>
+  KernelRun& attrs(const ir::Attrs<O>& a) {
+    for (ir::Attr& at : ir::attr_list(a)) node_.attrs.push_back(std::move(at));
     return *this;
   }
   KernelRun& input(RtValue v) {

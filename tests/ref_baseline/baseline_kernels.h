@@ -1,20 +1,25 @@
-// ref's kernels before issue 17 (tests/ref_baseline/*_baseline.cpp): the bit-for-bit baseline of
-// the blocked, threaded, vectorized ones (matmul, conv, the elementwise ops, cast, pool, reduce and
-// the layout copies). Same contract as ref::kernel<op>
-// (runtime/cpu/ref/kernel.h); single threaded, whatever cx.threads says.
+// ref's kernels before issue 17: the bit-for-bit baseline of the blocked, threaded, vectorized ones.
+// Matmul, conv, pool, reduce and the layout copies were rewritten, so their old kernels stay here
+// (tests/ref_baseline/*_baseline.cpp, sharing only the per-element definitions with ref). The
+// elementwise ops and cast kept their per-element loops and gained vectorized ones beside them: their
+// baseline is ref's own kernel with the per-element loops chosen (runtime/cpu/ref/loops.h), so the
+// comparison is of the vectorized loops with the per-element definitions, not of a copy with its
+// original. Same contract as ref::kernel<op> (runtime/cpu/ref/kernel.h); single threaded, whatever
+// cx.threads says.
 #pragma once
 
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/loops.h"
 
 namespace plumb::rt::ref_baseline {
 
 Status matmul(ref::KernelCtx& cx);
 Status conv(ref::KernelCtx& cx);
-Status unary(ref::KernelCtx& cx);
-Status binary(ref::KernelCtx& cx);
-Status compare(ref::KernelCtx& cx);
-Status select(ref::KernelCtx& cx);
-Status cast(ref::KernelCtx& cx);
+inline Status unary(ref::KernelCtx& cx) { return ref::unary_kernel(cx, ref::Loops::kPerElement); }
+inline Status binary(ref::KernelCtx& cx) { return ref::binary_kernel(cx, ref::Loops::kPerElement); }
+inline Status compare(ref::KernelCtx& cx) { return ref::compare_kernel(cx, ref::Loops::kPerElement); }
+inline Status select(ref::KernelCtx& cx) { return ref::select_kernel(cx, ref::Loops::kPerElement); }
+inline Status cast(ref::KernelCtx& cx) { return ref::cast_kernel(cx, ref::Loops::kPerElement); }
 Status pool(ref::KernelCtx& cx);
 Status reduce(ref::KernelCtx& cx);
 Status reshape(ref::KernelCtx& cx);

@@ -14,6 +14,7 @@
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/layout_checks.h"
 #include "tests/ref_baseline/baseline_kernels.h"
 
 namespace plumb::rt::ref_baseline {
@@ -100,24 +101,8 @@ Status broadcast(ref::KernelCtx& cx) {
   const Tensor& operand = cx.inputs[0]->tensor();
   const std::vector<int64_t> shape = ints_of(cx.inputs[1]);
   const std::vector<int64_t>& dims = ir::attrs<ir::Op::Broadcast>(cx.node).dims;
-  // broadcast.R1
-  if (!valid_dims(shape))
-    return runtime_error("broadcast.R1", "shape " + ints_str(shape) + " is not a valid shape");
-  if (static_cast<int64_t>(dims.size()) != operand.rank())
-    return internal_error("broadcast: dims do not fit");
-  const std::vector<int64_t> strides = to_vector(row_major_strides(operand.shape));
-  std::vector<int64_t> step(shape.size(), 0);  // operand dims of size 1 repeat: step 0
-  for (size_t i = 0; i < dims.size(); ++i) {
-    const int64_t od = operand.shape[i];
-    if (dims[i] < 0 || dims[i] >= static_cast<int64_t>(shape.size()))
-      return internal_error("broadcast: dims do not fit");
-    // broadcast.R2
-    if (od != 1 && od != shape[dims[i]])
-      return runtime_error("broadcast.R2",
-                           strfmt("operand dim %zu is %lld, result dim %lld is %lld", i, (long long)od,
-                                  (long long)dims[i], (long long)shape[dims[i]]));
-    if (od != 1) step[dims[i]] = strides[i];
-  }
+  PLUMB_ASSIGN_OR_RETURN(const Dims steps, ref::broadcast_steps(operand, shape, dims));
+  const std::vector<int64_t> step = to_vector(steps);
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, operand.dtype, shape));
   // result[i...] = operand[j...] with j[k] = operand.shape[k] == 1 ? 0 : i[dims[k]]
   copy_view(operand, 0, step, *result, 0, to_vector(row_major_strides(shape)), shape);
@@ -186,20 +171,8 @@ Status slice(ref::KernelCtx& cx) {
 Status concat(ref::KernelCtx& cx) {
   const Tensor& first = cx.inputs[0]->tensor();
   const int64_t axis = ir::attrs<ir::Op::Concat>(cx.node).axis;
-  if (axis < 0 || axis >= first.rank()) return internal_error("concat: axis out of range");
-  std::vector<int64_t> shape = first.shape;
-  shape[axis] = 0;
-  for (size_t i = 0; i < cx.inputs.size(); ++i) {
-    const Tensor& t = cx.inputs[i]->tensor();
-    if (t.dtype != first.dtype || t.rank() != first.rank())
-      return internal_error("concat: operand types differ");
-    for (int64_t d = 0; d < first.rank(); ++d)  // concat.R1
-      if (d != axis && t.shape[d] != first.shape[d])
-        return runtime_error("concat.R1",
-                             strfmt("operand %zu has size %lld in dim %lld, operand 0 has %lld", i,
-                                    (long long)t.shape[d], (long long)d, (long long)first.shape[d]));
-    shape[axis] += t.shape[axis];
-  }
+  PLUMB_ASSIGN_OR_RETURN(const Dims joined, ref::concat_shape(cx, axis));
+  const std::vector<int64_t> shape = to_vector(joined);
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, first.dtype, shape));
   const std::vector<int64_t> dst_strides = to_vector(row_major_strides(shape));
   int64_t at = 0;  // position of the current operand along axis

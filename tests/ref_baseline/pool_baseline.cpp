@@ -77,50 +77,15 @@ void for_each_tap(const PoolGeometry& g, const Dims& e, std::vector<int64_t>& w,
 }
 
 template <typename T>
-double as_double(T x) {
-  if constexpr (is_narrow_float_v<T>)
-    return to_f64(x);
-  else
-    return static_cast<double>(x);
-}
-
-// The value of an empty max window: -inf for floats, the dtype's lowest value for integers.
-template <typename T>
-T lowest(ir::DType dt) {
-  if constexpr (std::is_same_v<T, f16>)
-    return to_f16(-INFINITY);
-  else if constexpr (std::is_same_v<T, bf16>)
-    return to_bf16(-INFINITY);
-  else if constexpr (std::is_floating_point_v<T>)
-    return -std::numeric_limits<T>::infinity();
-  else if constexpr (std::is_signed_v<T>)
-    return static_cast<T>(-(int64_t{1} << (ir::dtype_bits(dt) - 1)));
-  else
-    return T(0);
-}
-
-template <typename T>
 void pool_max(const PoolGeometry& g, const Tensor& operand, Tensor& result, Tensor* indices) {
   const T* src = operand.as<T>();
   T* dst = result.as<T>();
   std::vector<int64_t> w(g.out.size());
   for (IndexIter it(g.out); !it.done(); it.next()) {
-    int64_t best = -1;
-    bool best_nan = false;
-    double best_v = 0;
-    for_each_tap(g, it.index(), w, [&](int64_t off) {
-      if (best_nan) return;  // the first NaN wins
-      if constexpr (is_float_storage_v<T>) {
-        const double v = as_double(src[off]);
-        // -0 < +0 (IEEE maximum, as reduce max): the value does not depend on the window order
-        const bool above = v > best_v || (v == 0 && best_v == 0 && std::signbit(best_v) && !std::signbit(v));
-        if (best < 0 || std::isnan(v) || above) best = off, best_v = v, best_nan = std::isnan(v);
-      } else {
-        if (best < 0 || src[off] > src[best]) best = off;
-      }
-    });
-    dst[it.flat()] = best >= 0 ? src[best] : lowest<T>(operand.dtype);
-    if (indices) indices->as<int64_t>()[it.flat()] = best;
+    WindowMax<T> m;
+    for_each_tap(g, it.index(), w, [&](int64_t off) { m.take(src, off); });
+    dst[it.flat()] = m.value(src, operand.dtype);
+    if (indices) indices->as<int64_t>()[it.flat()] = m.best;
   }
 }
 

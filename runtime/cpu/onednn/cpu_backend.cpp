@@ -10,6 +10,8 @@
 
 #include "runtime/cpu/onednn/fusion.h"
 #include "runtime/cpu/onednn/island.h"
+#include "runtime/cpu/onednn/norm_match.h"
+#include "runtime/cpu/onednn/norm_span.h"
 #include "runtime/cpu/onednn/omp_threads.h"
 #include "runtime/cpu/onednn/primitive.h"
 #include "runtime/cpu/onednn/ref_path.h"
@@ -21,6 +23,38 @@ namespace {
 
 using onednn::Fused;
 using onednn::Island;
+using onednn::NormSpan;
+
+bool overlaps(const NodeSpan& a, const NodeSpan& b) { return a.begin < b.end && b.begin < a.end; }
+
+// What the backend claims of g: the conv/matmul/pool islands (fusion.h) and the softmax and layer
+// norm spans (norm_match.h) that no island overlaps, with both matchers' declines, sorted.
+struct Claims {
+  onednn::Match m;
+  std::vector<NormSpan> norms;  // the claimed ones
+  std::vector<Claim> claims;
+};
+
+Claims claims_of(const ir::Graph& g, NumericMode mode) {
+  Claims c{onednn::match_graph(g, mode), {}, {}};
+  onednn::NormMatch n = onednn::match_norms(g, mode);
+  auto taken = [&](const NodeSpan& s) {
+    for (const Claim& k : c.m.claims)
+      if (k.support.yes && overlaps(k.span, s)) return true;
+    return false;
+  };
+  c.claims = c.m.claims;
+  for (NormSpan& s : n.spans) {
+    if (taken(s.span)) continue;
+    c.claims.push_back(Claim{s.span, Support::ok()});
+    c.norms.push_back(std::move(s));
+  }
+  for (const Claim& d : n.declines)
+    if (!taken(d.span)) c.claims.push_back(d);
+  std::stable_sort(c.claims.begin(), c.claims.end(),
+                   [](const Claim& a, const Claim& b) { return a.span.begin < b.span.begin; });
+  return c;
+}
 
 bool known(const Plan& plan, ir::ValueId v) {
   return plan.values[v].storage == Storage::kConstant || plan.values[v].storage == Storage::kFolded;
@@ -34,9 +68,13 @@ int64_t count(const ir::Type& t) {
 
 class CpuPrepared final : public PreparedGraph {
  public:
-  CpuPrepared(const ir::Graph& g, std::vector<Island> islands, const PrepareOptions& o)
+  // order: per claim, a norm span (true: its index in norms) or an island (its index in islands)
+  CpuPrepared(const ir::Graph& g, std::vector<Island> islands, std::vector<NormSpan> norms,
+              std::vector<std::pair<bool, size_t>> order, const PrepareOptions& o)
       : g_(g),
         islands_(std::move(islands)),
+        norms_(std::move(norms)),
+        order_(std::move(order)),
         preorder_(body_preorder(g)),
         mode_(o.mode),
         threads_(std::max(1, o.threads)),
@@ -47,10 +85,12 @@ class CpuPrepared final : public PreparedGraph {
     }
   }
 
-  Expected<CompiledOrDeclined> compile(size_t claim, const SpanSignature& sig, const Plan& plan) override {
-    if (claim >= islands_.size()) return internal_error("cpu: compile of an unknown claim");
-    const Island& is = islands_[claim];
+  Expected<CompiledOrDeclined> compile(size_t k, const SpanSignature& sig, const Plan& plan) override {
+    if (k >= order_.size()) return internal_error("cpu: compile of an unknown claim");
     auto no = [](std::string why) { return CompiledOrDeclined{nullptr, Support::no(std::move(why))}; };
+    if (order_[k].first) return compile_norm(norms_[order_[k].second], sig, plan);
+    const size_t claim = order_[k].second;
+    const Island& is = islands_[claim];
     if (sig.outputs != std::vector<ir::ValueId>{is.units.back().result})
       return no("the span's values are read after it (its only result must be the last post-op's)");
     for (const ir::ValueId v : sig.inputs) {
@@ -89,6 +129,31 @@ class CpuPrepared final : public PreparedGraph {
   }
 
  private:
+  CompiledOrDeclined compile_norm(const NormSpan& ns, const SpanSignature& sig, const Plan& plan) {
+    auto no = [&](std::string why) {
+      return CompiledOrDeclined{nullptr, Support::no(ns.description() + ": " + std::move(why))};
+    };
+    if (sig.outputs != std::vector<ir::ValueId>{ns.result})
+      return no("the span's values are read after it (its only result must be the last cast's)");
+    if (plan.node_skip[ns.span.end - 1]) return no("the planner folded its result");
+    int src_arg = -1;
+    for (size_t k = 0; k < sig.inputs.size(); ++k)
+      if (sig.inputs[k] == ns.src) src_arg = static_cast<int>(k);
+    if (src_arg < 0) return no("its source is not an input of the span");
+    const ir::Type& t = plan.values[ns.src].type;
+    if (!static_f32(t) || t != plan.values[ns.result].type) return no("a shape known only at run time");
+    auto ref = std::make_unique<RefPath>(g_, plan, sig, 0, mode_);
+    if (!ref->ok()) return no("a value inside the span has no static size");
+    try {
+      return CompiledOrDeclined{
+          std::make_unique<NormProgram>(ns, t, src_arg, eng_, threads_, std::move(ref),
+                                        g_.body.nodes[ns.span.begin], preorder_[ns.span.begin]),
+          Support::ok()};
+    } catch (const dnnl::error& e) {
+      return no(std::string("oneDNN: ") + e.what());
+    }
+  }
+
   void add_unit(const Fused& f, const PrepareOptions& o) {
     std::vector<float> b;
     if (f.bias != ir::kNoValue && o.constants && f.bias < o.constants->size() &&
@@ -172,12 +237,16 @@ class CpuPrepared final : public PreparedGraph {
     sp.pool = f.pool;
     for (float x : bias_[i]) sp.b_max = std::max(sp.b_max, std::isfinite(x) ? std::fabs(double{x}) : 0.0);
     sp.act = f.act;
+    sp.act_fused = (*b)->act_post_op;
+    sp.wb_finite = (*b)->w_finite;
+    for (float x : bias_[i]) sp.wb_finite = sp.wb_finite && std::isfinite(x);
     sp.lo = f.lo;
     sp.hi = f.hi;
     if (f.gelu) {
       for (float x : bias_[i])  // a finite product plus a finite bias: no NaN for the pass to order
         if (!std::isfinite(x)) return "a gelu after a bias that is not finite";
       sp.gelu = true;
+      sp.gelu_fused = (*b)->gelu_post_op;
       sp.gelu_c = f.gelu_c;
       sp.gelu_one = f.gelu_one;
       sp.gelu_k = f.gelu_k;
@@ -210,6 +279,8 @@ class CpuPrepared final : public PreparedGraph {
 
   const ir::Graph& g_;
   std::vector<Island> islands_;
+  std::vector<NormSpan> norms_;
+  std::vector<std::pair<bool, size_t>> order_;
   std::vector<size_t> first_unit_;  // per island: its first unit's index in fused_
   std::vector<Fused> fused_;        // every unit of every island, in order
   std::vector<int64_t> preorder_;
@@ -226,21 +297,41 @@ class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
   std::vector<Claim> partition(const ir::Graph& g, NumericMode mode) const override {
-    return onednn::match_graph(g, mode).claims;
+    return claims_of(g, mode).claims;
+  }
+  std::vector<DeclaredError> declared_error(const ir::Graph& g, NumericMode mode) const override {
+    std::vector<DeclaredError> out;
+    const Claims c = claims_of(g, mode);
+    for (const NormSpan& s : c.norms) out.push_back(DeclaredError{s.declared, s.width});
+    for (const Island& is : c.m.islands)
+      for (const Fused& f : is.units)
+        if (f.gelu_standard()) out.push_back(DeclaredError{f.result, onednn::kGeluDeclaredWidth});
+    return out;
   }
   Expected<std::unique_ptr<PreparedGraph>> prepare(const ir::Graph& g, const std::vector<NodeSpan>& claimed,
                                                    const PrepareOptions& options) override {
-    const onednn::Match m = onednn::match_graph(g, options.mode);
+    const Claims c = claims_of(g, options.mode);
+    const onednn::Match& m = c.m;
     std::vector<Island> islands;
+    std::vector<NormSpan> norms;
+    std::vector<std::pair<bool, size_t>> order;
     for (const NodeSpan& s : claimed) {
       auto it =
           std::find_if(m.islands.begin(), m.islands.end(), [&](const Island& is) { return is.span == s; });
-      if (it == m.islands.end())
+      if (it != m.islands.end()) {
+        order.emplace_back(false, islands.size());
+        islands.push_back(*it);
+        continue;
+      }
+      auto nt = std::find_if(c.norms.begin(), c.norms.end(), [&](const NormSpan& n) { return n.span == s; });
+      if (nt == c.norms.end())
         return internal_error(strfmt("cpu: claim [%u, %u) is not a matched span", s.begin, s.end));
-      islands.push_back(*it);
+      order.emplace_back(true, norms.size());
+      norms.push_back(*nt);
     }
     try {
-      return std::unique_ptr<PreparedGraph>(std::make_unique<CpuPrepared>(g, std::move(islands), options));
+      return std::unique_ptr<PreparedGraph>(
+          std::make_unique<CpuPrepared>(g, std::move(islands), std::move(norms), std::move(order), options));
     } catch (const dnnl::error& e) {
       return unsupported(std::string("cpu: oneDNN: ") + e.what());
     }

@@ -110,9 +110,10 @@ Status IslandSpan::exec(const dnnl::primitive& p, const dnnl::memory& from, cons
 // One unit: the guard (declined: the span goes to ref), the primitive, the activation. src: the
 // unit's source as it lies (plain when it is an input of the span, else an earlier result in its layout, of
 // src_floats floats); bound: max|finite source| when known without a pass (< 0: unknown), set to
-// the result's for the next unit.
+// the result's for the next unit; finite: the source is known to hold no inf or NaN, set to whether
+// the result is.
 Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& args, const float* src,
-                            int64_t src_floats, double& bound, bool& declined) {
+                            int64_t src_floats, double& bound, bool& finite, bool& declined) {
   const SpanPlan& sp = s.u.plan;
   const Built& b = *s.u.built;
   uint8_t* scratch = args.scratch;
@@ -128,7 +129,18 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
   declined = !(reach < 0.5 * FLT_MAX) || (sp.pool && !ordinary(src, src_floats)) ||  // NaN or -0: ref's order
              (w && sp.conv && !all_finite(w, sp.w_numel)) ||                         // 0 * inf over padding
              (sp.gelu && (!all_finite(src, src_floats) || (w && !all_finite(w, sp.w_numel))));  // no NaN
+  // oneDNN's clip post-op turns NaN into lo: only finite operands (whose results the guard keeps
+  // finite) may reach it.
+  bool operands_finite = false;
+  if (sp.act_fused && !declined) {
+    operands_finite = sp.wb_finite && (finite || all_finite(src, src_floats)) &&
+                      (!w || all_finite(w, sp.w_numel)) && (!res || all_finite(res, sp.res_numel)) &&
+                      (!kept || kept->out_finite || all_finite(inner, kept->out_floats));
+    declined = !operands_finite;
+  }
   if (declined) return Status::ok();
+  s.out_finite = sp.act_fused ? operands_finite : sp.pool && finite;  // a max of finite values
+  finite = s.out_finite;
   float* user_dst = last ? static_cast<float*>(args.outputs[0]->tensor().data) : nullptr;
   float* dst = last ? (b.dst_reorder ? reinterpret_cast<float*>(scratch + s.base + b.dst_off) : user_dst)
                     : reinterpret_cast<float*>(scratch + s.out_off);
@@ -171,12 +183,14 @@ Status IslandSpan::run_unit(Stage& s, bool first, bool last, const SpanArgs& arg
   PLUMB_RETURN_IF_ERROR(check(dnnl_stream_wait(stream_.get())));
   float* out = last ? user_dst : dst;
   const int64_t out_floats = last ? sp.dst_numel : s.out_floats;
-  if (sp.gelu)
+  if (sp.gelu && !sp.gelu_fused)
     gelu_erf(out, out_floats,
              GeluForm{sp.gelu_c, sp.gelu_one, sp.gelu_k, sp.erf_first, sp.x_first, sp.m_first});
   const bool open = sp.act != Act::kNone && !std::isfinite(sp.hi);  // relu, or clip with hi +inf
-  if (sp.act != Act::kNone && !(open && !last)) clamp(out, out_floats, sp.lo, sp.hi);
-  if (open && !last)
+  if (sp.act != Act::kNone && !sp.act_fused && !(open && !last)) clamp(out, out_floats, sp.lo, sp.hi);
+  if (open && !last && sp.act_fused)
+    bound = -1;  // the next unit's guard scans it
+  else if (open && !last)
     bound = clamp_max(out, out_floats, sp.lo);  // the next unit's guard reads it
   else if (sp.act == Act::kClip && std::isfinite(sp.hi))
     bound = std::max(std::fabs(double{sp.lo}), std::fabs(double{sp.hi}));
@@ -192,6 +206,7 @@ Status IslandSpan::run(const SpanArgs& args, Stream*) {
   const float* src = nullptr;
   int64_t src_floats = 0;
   double bound = -1;
+  bool finite = false;
   try {
     const OmpThreads threads(threads_);  // as many as the primitives were created for
     for (size_t k = 0; k < stages_.size(); ++k) {
@@ -202,13 +217,15 @@ Status IslandSpan::run(const SpanArgs& args, Stream*) {
         src = args.inputs[sp.src_arg]->tensor().as<float>();
         src_floats = sp.src_numel;
         bound = -1;
+        finite = false;
       } else if (static_cast<size_t>(sp.src_unit) + 1 != k) {  // a kept result (bound: the last one's)
         src = reinterpret_cast<const float*>(args.scratch + stages_[sp.src_unit].out_off);
         src_floats = stages_[sp.src_unit].out_floats;
         bound = -1;
+        finite = stages_[sp.src_unit].out_finite;
       }
       PLUMB_RETURN_IF_ERROR(
-          run_unit(stages_[k], sp.src_arg >= 0, last, args, src, src_floats, bound, declined));
+          run_unit(stages_[k], sp.src_arg >= 0, last, args, src, src_floats, bound, finite, declined));
       if (declined) return ref_->run(args);
       if (!last) {
         src = reinterpret_cast<const float*>(args.scratch + stages_[k].out_off);

@@ -38,7 +38,10 @@ struct SpanPlan {
   double w_max = 0, b_max = 0;  // largest finite |weight| (packed weights) and |bias|
   onednn::Act act = onednn::Act::kNone;
   float lo = 0, hi = 0;
-  bool gelu = false;  // Fused::gelu's pass after the primitive (its operands must all be finite)
+  bool gelu = false;        // Fused::gelu's pass after the primitive (its operands must all be finite)
+  bool gelu_fused = false;  // the GELU is the primitive's post-op (no pass; the guard stays)
+  bool act_fused = false;   // relu/clip is the primitive's post-op: every operand must be finite
+  bool wb_finite = true;    // the packed weights and the bias hold no inf or NaN
   float gelu_c = 0, gelu_one = 0, gelu_k = 0;
   bool erf_first = true, x_first = true, m_first = true;
 };
@@ -69,6 +72,7 @@ class IslandSpan final : public CompiledSpan {
     int64_t out_off = -1;  // a unit's result when another unit follows
     int64_t out_floats = 0;
     bool kept = false;         // its result is a later unit's summand: in a region of its own
+    bool out_finite = false;   // this run: its result is known finite (finite operands, guard passed)
     dnnl::primitive res_link;  // an inner summand's layout -> this result's (empty: the same)
     dnnl::memory src_user, dst_user, res_user, src, dst, weights, pad, prev_out, res_inner;
     std::vector<dnnl_exec_arg_t> args;
@@ -76,7 +80,7 @@ class IslandSpan final : public CompiledSpan {
   Status check(dnnl_status_t s) const;
   Status exec(const dnnl::primitive& p, const dnnl::memory& from, const dnnl::memory& to);
   Status run_unit(Stage& s, bool first, bool last, const SpanArgs& args, const float* src, int64_t src_floats,
-                  double& bound, bool& declined);
+                  double& bound, bool& finite, bool& declined);
 
   std::vector<Stage> stages_;
   dnnl::stream stream_;

@@ -1,5 +1,6 @@
 #include "runtime/cpu/onednn/primitive.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -40,8 +41,18 @@ Expected<std::shared_ptr<Built>> build(const dnnl::engine& eng, const onednn::Fu
   try {
     dnnl::post_ops po;
     if (f.residual != ir::kNoValue) po.append_sum(1.0f);
-    // relu/clip are not oneDNN post-ops: its eltwise_relu/clip (and binary_max) give 0 for NaN,
-    // where spec max/min propagate it (tests/cpu: NanPropagatesThroughFusedActivations).
+    if (f.gelu_standard()) {  // after the bias (the primitive's) and any sum, as the pattern reads
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      b->gelu_post_op = true;
+    }
+    // relu/clip as eltwise_clip (max with lo, then min with hi; FLT_MAX for an open hi): the spec's
+    // max/min on every finite value, which is all the span lets it see (island.cpp sends a unit
+    // with a non-finite operand to ref: oneDNN's clip would turn a NaN into lo). Not eltwise_relu:
+    // its alpha * x gives -0 for a negative x where max(x, 0) gives +0. Not after a GELU pass.
+    if (f.act != onednn::Act::kNone && !f.pool && !(f.gelu && !f.gelu_standard())) {
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, f.lo, std::isfinite(f.hi) ? f.hi : FLT_MAX);
+      b->act_post_op = true;
+    }
     dnnl::primitive_attr attr;
     attr.set_post_ops(po);
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -125,6 +136,7 @@ Expected<std::shared_ptr<Built>> build(const dnnl::engine& eng, const onednn::Fu
     dnnl::stream s(eng);
     if (weights) {  // prepack: one reorder from the plain constant into the layout chosen
       b->w_max = max_finite_abs(weights->as<float>(), weights->numel());
+      b->w_finite = all_finite(weights->as<float>(), weights->numel());
       for (int64_t i = 0; i < weights->numel(); ++i)
         if (!std::isfinite(weights->as<float>()[i]))  // 0 * inf would be NaN
           return unsupported(

@@ -32,7 +32,11 @@ struct Built {
   dnnl::primitive src_reorder, dst_reorder, res_reorder;  // empty when the layouts agree
   int64_t src_off = 0, dst_off = 0, pad_off = 0, scratch = 0;
   bool runtime_weights = false;
-  double w_max = 0;  // largest finite |weight| of the packed weights (the overflow guard)
+  bool gelu_post_op = false;
+  bool act_post_op = false;  // relu/clip is oneDNN's eltwise_clip post-op (finite operands only)
+  bool w_finite = true;      // the packed weights hold no inf or NaN  // the unit's GELU is oneDNN's
+                             // eltwise_gelu_erf post-op (Fused::gelu_standard)
+  double w_max = 0;          // largest finite |weight| of the packed weights (the overflow guard)
 };
 
 // pool_src: for a max pool that reads the previous unit's result inside an island, that result's

@@ -1,10 +1,12 @@
-// Accumulator helpers shared by the contraction and window kernels (matmul, conv, pool): widening
-// a tensor's elements into the accumulator type the spec names, and rounding/wrapping them back.
+// Accumulator helpers shared by the contraction and window kernels (matmul, conv, pool) and their
+// baselines (tests/ref_baseline): widening a tensor's elements into the accumulator type the spec
+// names, and rounding/wrapping them back.
 //   Floating accumulators: float (f32, f16, bf16, f8 operands) or double (f64 operands, precise mode).
 //   Integer accumulators: uint32_t / uint64_t, i.e. arithmetic modulo 2^32 / 2^64, which is exact
 //   for a result that wraps (two's complement) to 32 / 64 bits or fewer.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -91,6 +93,51 @@ class Widened {
  private:
   std::vector<A> copy_;
   const A* ptr_ = nullptr;
+};
+
+// A pool window element as the double its comparisons read (exact).
+template <typename T>
+double as_double(T x) {
+  if constexpr (is_narrow_float_v<T>)
+    return to_f64(x);
+  else
+    return static_cast<double>(x);
+}
+
+// The value of an empty max window: -inf for floats, the dtype's lowest value for integers.
+template <typename T>
+T lowest(ir::DType dt) {
+  if constexpr (std::is_same_v<T, f16>)
+    return to_f16(-INFINITY);
+  else if constexpr (std::is_same_v<T, bf16>)
+    return to_bf16(-INFINITY);
+  else if constexpr (std::is_floating_point_v<T>)
+    return -std::numeric_limits<T>::infinity();
+  else if constexpr (std::is_signed_v<T>)
+    return static_cast<T>(-(int64_t{1} << (ir::dtype_bits(dt) - 1)));
+  else
+    return T(0);
+}
+
+// The running maximum of a max-pool window over the elements at the offsets it takes, in the
+// window's order: the first NaN wins; -0 < +0 (IEEE maximum, as reduce max), so the value does not
+// depend on the window order. best: the winner's offset, -1 while the window is empty.
+template <typename T>
+struct WindowMax {
+  int64_t best = -1;
+  bool best_nan = false;
+  double best_v = 0;
+  void take(const T* src, int64_t off) {
+    if (best_nan) return;
+    if constexpr (is_float_storage_v<T>) {
+      const double v = as_double(src[off]);
+      const bool above = v > best_v || (v == 0 && best_v == 0 && std::signbit(best_v) && !std::signbit(v));
+      if (best < 0 || std::isnan(v) || above) best = off, best_v = v, best_nan = std::isnan(v);
+    } else {
+      if (best < 0 || src[off] > src[best]) best = off;
+    }
+  }
+  T value(const T* src, ir::DType dt) const { return best >= 0 ? src[best] : lowest<T>(dt); }
 };
 
 }  // namespace plumb::rt::ref

@@ -13,6 +13,7 @@
 
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/loops.h"
 #include "runtime/cpu/ref/parallel.h"
 #include "runtime/cpu/ref/round_wrap.h"
 #include "runtime/cpu/ref/simd.h"
@@ -389,8 +390,7 @@ Tensor& result_tensor(KernelCtx& cx, DType dt, const std::vector<int64_t>& shape
 
 // spec/ops/cast.md: result[i] = convert(operand[i], to). The result buffer's dtype is `to`, or f64
 // for a float `to` in precise mode (the executor widens floats): then no rounding to `to` happens.
-template <>
-Status kernel<ir::Op::Cast>(KernelCtx& cx) {
+Status cast_kernel(KernelCtx& cx, Loops loops) {
   const Tensor& operand = cx.inputs[0]->tensor();
   const ir::CastAttrs a = ir::attrs<ir::Op::Cast>(cx.node);
   const CastOpts opts{a.saturate, rounding_of(a.round)};
@@ -428,7 +428,9 @@ Status kernel<ir::Op::Cast>(KernelCtx& cx) {
 #if PLUMB_REF_COMPACT
   // One loop per dtype on each side instead of one per pair: a block of operand elements is
   // decoded to their exact values, then encoded to the result dtype, element by element as
-  // convert() would (the first failing element is the one reported).
+  // convert() would (the first failing element is the one reported). Already one element at a
+  // time on one thread: both loop choices run it.
+  (void)loops;
   constexpr int64_t kBlock = 32;
   Exact block[kBlock];
   for (int64_t lo = 0; lo < n; lo += kBlock) {
@@ -457,20 +459,30 @@ Status kernel<ir::Op::Cast>(KernelCtx& cx) {
         const S* x = operand.as<S>();
         D* y = result.as<D>();
         if constexpr (kPlainConversion<S, D>) {
-          parallel_for(cx.threads, n, int64_t{1} << 16, [&](int64_t lo, int64_t hi) {
-            simd::map(x + lo, y + lo, hi - lo, [](S v) { return static_cast<D>(v); });
-          });
+          if (loops == Loops::kVectorized) {
+            parallel_for(cx.threads, n, int64_t{1} << 16, [&](int64_t lo, int64_t hi) {
+              simd::map(x + lo, y + lo, hi - lo, [](S v) { return static_cast<D>(v); });
+            });
+            return Status::ok();
+          }
         } else if constexpr (std::is_same_v<S, bool> && std::is_floating_point_v<D>) {  // 1 or +0
-          // (not simd::bytes(x), which takes only bool*: clang instantiates this branch for every S)
-          simd::map(reinterpret_cast<const uint8_t*>(x), y, n, [](uint8_t v) { return static_cast<D>(v); });
-        } else {
-          for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR((convert<S, D>(x[i], dst_bits, opts, &y[i])));
+          if (loops == Loops::kVectorized) {
+            // (not simd::bytes(x), which takes only bool*: clang instantiates this branch for every S)
+            simd::map(reinterpret_cast<const uint8_t*>(x), y, n, [](uint8_t v) { return static_cast<D>(v); });
+            return Status::ok();
+          }
         }
+        for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR((convert<S, D>(x[i], dst_bits, opts, &y[i])));
         return Status::ok();
       }
     });
   });
 #endif
+}
+
+template <>
+Status kernel<ir::Op::Cast>(KernelCtx& cx) {
+  return cast_kernel(cx, Loops::kVectorized);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/loops.h"
 #include "runtime/cpu/ref/nan_choice.h"
 #include "runtime/cpu/ref/parallel.h"
 #include "runtime/cpu/ref/round_wrap.h"
@@ -137,8 +138,7 @@ T unary_int(ir::UnaryKind kind, T x, int bits) {
 }  // namespace
 
 // spec/ops/unary.md: result[i] = f(operand[i])
-template <>
-Status kernel<ir::Op::Unary>(KernelCtx& cx) {
+Status unary_kernel(KernelCtx& cx, Loops loops) {
   const Tensor& operand = cx.inputs[0]->tensor();
   const auto kind = ir::attrs<ir::Op::Unary>(cx.node).kind;
   Tensor& result = result_tensor(cx, operand.dtype, operand.shape);
@@ -153,14 +153,19 @@ Status kernel<ir::Op::Unary>(KernelCtx& cx) {
       for (int64_t i = 0; i < n; ++i) y[i] = !x[i];  // only `not` is defined for bool (unary.C2)
     } else if constexpr (std::is_integral_v<T>) {
       for (int64_t i = 0; i < n; ++i) y[i] = unary_int<T>(kind, x[i], bits);
-    } else if constexpr (std::is_floating_point_v<T>) {
-#if PLUMB_REF_COMPACT
-      // One scalar loop (issue 18): unary_same_type's vectorized kinds are these same operations.
-      for (int64_t i = 0; i < n; ++i) y[i] = unary_float(kind, x[i]);
-#else
-      unary_same_type<T>(kind, x, y, n, cx.threads);
-#endif
     } else if constexpr (is_float_storage_v<T>) {
+#if PLUMB_REF_COMPACT
+      // One scalar loop (issue 18), the one below: unary_same_type's vectorized kinds are these
+      // same operations.
+      (void)loops;
+#else
+      if constexpr (std::is_floating_point_v<T>) {
+        if (loops == Loops::kVectorized) {
+          unary_same_type<T>(kind, x, y, n, cx.threads);
+          return Status::ok();
+        }
+      }
+#endif
       for (int64_t i = 0; i < n; ++i) y[i] = store<T>(unary_float(kind, load(x[i])));
     } else {
       return internal_error("ref: unary on a string tensor");
@@ -307,8 +312,7 @@ Status binary_int(ir::BinaryKind kind, T a, T b, int bits, T* out) {
 }  // namespace
 
 // spec/ops/binary.md: result[i] = lhs[i] <kind> rhs[i]
-template <>
-Status kernel<ir::Op::Binary>(KernelCtx& cx) {
+Status binary_kernel(KernelCtx& cx, Loops loops) {
   const Tensor& lhs = cx.inputs[0]->tensor();
   const Tensor& rhs = cx.inputs[1]->tensor();
   const auto kind = ir::attrs<ir::Op::Binary>(cx.node).kind;
@@ -330,14 +334,18 @@ Status kernel<ir::Op::Binary>(KernelCtx& cx) {
                                             : (a[i] != b[i]);
     } else if constexpr (std::is_integral_v<T>) {
       for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR(binary_int<T>(kind, a[i], b[i], bits, &y[i]));
-    } else if constexpr (std::is_floating_point_v<T>) {
-#if PLUMB_REF_COMPACT
-      // One scalar loop (issue 18): the lanes of binary_same_type's loops, NaN choice included.
-      for (int64_t i = 0; i < n; ++i) y[i] = binary_lane(kind, a[i], b[i]);
-#else
-      binary_same_type<T>(kind, a, b, y, n, cx.threads);
-#endif
     } else if constexpr (is_float_storage_v<T>) {
+      if constexpr (std::is_floating_point_v<T>) {
+        if (loops == Loops::kVectorized) {
+#if PLUMB_REF_COMPACT
+          // One scalar loop (issue 18): the lanes of binary_same_type's loops, NaN choice included.
+          for (int64_t i = 0; i < n; ++i) y[i] = binary_lane(kind, a[i], b[i]);
+#else
+          binary_same_type<T>(kind, a, b, y, n, cx.threads);
+#endif
+          return Status::ok();
+        }
+      }
       for (int64_t i = 0; i < n; ++i) y[i] = store<T>(binary_float(kind, load(a[i]), load(b[i])));
     } else {
       return internal_error("ref: binary on a string tensor");
@@ -389,8 +397,7 @@ using LaneMask = std::conditional_t<
 }  // namespace
 
 // spec/ops/compare.md: result[i] = lhs[i] <kind> rhs[i]
-template <>
-Status kernel<ir::Op::Compare>(KernelCtx& cx) {
+Status compare_kernel(KernelCtx& cx, Loops loops) {
   const Tensor& lhs = cx.inputs[0]->tensor();
   const Tensor& rhs = cx.inputs[1]->tensor();
   const auto kind = ir::attrs<ir::Op::Compare>(cx.node).kind;
@@ -409,7 +416,9 @@ Status kernel<ir::Op::Compare>(KernelCtx& cx) {
       const T* b = rhs.as<T>();
 #if PLUMB_REF_COMPACT
       // One comparison per kind of dtype (issue 18): floats widened to f64, signed integers and
-      // bools to i64, unsigned ones to u64, all exactly, so every result is the same.
+      // bools to i64, unsigned ones to u64, all exactly, so every result is the same. It is already
+      // one element at a time on one thread: both loop choices run it.
+      (void)loops;
       using W = std::conditional_t<
           is_float_storage_v<T>, double,
           std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>, uint64_t, int64_t>>;
@@ -421,12 +430,20 @@ Status kernel<ir::Op::Compare>(KernelCtx& cx) {
       };
       for (int64_t i = 0; i < n; ++i) y[i] = compare_values<W>(kind, widen(a[i]), widen(b[i]));
 #else
-      if constexpr (std::is_same_v<T, bool>) {
-        compare_same_type(kind, simd::bytes(a), simd::bytes(b), y, n, cx.threads);
-      } else if constexpr (std::is_arithmetic_v<T>) {
-        compare_same_type(kind, a, b, y, n, cx.threads);
-      } else {
-        for (int64_t i = 0; i < n; ++i) y[i] = compare_values(kind, to_f64(a[i]), to_f64(b[i]));
+      if constexpr (std::is_arithmetic_v<T>) {
+        if (loops == Loops::kVectorized) {
+          if constexpr (std::is_same_v<T, bool>)
+            compare_same_type(kind, simd::bytes(a), simd::bytes(b), y, n, cx.threads);
+          else
+            compare_same_type(kind, a, b, y, n, cx.threads);
+          return Status::ok();
+        }
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (is_narrow_float_v<T>)
+          y[i] = compare_values(kind, to_f64(a[i]), to_f64(b[i]));
+        else
+          y[i] = compare_values(kind, a[i], b[i]);
       }
 #endif
     }
@@ -435,8 +452,7 @@ Status kernel<ir::Op::Compare>(KernelCtx& cx) {
 }
 
 // spec/ops/select.md: result[i] = pred[i] ? on_true[i] : on_false[i]
-template <>
-Status kernel<ir::Op::Select>(KernelCtx& cx) {
+Status select_kernel(KernelCtx& cx, Loops loops) {
   const Tensor& pred = cx.inputs[0]->tensor();
   const Tensor& on_true = cx.inputs[1]->tensor();
   const Tensor& on_false = cx.inputs[2]->tensor();
@@ -458,24 +474,43 @@ Status kernel<ir::Op::Select>(KernelCtx& cx) {
       const T* f = on_false.as<T>();
       T* y = result.as<T>();
       if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-        // One vectorized loop: the predicate's byte widened to a lane of T, both operands read.
-        const uint8_t* pb = simd::bytes(p);
-        for_ranges(cx.threads, n, [&](int64_t lo, int64_t hi) {
-          simd::with_widest([&] {
-            PLUMB_REF_SIMD_LOOP
-            for (int64_t i = lo; i < hi; ++i) {
-              const T on = t[i], off = f[i];
-              const LaneMask<T> take = pb[i];
-              y[i] = take != 0 ? on : off;
-            }
+        if (loops == Loops::kVectorized) {
+          // One vectorized loop: the predicate's byte widened to a lane of T, both operands read.
+          const uint8_t* pb = simd::bytes(p);
+          for_ranges(cx.threads, n, [&](int64_t lo, int64_t hi) {
+            simd::with_widest([&] {
+              PLUMB_REF_SIMD_LOOP
+              for (int64_t i = lo; i < hi; ++i) {
+                const T on = t[i], off = f[i];
+                const LaneMask<T> take = pb[i];
+                y[i] = take != 0 ? on : off;
+              }
+            });
           });
-        });
-      } else {
-        for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? t[i] : f[i];
+          return Status::ok();
+        }
       }
+      for (int64_t i = 0; i < n; ++i) y[i] = p[i] ? t[i] : f[i];
     }
     return Status::ok();
   });
+}
+
+template <>
+Status kernel<ir::Op::Unary>(KernelCtx& cx) {
+  return unary_kernel(cx, Loops::kVectorized);
+}
+template <>
+Status kernel<ir::Op::Binary>(KernelCtx& cx) {
+  return binary_kernel(cx, Loops::kVectorized);
+}
+template <>
+Status kernel<ir::Op::Compare>(KernelCtx& cx) {
+  return compare_kernel(cx, Loops::kVectorized);
+}
+template <>
+Status kernel<ir::Op::Select>(KernelCtx& cx) {
+  return select_kernel(cx, Loops::kVectorized);
 }
 
 }  // namespace plumb::rt::ref

@@ -13,6 +13,7 @@
 #include "runtime/cpu/ref/dispatch.h"
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
+#include "runtime/cpu/ref/layout_checks.h"
 #include "runtime/cpu/ref/scratch.h"
 #include "runtime/cpu/ref/simd.h"
 
@@ -328,11 +329,7 @@ Status kernel<ir::Op::Reshape>(KernelCtx& cx) {
 
 // ---- broadcast ---------------------------------------------------------------------------------
 
-template <>
-Status kernel<ir::Op::Broadcast>(KernelCtx& cx) {
-  const Tensor& operand = cx.inputs[0]->tensor();
-  const Dims shape = ints_of(cx.inputs[1]);
-  const std::vector<int64_t>& dims = ir::attr(cx.node, &ir::BroadcastAttrs::dims);
+Expected<Dims> broadcast_steps(const Tensor& operand, const Dims& shape, const std::vector<int64_t>& dims) {
   // broadcast.R1
   if (!valid_dims(shape))
     return runtime_error("broadcast.R1", "shape " + ints_str(shape) + " is not a valid shape");
@@ -351,6 +348,15 @@ Status kernel<ir::Op::Broadcast>(KernelCtx& cx) {
                                   (long long)dims[i], (long long)shape[dims[i]]));
     if (od != 1) step[dims[i]] = strides[i];
   }
+  return step;
+}
+
+template <>
+Status kernel<ir::Op::Broadcast>(KernelCtx& cx) {
+  const Tensor& operand = cx.inputs[0]->tensor();
+  const Dims shape = ints_of(cx.inputs[1]);
+  const std::vector<int64_t>& dims = ir::attr(cx.node, &ir::BroadcastAttrs::dims);
+  PLUMB_ASSIGN_OR_RETURN(const Dims step, broadcast_steps(operand, shape, dims));
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, operand.dtype, shape));
   // result[i...] = operand[j...] with j[k] = operand.shape[k] == 1 ? 0 : i[dims[k]]
   copy_view(operand, 0, step, *result, 0, row_major_strides(shape), shape);
@@ -421,10 +427,8 @@ Status kernel<ir::Op::Slice>(KernelCtx& cx) {
 
 // ---- concat ------------------------------------------------------------------------------------
 
-template <>
-Status kernel<ir::Op::Concat>(KernelCtx& cx) {
+Expected<Dims> concat_shape(const KernelCtx& cx, int64_t axis) {
   const Tensor& first = cx.inputs[0]->tensor();
-  const int64_t axis = ir::attr(cx.node, &ir::ConcatAttrs::axis);
   if (axis < 0 || axis >= first.rank()) return internal_error("concat: axis out of range");
   Dims shape = first.shape;
   shape[axis] = 0;
@@ -439,6 +443,14 @@ Status kernel<ir::Op::Concat>(KernelCtx& cx) {
                                     (long long)t.shape[d], (long long)d, (long long)first.shape[d]));
     shape[axis] += t.shape[axis];
   }
+  return shape;
+}
+
+template <>
+Status kernel<ir::Op::Concat>(KernelCtx& cx) {
+  const Tensor& first = cx.inputs[0]->tensor();
+  const int64_t axis = ir::attr(cx.node, &ir::ConcatAttrs::axis);
+  PLUMB_ASSIGN_OR_RETURN(const Dims shape, concat_shape(cx, axis));
   PLUMB_ASSIGN_OR_RETURN(Tensor * result, result_slot(cx, first.dtype, shape));
   const Dims dst_strides = row_major_strides(shape);
   int64_t at = 0;  // position of the current operand along axis

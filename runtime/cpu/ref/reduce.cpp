@@ -15,92 +15,16 @@
 #include "runtime/cpu/ref/index.h"
 #include "runtime/cpu/ref/kernel.h"
 #include "runtime/cpu/ref/nan_choice.h"
+#include "runtime/cpu/ref/reduce_scalar.h"
 #include "runtime/cpu/ref/round_wrap.h"
 #include "runtime/cpu/ref/scratch.h"
 #include "runtime/cpu/ref/simd.h"
 
 namespace plumb::rt::ref {
 
+using namespace reduce_scalar;  // the kernels are written in its terms
+
 namespace {
-
-// The accumulator type the spec names for storage type T.
-template <typename T>
-using acc_t = std::conditional_t<std::is_same_v<T, double>, double,
-                                 std::conditional_t<is_float_storage_v<T>, float, T>>;
-
-template <typename A, typename T>
-A load(const T& x) {
-  if constexpr (is_narrow_float_v<T>) {
-    return static_cast<A>(to_f64(x));  // exact
-  } else {
-    return static_cast<A>(x);
-  }
-}
-
-// Rounds a float accumulator once to T; wraps an integer accumulator to the dtype's bits
-// (round_wrap.h).
-template <typename T, typename A>
-T store(A a, ir::DType dt) {
-  if constexpr (is_narrow_float_v<T>)
-    return round_to<T>(static_cast<double>(a));
-  else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-    return static_cast<T>(wrap_to(dt, static_cast<uint64_t>(a)));
-  else
-    return static_cast<T>(a);
-}
-
-template <typename A>
-bool is_nan(A x) {
-  if constexpr (std::is_floating_point_v<A>)
-    return std::isnan(x);
-  else
-    return false;
-}
-
-// The smallest / largest value of an integer dtype held in storage type A.
-template <typename A>
-A int_limit(ir::DType dt, bool largest) {
-  const int bits = ir::dtype_bits(dt);
-  if (bits >= 8) return largest ? std::numeric_limits<A>::max() : std::numeric_limits<A>::min();
-  if (ir::is_signed_int(dt)) return static_cast<A>(largest ? (1 << (bits - 1)) - 1 : -(1 << (bits - 1)));
-  return static_cast<A>(largest ? (1 << bits) - 1 : 0);
-}
-
-// spec/ops/reduce.md "Identities": sum 0, prod 1, max -inf / the minimum, min +inf / the maximum.
-template <typename A>
-A identity(ir::ReduceKind kind, ir::DType dt) {
-  if (kind == ir::ReduceKind::Sum) return A(0);
-  if (kind == ir::ReduceKind::Prod) return A(1);
-  const bool is_max = kind == ir::ReduceKind::Max;
-  if constexpr (std::is_same_v<A, bool>)
-    return !is_max;
-  else if constexpr (std::is_floating_point_v<A>)
-    return is_max ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
-  else
-    return int_limit<A>(dt, !is_max);
-}
-
-// One accumulation step. Integers wrap (computed modulo 2^64, then narrowed); max/min propagate
-// NaN and order -0 below +0 (IEEE 754-2019 maximum/minimum), so they do not depend on order.
-template <typename A>
-A combine(ir::ReduceKind kind, A acc, A x) {
-  if (kind == ir::ReduceKind::Sum || kind == ir::ReduceKind::Prod) {
-    const bool sum = kind == ir::ReduceKind::Sum;
-    if constexpr (std::is_integral_v<A>) {
-      const uint64_t a = static_cast<uint64_t>(acc), b = static_cast<uint64_t>(x);
-      return static_cast<A>(sum ? a + b : a * b);
-    } else {
-      return sum ? acc + x : acc * x;
-    }
-  }
-  if (is_nan(acc)) return acc;
-  if (is_nan(x)) return x;
-  const bool is_max = kind == ir::ReduceKind::Max;
-  if (is_max ? x > acc : x < acc) return x;
-  if constexpr (std::is_floating_point_v<A>)
-    if (x == 0 && acc == 0 && std::signbit(acc) != std::signbit(x)) return is_max ? A(0) : A(-0.0);
-  return acc;
-}
 
 // One accumulation step of `kind` as combine() computes it, the kind fixed, so that a loop over
 // it vectorizes: float sum and prod pin a NaN result to the accumulator's NaN when both are NaN
@@ -295,42 +219,30 @@ Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
   const auto kind = ir::attr(cx.node, &ir::ReduceAttrs::kind);
   const std::vector<int64_t>& axes = ir::attr(cx.node, &ir::ReduceAttrs::axes);
   const Dims shape = operand.shape;
-  // Each operand index maps to the result offset of its kept dims; reduced dims have stride 0.
-  Dims to_result(operand.shape.size(), 0);
+  const Reduction red = reduction_of(operand.shape, axes);
   Scratch scratch(cx);
-  int64_t reduced_n = 1, stride = 1;
-  for (int64_t d = operand.rank() - 1; d >= 0; --d) {
-    bool reduced = false;
-    for (int64_t a : axes) reduced |= a == d;
-    if (reduced) {
-      reduced_n *= operand.shape[d];
-    } else {
-      to_result[d] = stride;
-      stride *= operand.shape[d];
-    }
-  }
 #if PLUMB_REF_COMPACT
   if (operand.dtype == ir::DType::String) return internal_error("reduce: string operand passed the verifier");
   visit_compact_acc(operand.dtype, kind, [&](auto a_tag) {
     using A = decltype(a_tag);
     A start = compact_identity<A>(kind, operand.dtype);
     if constexpr (std::is_floating_point_v<A>)
-      if (kind == ir::ReduceKind::Sum && reduced_n > 0) start = A(-0.0);
+      if (kind == ir::ReduceKind::Sum && red.reduced_n > 0) start = A(-0.0);
     const int64_t results = result.numel();
     A* const acc = scratch.take<A>(results);
     std::fill_n(acc, results, start);
     if (operand.numel() > 0) switch (kind) {
         case ir::ReduceKind::Sum:
-          reduce_runs_compact(shape, to_result, operand, acc, Step<A, ir::ReduceKind::Sum>{});
+          reduce_runs_compact(shape, red.to_result, operand, acc, Step<A, ir::ReduceKind::Sum>{});
           break;
         case ir::ReduceKind::Prod:
-          reduce_runs_compact(shape, to_result, operand, acc, Step<A, ir::ReduceKind::Prod>{});
+          reduce_runs_compact(shape, red.to_result, operand, acc, Step<A, ir::ReduceKind::Prod>{});
           break;
         case ir::ReduceKind::Max:
-          reduce_runs_compact(shape, to_result, operand, acc, Step<A, ir::ReduceKind::Max>{});
+          reduce_runs_compact(shape, red.to_result, operand, acc, Step<A, ir::ReduceKind::Max>{});
           break;
         case ir::ReduceKind::Min:
-          reduce_runs_compact(shape, to_result, operand, acc, Step<A, ir::ReduceKind::Min>{});
+          reduce_runs_compact(shape, red.to_result, operand, acc, Step<A, ir::ReduceKind::Min>{});
           break;
       }
     store_all(acc, results, result, 0);
@@ -343,27 +255,23 @@ Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
       return internal_error("reduce: string operand passed the verifier");
     } else {
       using A = acc_t<T>;
-      // A float sum starts from -0 (x + -0 == x for every x, so a sum of -0s stays -0); an empty
-      // sum is +0.
-      A start = identity<A>(kind, operand.dtype);
-      if constexpr (std::is_floating_point_v<A>)
-        if (kind == ir::ReduceKind::Sum && reduced_n > 0) start = A(-0.0);
+      const A start = start_of<A>(kind, operand.dtype, red.reduced_n);
       const int64_t results = result.numel();
       A* const acc = scratch.take<A>(results);
       std::fill_n(acc, results, start);
       const T* src = operand.as<T>();
       if (operand.numel() > 0) switch (kind) {
           case ir::ReduceKind::Sum:
-            reduce_runs(shape, to_result, src, acc, Step<A, ir::ReduceKind::Sum>{});
+            reduce_runs(shape, red.to_result, src, acc, Step<A, ir::ReduceKind::Sum>{});
             break;
           case ir::ReduceKind::Prod:
-            reduce_runs(shape, to_result, src, acc, Step<A, ir::ReduceKind::Prod>{});
+            reduce_runs(shape, red.to_result, src, acc, Step<A, ir::ReduceKind::Prod>{});
             break;
           case ir::ReduceKind::Max:
-            reduce_runs(shape, to_result, src, acc, Step<A, ir::ReduceKind::Max>{});
+            reduce_runs(shape, red.to_result, src, acc, Step<A, ir::ReduceKind::Max>{});
             break;
           case ir::ReduceKind::Min:
-            reduce_runs(shape, to_result, src, acc, Step<A, ir::ReduceKind::Min>{});
+            reduce_runs(shape, red.to_result, src, acc, Step<A, ir::ReduceKind::Min>{});
             break;
         }
       T* dst = result.as<T>();
@@ -387,7 +295,7 @@ int64_t reduce_scratch_bytes(const ScratchQuery& q) {
   visit_dtype(operand.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<T, std::string>)
-      bytes = scratch_piece<acc_t<T>>(num_elements(static_dims(result)));
+      bytes = scratch_piece<acc_t<T> >(num_elements(static_dims(result)));
   });
 #endif
   return bytes;
