@@ -46,6 +46,18 @@ struct Step {
   }
 };
 
+// run(Step<A, kind>{}) with `kind` as a template argument, so that each kind's loop is compiled
+// with its step fixed.
+template <typename A, typename Run>
+void with_step(ir::ReduceKind kind, Run run) {
+  switch (kind) {
+    case ir::ReduceKind::Sum: return run(Step<A, ir::ReduceKind::Sum>{});
+    case ir::ReduceKind::Prod: return run(Step<A, ir::ReduceKind::Prod>{});
+    case ir::ReduceKind::Max: return run(Step<A, ir::ReduceKind::Max>{});
+    case ir::ReduceKind::Min: return run(Step<A, ir::ReduceKind::Min>{});
+  }
+}
+
 // acc[result offset of i] = step(acc[...], operand[i]) for every operand index i, row-major (so
 // each result sees its reduced elements in row-major order, spec/ops/reduce.md), in runs: the
 // operand's dims merged where they continue each other and are both reduced or both kept
@@ -231,20 +243,8 @@ Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
     const int64_t results = result.numel();
     A* const acc = scratch.take<A>(results);
     std::fill_n(acc, results, start);
-    if (operand.numel() > 0) switch (kind) {
-        case ir::ReduceKind::Sum:
-          reduce_runs_compact(shape, red.to_result, operand, acc, Step<A, ir::ReduceKind::Sum>{});
-          break;
-        case ir::ReduceKind::Prod:
-          reduce_runs_compact(shape, red.to_result, operand, acc, Step<A, ir::ReduceKind::Prod>{});
-          break;
-        case ir::ReduceKind::Max:
-          reduce_runs_compact(shape, red.to_result, operand, acc, Step<A, ir::ReduceKind::Max>{});
-          break;
-        case ir::ReduceKind::Min:
-          reduce_runs_compact(shape, red.to_result, operand, acc, Step<A, ir::ReduceKind::Min>{});
-          break;
-      }
+    if (operand.numel() > 0)
+      with_step<A>(kind, [&](auto step) { reduce_runs_compact(shape, red.to_result, operand, acc, step); });
     store_all(acc, results, result, 0);
   });
   return Status::ok();
@@ -260,20 +260,8 @@ Status kernel<ir::Op::Reduce>(KernelCtx& cx) {
       A* const acc = scratch.take<A>(results);
       std::fill_n(acc, results, start);
       const T* src = operand.as<T>();
-      if (operand.numel() > 0) switch (kind) {
-          case ir::ReduceKind::Sum:
-            reduce_runs(shape, red.to_result, src, acc, Step<A, ir::ReduceKind::Sum>{});
-            break;
-          case ir::ReduceKind::Prod:
-            reduce_runs(shape, red.to_result, src, acc, Step<A, ir::ReduceKind::Prod>{});
-            break;
-          case ir::ReduceKind::Max:
-            reduce_runs(shape, red.to_result, src, acc, Step<A, ir::ReduceKind::Max>{});
-            break;
-          case ir::ReduceKind::Min:
-            reduce_runs(shape, red.to_result, src, acc, Step<A, ir::ReduceKind::Min>{});
-            break;
-        }
+      if (operand.numel() > 0)
+        with_step<A>(kind, [&](auto step) { reduce_runs(shape, red.to_result, src, acc, step); });
       T* dst = result.as<T>();
       for (int64_t i = 0; i < results; ++i) dst[i] = store<T>(acc[i], operand.dtype);
       return Status::ok();
