@@ -1,4 +1,5 @@
 // Reference kernels of cast and bitcast: spec/ops/cast.md, spec/ops/bitcast.md, spec/numerics.md.
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
@@ -168,20 +169,13 @@ Status parse_double(const std::string& s, double* out) {
 // numpy's str() of a float: the shortest decimal that rounds back to the same value of the
 // source dtype, positional when 1e-4 <= |x| < 1e16 (with at least one fractional digit), else
 // scientific with a two-digit exponent; "nan", "inf", "-inf".
-template <typename S>
-std::string format_float(S x) {
-  const double v = widen(x);
+// v is the widened value of the source dtype S, and round_trip(back) = widen(S(back)) (one function
+// for every S, issue 18: only round_trip is per dtype).
+std::string format_float(double v, double (*round_trip)(double)) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  auto round_trips = [&](double back) {
-    if constexpr (std::is_same_v<S, double>)
-      return back == v;
-    else if constexpr (std::is_same_v<S, float>)
-      return static_cast<float>(back) == static_cast<float>(v);
-    else
-      return widen(narrow_float<S>(back, CastOpts{false, Rounding::kNearestEven})) == v;
-  };
+  auto round_trips = [&](double back) { return round_trip(back) == v; };
   // For each digit count, the nearest decimal first, then its neighbour on the other side of v:
   // at a power of two the values below are closer together than those above, so the nearest
   // decimal can miss while the other one (still of that length) rounds back, and numpy picks it
@@ -238,6 +232,18 @@ std::string format_float(S x) {
   return s;
 }
 
+// back rounded to the float dtype S and widened again: an exact comparison with a value of S
+// (f64: back itself; f32: float(back), as compared in f32).
+template <typename S>
+double round_trip(double back) {
+  if constexpr (std::is_same_v<S, double>)
+    return back;
+  else if constexpr (std::is_same_v<S, float>)
+    return static_cast<float>(back);
+  else
+    return widen(narrow_float<S>(back, CastOpts{false, Rounding::kNearestEven}));
+}
+
 template <typename S>
 std::string to_string_value(S x) {
   if constexpr (std::is_same_v<S, bool>)
@@ -247,7 +253,7 @@ std::string to_string_value(S x) {
   else if constexpr (std::is_integral_v<S>)
     return std::to_string(static_cast<unsigned long long>(x));
   else
-    return format_float(x);
+    return format_float(widen(x), &round_trip<S>);
 }
 
 // string -> D
@@ -322,6 +328,52 @@ constexpr bool kPlainConversion =
     ((std::is_same_v<D, double> && (std::is_floating_point_v<S> || sizeof(S) <= 4)) ||
      (std::is_same_v<D, float> && (std::is_same_v<S, double> || (std::is_integral_v<S> && sizeof(S) <= 2))));
 
+#if PLUMB_REF_COMPACT
+// An element's exact value, the compact cast's intermediate: an integer (bool: 0 or 1) as sign and
+// magnitude, a float widened to double (exact for every float dtype).
+struct Exact {
+  bool is_float;
+  bool negative;
+  uint64_t magnitude;
+  double f;
+};
+
+template <typename S>
+void decode(const S* x, int64_t n, Exact* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    Exact& e = out[i];
+    e = Exact{false, false, 0, 0.0};
+    if constexpr (std::is_same_v<S, bool>)
+      e.magnitude = x[i] ? 1 : 0;
+    else if constexpr (std::is_integral_v<S>)
+      int_parts(x[i], &e.negative, &e.magnitude);
+    else
+      e.is_float = true, e.f = widen(x[i]);
+  }
+}
+
+// convert()'s cases from the exact value: a bool source is the integer 0 or 1 (x ? 1 : 0 to an
+// integer, int_to_float's exact 1.0 or +0 to a float, x != 0 to bool); the plain conversions
+// (kPlainConversion) are these same roundings.
+template <typename D>
+Status encode(const Exact* in, int64_t n, int dst_bits, const CastOpts& o, D* y) {
+  for (int64_t i = 0; i < n; ++i) {
+    const Exact& e = in[i];
+    if constexpr (std::is_same_v<D, bool>) {
+      y[i] = e.is_float ? e.f != 0 : e.magnitude != 0;  // NaN -> true
+    } else if constexpr (std::is_integral_v<D>) {
+      if (e.is_float)
+        PLUMB_RETURN_IF_ERROR(float_to_int<D>(e.f, dst_bits, &y[i]));
+      else
+        y[i] = wrap_bits<D>(e.negative ? uint64_t{0} - e.magnitude : e.magnitude, dst_bits);
+    } else {
+      y[i] = e.is_float ? narrow_float<D>(e.f, o) : int_to_float<D>(e.negative, e.magnitude, o);
+    }
+  }
+  return Status::ok();
+}
+#endif
+
 Rounding rounding_of(ir::RoundMode code) {
   if (code == ir::RoundMode::Up) return Rounding::kUp;
   if (code == ir::RoundMode::Down) return Rounding::kDown;
@@ -347,20 +399,62 @@ Status cast_kernel(KernelCtx& cx, Loops loops) {
     return internal_error("ref: cast result buffer shape differs from the operand");
   const int64_t n = operand.numel();
   const int dst_bits = ir::dtype_bits(result.dtype);
+  // Strings: per dtype on the other side only; not compiled where an op list leaves strings out.
+  if constexpr (!dtype_built("string")) {
+    // (run_kernel refuses a string tensor before this kernel sees it)
+  } else if (operand.dtype == DType::String && result.dtype == DType::String) {
+    for (int64_t i = 0; i < n; ++i) result.strings()[i] = operand.strings()[i];
+    return Status::ok();
+  } else if (operand.dtype == DType::String) {
+    return visit_dtype(result.dtype, [&](auto dtag) -> Status {
+      using D = typename decltype(dtag)::type;
+      if constexpr (!std::is_same_v<D, std::string>) {
+        D* y = result.as<D>();
+        for (int64_t i = 0; i < n; ++i)
+          PLUMB_RETURN_IF_ERROR(from_string<D>(operand.strings()[i], dst_bits, opts, &y[i]));
+      }
+      return Status::ok();
+    });
+  } else if (result.dtype == DType::String) {
+    return visit_dtype(operand.dtype, [&](auto stag) -> Status {
+      using S = typename decltype(stag)::type;
+      if constexpr (!std::is_same_v<S, std::string>) {
+        const S* x = operand.as<S>();
+        for (int64_t i = 0; i < n; ++i) result.strings()[i] = to_string_value(x[i]);
+      }
+      return Status::ok();
+    });
+  }
+#if PLUMB_REF_COMPACT
+  // One loop per dtype on each side instead of one per pair: a block of operand elements is
+  // decoded to their exact values, then encoded to the result dtype, element by element as
+  // convert() would (the first failing element is the one reported). Already one element at a
+  // time on one thread: both loop choices run it.
+  (void)loops;
+  constexpr int64_t kBlock = 32;
+  Exact block[kBlock];
+  for (int64_t lo = 0; lo < n; lo += kBlock) {
+    const int64_t m = std::min(kBlock, n - lo);
+    visit_dtype(operand.dtype, [&](auto stag) {
+      using S = typename decltype(stag)::type;
+      if constexpr (!std::is_same_v<S, std::string>) decode(operand.as<S>() + lo, m, block);
+    });
+    PLUMB_RETURN_IF_ERROR(visit_dtype(result.dtype, [&](auto dtag) -> Status {
+      using D = typename decltype(dtag)::type;
+      if constexpr (std::is_same_v<D, std::string>)
+        return Status::ok();
+      else
+        return encode(block, m, dst_bits, opts, result.as<D>() + lo);
+    }));
+  }
+  return Status::ok();
+#else
   return visit_dtype(operand.dtype, [&](auto stag) -> Status {
     using S = typename decltype(stag)::type;
     return visit_dtype(result.dtype, [&](auto dtag) -> Status {
       using D = typename decltype(dtag)::type;
-      constexpr bool kSrcStr = std::is_same_v<S, std::string>, kDstStr = std::is_same_v<D, std::string>;
-      if constexpr (kSrcStr && kDstStr) {
-        for (int64_t i = 0; i < n; ++i) result.strings()[i] = operand.strings()[i];
-      } else if constexpr (kSrcStr) {
-        D* y = result.as<D>();
-        for (int64_t i = 0; i < n; ++i)
-          PLUMB_RETURN_IF_ERROR(from_string<D>(operand.strings()[i], dst_bits, opts, &y[i]));
-      } else if constexpr (kDstStr) {
-        const S* x = operand.as<S>();
-        for (int64_t i = 0; i < n; ++i) result.strings()[i] = to_string_value(x[i]);
+      if constexpr (std::is_same_v<S, std::string> || std::is_same_v<D, std::string>) {
+        return Status::ok();  // above
       } else {
         const S* x = operand.as<S>();
         D* y = result.as<D>();
@@ -379,10 +473,11 @@ Status cast_kernel(KernelCtx& cx, Loops loops) {
           }
         }
         for (int64_t i = 0; i < n; ++i) PLUMB_RETURN_IF_ERROR((convert<S, D>(x[i], dst_bits, opts, &y[i])));
+        return Status::ok();
       }
-      return Status::ok();
     });
   });
+#endif
 }
 
 template <>

@@ -388,10 +388,17 @@ void conv_typed(const Tensor& input, const Tensor& weight, Tensor& result, const
   // The accumulators: the result itself when it has the accumulator's type, else a buffer.
   const bool in_place = buf.out == nullptr;
   A* out = in_place ? result.as<A>() : buf.out;
+#if PLUMB_REF_COMPACT
+  // The compact build (issue 18) has the direct loops only: exact for any weights, and for finite
+  // ones the same bits as conv_tiled's (which adds the padding's zeros too: a sum that starts at
+  // +0 is not changed by them).
+  conv_direct<A>(in, wt, out, g, threads, scratch);
+#else
   if (!all_finite(wt, weight.numel()) || g.o_all / g.groups < 4)
     conv_direct<A>(in, wt, out, g, threads, scratch);
   else
     conv_tiled<A, 4>(in, wt, out, g, threads, scratch);
+#endif
   if (!in_place) store_from<A>(out, result.numel(), result, 0);
 }
 
@@ -439,7 +446,9 @@ int64_t conv_scratch_bytes(const ScratchQuery& q) {
     ScratchSize shared, direct, tiled;
     conv_buffers<A>(shared, g, input.dtype, weight.dtype, result.dtype);
     tap_rows_buffers(direct, g);
+#if !PLUMB_REF_COMPACT
     tiled_buffers<A, 4>(tiled, g, q.threads);
+#endif
     bytes = shared.bytes() + std::max(direct.bytes(), tiled.bytes());
   });
   return bytes;

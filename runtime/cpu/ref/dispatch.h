@@ -11,6 +11,7 @@
 #include "ir/dtype.h"
 #include "ir/status.h"
 #include "runtime/cpu/ref/float_formats.h"
+#include "runtime/value.h"
 
 namespace plumb::rt {
 
@@ -215,6 +216,52 @@ decltype(auto) visit_dtype(ir::DType dt, F&& f) {
     // clang-format on
   }
   return dtype_not_built<R>(dt);  // unreachable for a valid dtype
+}
+
+// visit_width(dt, [&](auto tag) { using T = typename decltype(tag)::type; ... }): T is an unsigned
+// integer of the size of dt's run-time elements (std::string for strings), for kernels that only
+// move elements (copies, gathers, selects): one instantiation per element size instead of one per
+// dtype, and the same bits (an integer copy of a float's bits is that float, NaN payloads too).
+template <typename T>
+struct WidthTag {
+  using type = T;
+};
+// Whether this build's kernels have a dtype whose run-time elements take `bytes` bytes (0:
+// strings; sub-byte dtypes take one).
+constexpr bool width_built(int bytes) {
+  bool any = false;
+// clang-format off
+#define PLUMB_DTYPE(Enum, mnemonic, bits, onnx_code, category) \
+  any = any || (dtype_built(mnemonic) &&                     \
+                (std::string_view(mnemonic) == "string" ? 0 : (bits) <= 8 ? 1 : (bits) / 8) == bytes);
+#include "spec/dtypes.def"
+  // clang-format on
+  return any;
+}
+
+template <typename F>
+decltype(auto) visit_width(ir::DType dt, F&& f) {
+  using R = decltype(f(WidthTag<uint32_t>{}));
+  // A width no built dtype has is not compiled (run_kernel refuses such a tensor first).
+  if (dt == ir::DType::String) {
+    if constexpr (width_built(0)) return f(WidthTag<std::string>{});
+    return dtype_not_built<R>(dt);
+  }
+  switch (runtime_elem_bytes(dt)) {
+    case 1:
+      if constexpr (width_built(1)) return f(WidthTag<uint8_t>{});
+      break;
+    case 2:
+      if constexpr (width_built(2)) return f(WidthTag<uint16_t>{});
+      break;
+    case 4:
+      if constexpr (width_built(4)) return f(WidthTag<uint32_t>{});
+      break;
+    default:
+      if constexpr (width_built(8)) return f(WidthTag<uint64_t>{});
+      break;
+  }
+  return dtype_not_built<R>(dt);
 }
 
 // Narrow float storage types: the ones computed through double/float (spec/numerics.md).

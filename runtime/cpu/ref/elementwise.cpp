@@ -154,12 +154,18 @@ Status unary_kernel(KernelCtx& cx, Loops loops) {
     } else if constexpr (std::is_integral_v<T>) {
       for (int64_t i = 0; i < n; ++i) y[i] = unary_int<T>(kind, x[i], bits);
     } else if constexpr (is_float_storage_v<T>) {
+#if PLUMB_REF_COMPACT
+      // One scalar loop (issue 18), the one below: unary_same_type's vectorized kinds are these
+      // same operations.
+      (void)loops;
+#else
       if constexpr (std::is_floating_point_v<T>) {
         if (loops == Loops::kVectorized) {
           unary_same_type<T>(kind, x, y, n, cx.threads);
           return Status::ok();
         }
       }
+#endif
       for (int64_t i = 0; i < n; ++i) y[i] = store<T>(unary_float(kind, load(x[i])));
     } else {
       return internal_error("ref: unary on a string tensor");
@@ -200,6 +206,22 @@ C binary_float(ir::BinaryKind kind, C a, C b) {
 // these loops: a's for sub and div (a is the first source operand), and for add and mul a's in
 // f32 but b's in f64 (GCC inlined the f64 binary_float and commuted those two; tests/ref_bits
 // checks all of it against that code).
+#if PLUMB_REF_COMPACT
+// One lane of binary_same_type's loops, for the compact build's scalar loop.
+template <typename C>
+C binary_lane(ir::BinaryKind kind, C x, C z) {
+  constexpr bool kF64 = std::is_same_v<C, double>;
+  switch (kind) {
+    case ir::BinaryKind::Add: return first_operand_nan(kF64 ? z : x, x + z);
+    case ir::BinaryKind::Sub: return first_operand_nan(x, x - z);
+    case ir::BinaryKind::Mul: return first_operand_nan(kF64 ? z : x, x * z);
+    case ir::BinaryKind::Div: return first_operand_nan(x, x / z);
+    case ir::BinaryKind::Max: return max_of(x, z);
+    case ir::BinaryKind::Min: return min_of(x, z);
+    default: return binary_float(kind, x, z);
+  }
+}
+#else
 template <typename C>
 void binary_same_type(ir::BinaryKind kind, const C* a, const C* b, C* y, int64_t n, int threads) {
   constexpr bool kF64 = std::is_same_v<C, double>;
@@ -223,6 +245,7 @@ void binary_same_type(ir::BinaryKind kind, const C* a, const C* b, C* y, int64_t
     }
   });
 }
+#endif
 
 // Integer pow by repeated squaring, wrapping; the exponent is >= 0.
 uint64_t pow_wrap(uint64_t base, uint64_t exp) {
@@ -314,7 +337,12 @@ Status binary_kernel(KernelCtx& cx, Loops loops) {
     } else if constexpr (is_float_storage_v<T>) {
       if constexpr (std::is_floating_point_v<T>) {
         if (loops == Loops::kVectorized) {
+#if PLUMB_REF_COMPACT
+          // One scalar loop (issue 18): the lanes of binary_same_type's loops, NaN choice included.
+          for (int64_t i = 0; i < n; ++i) y[i] = binary_lane(kind, a[i], b[i]);
+#else
           binary_same_type<T>(kind, a, b, y, n, cx.threads);
+#endif
           return Status::ok();
         }
       }
@@ -386,6 +414,22 @@ Status compare_kernel(KernelCtx& cx, Loops loops) {
     } else {
       const T* a = lhs.as<T>();
       const T* b = rhs.as<T>();
+#if PLUMB_REF_COMPACT
+      // One comparison per kind of dtype (issue 18): floats widened to f64, signed integers and
+      // bools to i64, unsigned ones to u64, all exactly, so every result is the same. It is already
+      // one element at a time on one thread: both loop choices run it.
+      (void)loops;
+      using W = std::conditional_t<
+          is_float_storage_v<T>, double,
+          std::conditional_t<std::is_unsigned_v<T> && !std::is_same_v<T, bool>, uint64_t, int64_t>>;
+      auto widen = [](const T& x) {
+        if constexpr (is_narrow_float_v<T>)
+          return to_f64(x);
+        else
+          return static_cast<W>(x);
+      };
+      for (int64_t i = 0; i < n; ++i) y[i] = compare_values<W>(kind, widen(a[i]), widen(b[i]));
+#else
       if constexpr (std::is_arithmetic_v<T>) {
         if (loops == Loops::kVectorized) {
           if constexpr (std::is_same_v<T, bool>)
@@ -401,6 +445,7 @@ Status compare_kernel(KernelCtx& cx, Loops loops) {
         else
           y[i] = compare_values(kind, a[i], b[i]);
       }
+#endif
     }
     return Status::ok();
   });
@@ -417,7 +462,9 @@ Status select_kernel(KernelCtx& cx, Loops loops) {
   PLUMB_RETURN_IF_ERROR(check_result(result, on_true.dtype, on_true.shape, "select"));
   const int64_t n = pred.numel();
   const bool* p = pred.as<bool>();
-  return visit_dtype(on_true.dtype, [&](auto tag) -> Status {
+  // By element size (dispatch.h visit_width): a select moves bits, so one loop per size serves
+  // every dtype, and bools (bytes 0 or 1) take the vectorized loop too.
+  return visit_width(on_true.dtype, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, std::string>) {
       for (int64_t i = 0; i < n; ++i)

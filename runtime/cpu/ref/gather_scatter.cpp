@@ -180,7 +180,7 @@ Status kernel<ir::Op::Gather>(KernelCtx& cx) {
   else
     PLUMB_RETURN_IF_ERROR(
         nd_blocks("gather.R1", indices, operand_shape, ir::attr(cx.node, &ir::GatherAttrs::batch_dims), bl));
-  return visit_dtype(operand.dtype, [&](auto tag) -> Status {
+  return visit_width(operand.dtype, [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     const T* src = operand.as<T>();
     T* dst = result.as<T>();

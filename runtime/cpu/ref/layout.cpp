@@ -130,7 +130,7 @@ void strided_copy(const T* src, int64_t src_base, const Dims& src_step, T* dst, 
 
 void copy_view(const Tensor& src, int64_t src_base, const Dims& src_step, Tensor& dst, int64_t dst_base,
                const Dims& dst_step, const Dims& shape) {
-  visit_dtype(src.dtype, [&](auto tag) {
+  visit_width(src.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     strided_copy(static_cast<const T*>(src.data), src_base, src_step, static_cast<T*>(dst.data), dst_base,
                  dst_step, shape);
@@ -521,7 +521,7 @@ Status kernel<ir::Op::Pad>(KernelCtx& cx) {
     }
   }
   const Dims strides = row_major_strides(operand.shape);
-  visit_dtype(operand.dtype, [&](auto tag) {
+  visit_width(operand.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = operand.as<T>();
     T* dst = result->as<T>();

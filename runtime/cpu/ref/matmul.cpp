@@ -46,6 +46,7 @@ MatmulBuffers<A> matmul_buffers(Taker& s, ir::DType lhs, ir::DType rhs, ir::DTyp
   return b;
 }
 
+#if !PLUMB_REF_COMPACT
 template <typename A, int Rows>
 void matmul_typed(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t batch, int64_t m, int64_t k,
                   int64_t n, int threads, Scratch& scratch) {
@@ -76,7 +77,44 @@ void matmul_typed(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t 
   contract<A, Rows>(buf.jobs, static_cast<size_t>(batch), buf.first, threads);
   if (!in_place) store_from<A>(acc, batch * m * n, result, 0);
 }
+#endif
 
+#if PLUMB_REF_COMPACT
+// The compact build (issue 18): each result's sum on its own, add_term by add_term (contract.h),
+// in place of the register tiles. The tiles compute the same sums (kk ascending from +0, each
+// product rounded, then added) and recompute a NaN result with add_term, so the bits are the
+// same; what is left out is the packed rhs and the tile code per accumulator type.
+template <typename A, typename Taker>
+MatmulBuffers<A> matmul_compact_buffers(Taker& s, ir::DType lhs, ir::DType rhs, ir::DType result,
+                                        int64_t batch, int64_t m, int64_t k, int64_t n) {
+  MatmulBuffers<A> b;
+  if (!is_acc_dtype<A>(lhs)) b.lhs = s.template take<A>(batch * m * k);
+  if (!is_acc_dtype<A>(rhs)) b.rhs = s.template take<A>(batch * k * n);
+  if (!is_acc_dtype<A>(result)) b.acc = s.template take<A>(batch * m * n);
+  return b;
+}
+
+template <typename A>
+void matmul_any(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t batch, int64_t m, int64_t k,
+                int64_t n, int, Scratch& scratch) {
+  const MatmulBuffers<A> buf =
+      matmul_compact_buffers<A>(scratch, lhs.dtype, rhs.dtype, result.dtype, batch, m, k, n);
+  const A* a = widened<A>(lhs, buf.lhs);
+  const A* b = widened<A>(rhs, buf.rhs);
+  const bool in_place = buf.acc == nullptr;
+  A* acc = in_place ? result.as<A>() : buf.acc;
+  for (int64_t bt = 0; bt < batch; ++bt)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const A* lp = a + (bt * m + i) * k;
+        const A* rp = b + bt * k * n + j;
+        A sum = A(0);
+        for (int64_t kk = 0; kk < k; ++kk) sum = add_term(sum, lp[kk], rp[kk * n]);
+        acc[(bt * m + i) * n + j] = sum;
+      }
+  if (!in_place) store_from<A>(acc, batch * m * n, result, 0);
+}
+#else
 // Tiles of 4 rows, or of 1 row for a matrix-vector product (m < 4), where 4 would be mostly padding.
 template <typename A>
 void matmul_any(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t batch, int64_t m, int64_t k,
@@ -86,6 +124,7 @@ void matmul_any(const Tensor& lhs, const Tensor& rhs, Tensor& result, int64_t ba
   else
     matmul_typed<A, 4>(lhs, rhs, result, batch, m, k, n, threads, scratch);
 }
+#endif
 
 // The accumulator type of a matmul with these dtypes, as a tag for `f` (dispatch.h).
 struct MatmulOp {
@@ -138,10 +177,14 @@ int64_t matmul_scratch_bytes(const ScratchQuery& q) {
   ScratchSize s;
   with_acc(lhs.dtype, result.dtype, [&](auto tag) {
     using A = decltype(tag);
+#if PLUMB_REF_COMPACT
+    matmul_compact_buffers<A>(s, lhs.dtype, rhs.dtype, result.dtype, d.batch, d.m, d.k, d.n);
+#else
     if (d.m < 4)
       matmul_buffers<A, 1>(s, lhs.dtype, rhs.dtype, result.dtype, d.batch, d.m, d.k, d.n);
     else
       matmul_buffers<A, 4>(s, lhs.dtype, rhs.dtype, result.dtype, d.batch, d.m, d.k, d.n);
+#endif
   });
   return s.bytes();
 }

@@ -133,6 +133,12 @@ void pool_max(const PoolGeometry& g, const Tensor& operand, Tensor& result, Tens
   }
 }
 
+#if PLUMB_REF_COMPACT
+constexpr bool kCompact = true;
+#else
+constexpr bool kCompact = false;
+#endif
+
 // The operand's last dim (1 for a scalar).
 int64_t last_extent(const Tensor& t) { return t.shape.empty() ? 1 : t.shape.back(); }
 
@@ -244,24 +250,40 @@ void pool_sum(const PoolGeometry& g, const ir::Node& n, const Tensor& operand, T
   A *copy = nullptr, *acc = nullptr;
   sum_buffers<A>(scratch, operand.dtype, operand.numel(), result.numel(), copy, acc);
   const A* src = widened<A>(operand, copy);
-  pool_rows<A>(g, n, src, last_extent(operand), A(0), acc, threads, scratch, [](A sum, A x) {
+  auto add = [](A sum, A x) {
     if constexpr (std::is_floating_point_v<A>)
       return first_operand_nan(sum, sum + x);
     else
       return A(sum + x);
-  });
+  };
+#if PLUMB_REF_COMPACT
+  // The compact build (issue 18): one result at a time over its real taps in window order (as
+  // pool_max), the same sums as pool_rows' without its row loops.
+  (void)n, (void)threads;
+  Dims w(g.out.size());
+  for (IndexIter it(g.out); !it.done(); it.next()) {
+    A sum = A(0);
+    for_each_tap(g, it.index(), w, [&](int64_t off) { sum = add(sum, src[off]); });
+    acc[it.flat()] = sum;
+  }
+#else
+  pool_rows<A>(g, n, src, last_extent(operand), A(0), acc, threads, scratch, add);
+#endif
   store_from<A>(acc, result.numel(), result, 0);
 }
 
+// An op list's build (PLUMB_REF_OPS) compiles only the accumulators its pool dtypes select
+// (run_kernel refuses the other dtypes first), as conv and matmul do.
 template <typename F>
 void with_sum_acc(ir::DType operand, F&& f) {
   if (ir::is_float(operand)) {
-    if (operand == ir::DType::F64)
-      f(double{});
-    else
-      f(float{});
+    if (operand == ir::DType::F64) {
+      if constexpr (op_acc_f64("pool")) f(double{});
+    } else {
+      if constexpr (op_acc_f32("pool")) f(float{});
+    }
   } else {
-    f(uint64_t{});
+    if constexpr (op_acc_u32("pool") || op_acc_u64("pool")) f(uint64_t{});
   }
 }
 
@@ -282,7 +304,9 @@ Status kernel<ir::Op::Pool>(KernelCtx& cx) {
       using T = typename decltype(tag)::type;
       if constexpr ((std::is_integral_v<T> && !std::is_same_v<T, bool>) || std::is_floating_point_v<T> ||
                     std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
-        if constexpr (std::is_arithmetic_v<T>) {
+        // The compact build (issue 18) takes pool_max for every dtype: the same bits (the first NaN,
+        // +0 over -0, else the maximum) without a pool_rows loop per dtype.
+        if constexpr (std::is_arithmetic_v<T> && !kCompact) {
           // Values only: max_of (nan_choice.h) folded over the taps in order from the empty
           // window's value keeps the first NaN and otherwise the maximum's own bits (+0 over -0).
           if (!indices)
@@ -313,7 +337,7 @@ int64_t pool_scratch_bytes(const ScratchQuery& q) {
   if (num_elements(out) == 0) return 0;
   ScratchSize s;
   pool_geometry(s, q.node, in, out);
-  if (!out.empty()) last_spans(s, q.node, in.back(), out.back());
+  if (!out.empty() && !kCompact) last_spans(s, q.node, in.back(), out.back());
   if (ir::attr(q.node, &ir::PoolAttrs::kind) != ir::PoolKind::Max) {
     with_sum_acc(operand.dtype, [&](auto tag) {
       using A = decltype(tag);
