@@ -12,6 +12,7 @@
 #include "runtime/cpu/onednn/norm_match.h"
 #include "runtime/session.h"
 #include "tests/backends/run_on_backend.h"
+#include "tests/cpu/cpu_test_util.h"
 
 namespace plumb::rt {
 namespace {
@@ -27,14 +28,10 @@ using testing::run_on_backend;
 
 constexpr double kU = 5.9604644775390625e-08;  // f32's unit roundoff, 2^-24
 
+// cpu_test_util's values, in f32 (each value is exact in f32: a 24-bit fraction times scale).
 std::vector<float> values(int64_t n, uint32_t seed, float scale) {
-  std::vector<float> v(static_cast<size_t>(n));
-  uint32_t s = seed * 2654435761u + 1;
-  for (float& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = scale * (static_cast<float>(s >> 8) / static_cast<float>(1 << 23) - 1.0f);
-  }
-  return v;
+  const std::vector<double> v = testing::values(n, seed, scale);
+  return std::vector<float>(v.begin(), v.end());
 }
 
 Tensor tensor(const std::vector<int64_t>& shape, const std::vector<float>& v) {

@@ -166,6 +166,17 @@ class NormMatcher {
     return c->inputs[0];
   }
 
+  // The span's f32 source behind x64, of the result type t's shape and not empty, with its axis.
+  std::string take_source(ValueId x64, const ir::Type& t, int axis, NormSpan& s) {
+    s.src = source(x64);
+    if (s.src == ir::kNoValue) return "the source is not an f32 tensor of static shape cast to f64";
+    if (g_.type_of(s.src).shape != t.shape) return "the result's shape is not the source's";
+    for (const ir::Dim& dim : t.shape)
+      if (dim.size == 0) return "an empty tensor";
+    s.axis = axis;
+    return "";
+  }
+
   // The span from x64's cast to the last cast `last`, if the pattern is closed; else why not.
   std::string close(uint32_t last, ValueId x64, NormSpan& s) {
     const uint32_t first = static_cast<uint32_t>(u_.def[x64]);
@@ -214,12 +225,7 @@ class NormMatcher {
     int max_axis = axis;
     if (reduce(unreduce(sub->inputs[1], axis, t.shape.size()), ir::ReduceKind::Max, max_axis) != x64)
       return "the exponent is not x - broadcast(reduce max x) over the summed axis";
-    s.src = source(x64);
-    if (s.src == ir::kNoValue) return "the source is not an f32 tensor of static shape cast to f64";
-    if (g_.type_of(s.src).shape != t.shape) return "the result's shape is not the source's";
-    for (const ir::Dim& dim : t.shape)
-      if (dim.size == 0) return "an empty tensor";
-    s.axis = axis;
+    if (std::string why = take_source(x64, t, axis, s); !why.empty()) return why;
     s.result = last.outputs[0];
     s.declared = s.result;
     s.width = kSoftmaxDeclaredWidth;
@@ -282,12 +288,7 @@ class NormMatcher {
     a = axis;
     if (!mean || reduce(mean->inputs[0], ir::ReduceKind::Sum, a) != x64 || !count(mean->inputs[1], axis, c))
       return "the mean is not the sum of x over the last axis / n";
-    s.src = source(x64);
-    if (s.src == ir::kNoValue) return "the source is not an f32 tensor of static shape cast to f64";
-    if (g_.type_of(s.src).shape != t.shape) return "the result's shape is not the source's";
-    for (const ir::Dim& dim : t.shape)
-      if (dim.size == 0) return "an empty tensor";
-    s.axis = axis;
+    if (std::string why = take_source(x64, t, axis, s); !why.empty()) return why;
     s.gamma = std::move(*gamma);
     if (beta) s.beta = std::move(*beta);
     s.eps = static_cast<float>(*eps);
